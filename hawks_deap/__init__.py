@@ -1,0 +1,62 @@
+"""hawks-deap: HAWKS, the evolutionary generator of clustering benchmarks, as a DEAP plugin.
+
+>>> import hawks_deap as hd
+>>> problem = hd.IndexProblem(n_samples=200, n_clusters=3, n_dims=2, target=0.5,
+...                           constraints=[hd.Overlap(max=0.1)])
+>>> result = hd.evolve(problem, population_size=6, generations=3, seed=0)
+>>> result.best_dataset().X.shape
+(200, 2)
+"""
+
+from hawks_deap import operators
+from hawks_deap.algorithms import GenerationState, Result, evolve, make_toolbox, select_best
+from hawks_deap.constraints import Constraint, Eccentricity, Overlap
+from hawks_deap.dataset import Dataset
+from hawks_deap.evaluation import (
+    Evaluator,
+    nearest_neighbour_overlap,
+    silhouette_samples,
+    silhouette_score,
+)
+from hawks_deap.genotype import (
+    Cluster,
+    Evaluation,
+    Genotype,
+    IndexFitness,
+    Layout,
+    RecordFitness,
+    VersusFitness,
+    clone,
+    genotype_equal,
+)
+from hawks_deap.problems import IndexProblem, Problem
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Cluster",
+    "Constraint",
+    "Dataset",
+    "Eccentricity",
+    "Evaluation",
+    "Evaluator",
+    "GenerationState",
+    "Genotype",
+    "IndexFitness",
+    "IndexProblem",
+    "Layout",
+    "Overlap",
+    "Problem",
+    "RecordFitness",
+    "Result",
+    "VersusFitness",
+    "clone",
+    "evolve",
+    "genotype_equal",
+    "make_toolbox",
+    "nearest_neighbour_overlap",
+    "operators",
+    "select_best",
+    "silhouette_samples",
+    "silhouette_score",
+]

@@ -1,0 +1,105 @@
+"""Argument checks shared by every entry point.
+
+Each check raises a ``ValueError`` or ``TypeError`` naming the parameter, the value
+received and what is allowed, before any work starts.
+"""
+
+from __future__ import annotations
+
+import difflib
+import numbers
+from collections.abc import Iterable
+
+import numpy as np
+
+SeedLike = "int | np.random.SeedSequence | np.random.Generator | None"
+
+
+def check_int(name: str, value: object, *, minimum: int | None = None,
+              maximum: int | None = None) -> int:
+    """Return ``value`` as an int, or raise if it is not an integer in range."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {value!r} ({type(value).__name__})")
+    value = int(value)
+    if minimum is not None and value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    if maximum is not None and value > maximum:
+        raise ValueError(f"{name} must be <= {maximum}, got {value}")
+    return value
+
+
+def check_float(name: str, value: object, *, low: float | None = None,
+                high: float | None = None, low_open: bool = False,
+                high_open: bool = False) -> float:
+    """Return ``value`` as a finite float, or raise if it is not a number in range."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {value!r} ({type(value).__name__})")
+    value = float(value)
+    if not np.isfinite(value):
+        raise ValueError(f"{name} must be finite, got {value}")
+    lo_bad = low is not None and (value <= low if low_open else value < low)
+    hi_bad = high is not None and (value >= high if high_open else value > high)
+    if lo_bad or hi_bad:
+        left = "(" if low_open else "["
+        right = ")" if high_open else "]"
+        lo = "-inf" if low is None else f"{low:g}"
+        hi = "inf" if high is None else f"{high:g}"
+        raise ValueError(f"{name} must lie in {left}{lo}, {hi}{right}, got {value:g}")
+    return value
+
+
+def check_probability(name: str, value: object) -> float:
+    """Return ``value`` as a probability in [0, 1], or raise."""
+    return check_float(name, value, low=0.0, high=1.0)
+
+
+def check_choice(name: str, value: object, choices: Iterable[str]) -> str:
+    """Return ``value`` if it is one of ``choices``; else raise listing them all."""
+    choices = list(choices)
+    if not isinstance(value, str) or value not in choices:
+        hint = ""
+        if isinstance(value, str):
+            close = difflib.get_close_matches(value, choices, n=1)
+            if close:
+                hint = f" (did you mean {close[0]!r}?)"
+        valid = ", ".join(repr(c) for c in choices)
+        raise ValueError(f"unknown {name} {value!r}{hint}; valid: {valid}")
+    return value
+
+
+def as_generator(seed: object) -> np.random.Generator:
+    """Turn a seed (int, SeedSequence, Generator or None) into a numpy Generator."""
+    if isinstance(seed, np.random.Generator):
+        return seed
+    if seed is None or isinstance(seed, np.random.SeedSequence):
+        return np.random.default_rng(seed)
+    if isinstance(seed, numbers.Integral) and not isinstance(seed, bool):
+        if seed < 0:
+            raise ValueError(f"seed must be a non-negative integer, got {seed}")
+        return np.random.default_rng(int(seed))
+    raise TypeError(
+        "seed must be an int, numpy.random.SeedSequence, numpy.random.Generator or None, "
+        f"got {seed!r} ({type(seed).__name__})"
+    )
+
+
+def as_seed_sequence(seed: object) -> np.random.SeedSequence:
+    """Turn a seed into a SeedSequence from which independent streams can be spawned.
+
+    A Generator is consumed once (one 128-bit draw) to make the sequence, so passing the
+    same Generator twice gives two different runs, as numpy users expect.
+    """
+    if isinstance(seed, np.random.SeedSequence):
+        return seed
+    if isinstance(seed, np.random.Generator):
+        return np.random.SeedSequence(seed.integers(0, 2**63, size=2, dtype=np.uint64).tolist())
+    if seed is None:
+        return np.random.SeedSequence()
+    if isinstance(seed, numbers.Integral) and not isinstance(seed, bool):
+        if seed < 0:
+            raise ValueError(f"seed must be a non-negative integer, got {seed}")
+        return np.random.SeedSequence(int(seed))
+    raise TypeError(
+        "seed must be an int, numpy.random.SeedSequence, numpy.random.Generator or None, "
+        f"got {seed!r} ({type(seed).__name__})"
+    )

@@ -1,0 +1,391 @@
+"""The DEAP toolbox of a problem and the HAWKS evolutionary loop.
+
+`make_toolbox` registers the HAWKS operators for a problem in a ``deap.base.Toolbox``
+(usable with ``deap.algorithms`` and DEAP's selections); `evolve` runs the HAWKS loop
+(paper III-F): rank-tournament parent selection on the ranked population, cloning,
+uniform crossover, mutation of every offspring, evaluation of the changed ones through
+``map``, and stochastic ranking of parents plus offspring.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from deap import base, tools
+
+from hawks_deap._validation import (
+    as_seed_sequence,
+    check_choice,
+    check_int,
+    check_probability,
+)
+from hawks_deap.genotype import Evaluation, Genotype, clone, genotype_equal
+from hawks_deap.operators import (
+    MEAN_MUTATIONS,
+    cx_uniform,
+    mutate,
+    record_penalty,
+    sel_stochastic_ranking,
+    sel_tournament_rank,
+)
+from hawks_deap.problems.base import Problem
+
+__all__ = ["GenerationState", "Result", "evolve", "make_toolbox", "select_best"]
+
+#: Streams spawned from a run's SeedSequence, in this order.
+_STREAMS = ("layout", "init", "variation", "selection", "evaluation")
+
+
+def _streams(seed: object) -> tuple[np.random.SeedSequence, dict[str, np.random.Generator]]:
+    ss = as_seed_sequence(seed)
+    children = ss.spawn(len(_STREAMS))
+    return ss, {name: np.random.default_rng(c) for name, c in zip(_STREAMS, children,
+                                                                    strict=True)}
+
+
+def make_toolbox(problem: Problem, *, seed: object = None, mean_mutation: str = "pso",
+                 p_f: float = 0.5, p_mean: float | None = None, p_cov: float | None = None,
+                 mean_kwargs: Mapping[str, Any] | None = None,
+                 cov_kwargs: Mapping[str, Any] | None = None,
+                 map: Callable | None = None) -> base.Toolbox:  # noqa: A002 - DEAP's name
+    """A DEAP toolbox with the HAWKS operators for ``problem``.
+
+    Calls ``problem.prepare`` (new layout and caches) with a stream of ``seed``.
+
+    Parameters
+    ----------
+    problem : Problem
+        E.g. an `hawks_deap.IndexProblem`.
+    seed : int, SeedSequence, Generator or None
+        Seeds the layout, initialisation, variation and selection streams.
+    mean_mutation : {"gaussian", "rails", "pso", "pso-informed", "de"}
+        Mean operator used by ``mutate``.
+    p_f : float
+        Stochastic ranking's probability of comparing on fitness.
+    p_mean, p_cov : float, optional
+        Per-cluster mutation probabilities (default 1/K).
+    mean_kwargs, cov_kwargs : mapping, optional
+        Options of the mean operator and of ``mut_cov_haar``.
+    map : callable, optional
+        Registered as ``toolbox.map`` (e.g. ``pool.map``); builtin ``map`` by default.
+
+    Returns
+    -------
+    deap.base.Toolbox
+        With ``individual``, ``population``, ``evaluate``, ``mate``, ``mutate``,
+        ``select`` (stochastic ranking), ``parent_select`` (rank tournament), ``clone``
+        and ``map``. It works with ``deap.algorithms.eaMuPlusLambda``; DEAP's
+        algorithms draw from Python's ``random`` module, which the caller seeds.
+    """
+    check_choice("mean_mutation", mean_mutation, MEAN_MUTATIONS)
+    p_f = check_probability("p_f", p_f)
+    if p_mean is not None:
+        check_probability("p_mean", p_mean)
+    if p_cov is not None:
+        check_probability("p_cov", p_cov)
+    if mean_mutation == "de" and getattr(problem, "n_clusters", 3) < 3:
+        raise ValueError("mean_mutation='de' needs n_clusters >= 3")
+    _, rngs = _streams(seed)
+    return _build_toolbox(problem, rngs, mean_mutation=mean_mutation, p_f=p_f, p_mean=p_mean,
+                          p_cov=p_cov, mean_kwargs=mean_kwargs, cov_kwargs=cov_kwargs,
+                          map_fn=map)
+
+
+def _build_toolbox(problem: Problem, rngs: dict[str, np.random.Generator], *,
+                   mean_mutation: str, p_f: float, p_mean: float | None, p_cov: float | None,
+                   mean_kwargs: Mapping[str, Any] | None, cov_kwargs: Mapping[str, Any] | None,
+                   map_fn: Callable | None) -> base.Toolbox:
+    layout = problem.prepare(rngs["layout"])
+    toolbox = base.Toolbox()
+    toolbox.register("individual", problem.random_individual, rngs["init"])
+    toolbox.register("population", tools.initRepeat, list, toolbox.individual)
+    toolbox.register("evaluate", problem.evaluate)
+    toolbox.register("mate", cx_uniform, rng=rngs["variation"])
+    toolbox.register("mutate", mutate, rng=rngs["variation"], mean_mutation=mean_mutation,
+                     p_mean=p_mean, p_cov=p_cov, layout=layout, mean_kwargs=mean_kwargs,
+                     cov_kwargs=cov_kwargs, **problem.mutation_context())
+    toolbox.register("select", sel_stochastic_ranking, rng=rngs["selection"], p_f=p_f)
+    toolbox.register("parent_select", sel_tournament_rank, rng=rngs["selection"])
+    toolbox.register("clone", clone)
+    toolbox.register("map", map_fn if map_fn is not None else map)
+    return toolbox
+
+
+def select_best(individuals: Iterable[Genotype]) -> Genotype | None:
+    """The best feasible individual by fitness; if none is feasible, the smallest penalty.
+
+    Ties in penalty are broken by fitness. Individuals without a valid fitness are
+    ignored; returns None when there is none.
+    """
+    valid = [ind for ind in individuals if ind.fitness.valid]
+    if not valid:
+        return None
+    feasible = [ind for ind in valid if record_penalty(ind) == 0.0]
+    if feasible:
+        return max(feasible, key=lambda ind: ind.fitness.wvalues)
+    return min(valid, key=lambda ind: (record_penalty(ind), tuple(-w for w in ind.fitness.wvalues)))
+
+
+@dataclass
+class GenerationState:
+    """What callbacks receive after each generation (return True to stop the run)."""
+
+    generation: int
+    population: list[Genotype]
+    logbook: tools.Logbook
+    hall_of_fame: tools.HallOfFame
+    best: Genotype | None
+
+
+@dataclass
+class Result:
+    """The outcome of `evolve`.
+
+    Attributes
+    ----------
+    problem : Problem
+        The problem, with the run's layout.
+    population : list of Genotype
+        Final population, ranked best first by stochastic ranking.
+    logbook : deap.tools.Logbook
+        One row per generation (0 is the initial population): ``gen``, ``nevals``,
+        ``fitness_best``, ``fitness_median``, ``n_feasible`` and the record of the
+        generation's best individual (``index``, constraint values, ``penalty``).
+    hall_of_fame : deap.tools.HallOfFame
+        The best feasible individuals seen during the run.
+    best : Genotype
+        The best feasible individual seen during the run; if none was ever feasible,
+        the one with the smallest penalty.
+    seed : int or list of int
+        Entropy of the run's SeedSequence: ``evolve(problem, seed=result.seed, ...)``
+        repeats the run.
+    settings : dict
+        The loop's settings, for metadata.
+    """
+
+    problem: Problem
+    population: list[Genotype]
+    logbook: tools.Logbook
+    hall_of_fame: tools.HallOfFame
+    best: Genotype
+    seed: int | list[int]
+    settings: dict[str, Any] = field(default_factory=dict)
+    generations_run: int = 0
+
+    def dataset(self, individual: Genotype):
+        """The `hawks_deap.Dataset` of any individual of this run."""
+        from hawks_deap.dataset import Dataset
+
+        return Dataset.from_individual(self.problem, individual,
+                                       extra={"seed": self.seed, "evolve": self.settings,
+                                              "generations_run": self.generations_run})
+
+    def best_dataset(self):
+        """The `hawks_deap.Dataset` of `best`."""
+        return self.dataset(self.best)
+
+
+class _EvaluateTask:
+    """Picklable ``(individual, eval_seed) -> Evaluation`` for any ``map``."""
+
+    def __init__(self, evaluate: Callable[..., Evaluation]) -> None:
+        self.evaluate = evaluate
+
+    def __call__(self, item: tuple[Genotype, int]) -> Evaluation:
+        individual, eval_seed = item
+        return self.evaluate(individual, eval_seed)
+
+
+def _eval_seed(ss: np.random.SeedSequence, generation: int, position: int) -> int:
+    child = np.random.SeedSequence(ss.entropy, spawn_key=(*ss.spawn_key, len(_STREAMS),
+                                                           generation, position))
+    return int(child.generate_state(1, np.uint32)[0])
+
+
+def _log_row(gen: int, nevals: int, population: Sequence[Genotype]) -> dict[str, Any]:
+    values = np.array([ind.fitness.values[0] for ind in population])
+    best = select_best(population)
+    row: dict[str, Any] = {
+        "gen": gen,
+        "nevals": nevals,
+        "fitness_best": float(max(population, key=lambda i: i.fitness.wvalues).fitness.values[0]),
+        "fitness_median": float(np.median(values)),
+        "n_feasible": int(sum(record_penalty(ind) == 0.0 for ind in population)),
+    }
+    if best is not None:
+        for key, value in best.record.items():
+            if isinstance(value, (int, float, np.floating, np.integer)) and not isinstance(
+                    value, bool):
+                row[key] = float(value)
+    return row
+
+
+def evolve(problem: Problem, *, population_size: int = 10, generations: int = 100,
+           p_crossover: float = 0.7, p_f: float = 0.5, mean_mutation: str = "pso",
+           seed: object = None, map: Callable | None = None,  # noqa: A002 - DEAP's name
+           n_jobs: int = 1, callbacks: Iterable[Callable[[GenerationState], Any]] = (),
+           progress: bool = False, p_mean: float | None = None, p_cov: float | None = None,
+           mean_kwargs: Mapping[str, Any] | None = None,
+           cov_kwargs: Mapping[str, Any] | None = None,
+           hall_of_fame_size: int = 10) -> Result:
+    """Run HAWKS on a problem.
+
+    Parameters
+    ----------
+    problem : Problem
+        What to evolve (e.g. `hawks_deap.IndexProblem`).
+    population_size : int
+        P (>= 2).
+    generations : int
+        G (>= 1).
+    p_crossover : float
+        Probability that a pair of offspring is crossed (paper: 0.7).
+    p_f : float
+        Stochastic ranking's probability of comparing on fitness (paper: 0.5).
+    mean_mutation : {"gaussian", "rails", "pso", "pso-informed", "de"}
+        Mean operator (paper: "pso", PSO-random).
+    seed : int, SeedSequence, Generator or None
+        Makes the run reproducible: the same problem arguments and seed give
+        byte-identical datasets, whatever ``map`` or ``n_jobs``.
+    map : callable, optional
+        A ``map`` for evaluations (DEAP style, e.g. ``pool.map``).
+    n_jobs : int
+        With no ``map``: evaluate in a ``multiprocess`` pool of this many processes kept
+        for the whole run (1: serial).
+    callbacks : iterable of callables
+        Called with a `GenerationState` after each generation; a true return value stops
+        the run.
+    progress : bool
+        Show a tqdm progress bar over generations.
+    p_mean, p_cov : float, optional
+        Per-cluster mutation probabilities (default 1/K).
+    mean_kwargs, cov_kwargs : mapping, optional
+        Options of the mean operator and of the covariance operator.
+    hall_of_fame_size : int
+        Capacity of the hall of fame of feasible individuals.
+
+    Returns
+    -------
+    Result
+    """
+    population_size = check_int("population_size", population_size, minimum=2)
+    generations = check_int("generations", generations, minimum=1)
+    p_crossover = check_probability("p_crossover", p_crossover)
+    p_f = check_probability("p_f", p_f)
+    n_jobs = check_int("n_jobs", n_jobs, minimum=1)
+    hall_of_fame_size = check_int("hall_of_fame_size", hall_of_fame_size, minimum=1)
+    check_choice("mean_mutation", mean_mutation, MEAN_MUTATIONS)
+    callbacks = list(callbacks)
+    for cb in callbacks:
+        if not callable(cb):
+            raise TypeError(f"callbacks must be callables, got {cb!r}")
+    if map is not None and n_jobs != 1:
+        raise ValueError(f"give either map= or n_jobs= (got n_jobs={n_jobs} and a map)")
+    if p_mean is not None:
+        check_probability("p_mean", p_mean)
+    if p_cov is not None:
+        check_probability("p_cov", p_cov)
+    if mean_mutation == "de" and getattr(problem, "n_clusters", 3) < 3:
+        raise ValueError("mean_mutation='de' needs n_clusters >= 3")
+
+    ss, rngs = _streams(seed)
+    toolbox = _build_toolbox(problem, rngs, mean_mutation=mean_mutation, p_f=p_f,
+                             p_mean=p_mean, p_cov=p_cov, mean_kwargs=mean_kwargs,
+                             cov_kwargs=cov_kwargs, map_fn=map)
+    settings = {
+        "population_size": population_size, "generations": generations,
+        "p_crossover": p_crossover, "p_f": p_f, "mean_mutation": mean_mutation,
+        "p_mean": p_mean, "p_cov": p_cov,
+        "mean_kwargs": dict(mean_kwargs or {}), "cov_kwargs": dict(cov_kwargs or {}),
+    }
+    pool = None
+    if map is None and n_jobs > 1:
+        from hawks_deap._parallel import ProblemPool
+
+        pool = ProblemPool(problem, n_jobs)
+        evaluate_map: Callable = pool.evaluate
+    else:
+        task = _EvaluateTask(toolbox.evaluate)
+        evaluate_map = _MapEvaluate(toolbox.map, task)
+    try:
+        return _run(problem, toolbox, rngs, ss, evaluate_map, settings, population_size,
+                    generations, p_crossover, callbacks, progress, hall_of_fame_size)
+    finally:
+        if pool is not None:
+            pool.close()
+
+
+class _MapEvaluate:
+    def __init__(self, map_fn: Callable, task: _EvaluateTask) -> None:
+        self.map_fn = map_fn
+        self.task = task
+
+    def __call__(self, items: list[tuple[Genotype, int]]) -> list[Evaluation]:
+        return list(self.map_fn(self.task, items))
+
+
+def _evaluate_all(evaluate_map: Callable, individuals: list[Genotype],
+                  ss: np.random.SeedSequence, generation: int) -> int:
+    todo = [ind for ind in individuals if not ind.fitness.valid]
+    if not todo:
+        return 0
+    seeds = [_eval_seed(ss, generation, i) for i in range(len(todo))]
+    results = evaluate_map(list(zip(todo, seeds, strict=True)))
+    for ind, values in zip(todo, results, strict=True):
+        ind.fitness.values = values
+    return len(todo)
+
+
+def _run(problem, toolbox, rngs, ss, evaluate_map, settings, population_size, generations,
+         p_crossover, callbacks, progress, hall_of_fame_size) -> Result:
+    from tqdm.auto import tqdm
+
+    var_rng = rngs["variation"]
+    hof = tools.HallOfFame(hall_of_fame_size, similar=genotype_equal)
+    logbook = tools.Logbook()
+    logbook.header = ["gen", "nevals", "fitness_best", "fitness_median", "n_feasible"]
+
+    population = toolbox.population(n=population_size)
+    nevals = _evaluate_all(evaluate_map, population, ss, 0)
+    population = toolbox.select(population, population_size)  # rank before any tournament
+    fallback = select_best(population)
+    hof.update([ind for ind in population if record_penalty(ind) == 0.0])
+    logbook.record(**_log_row(0, nevals, population))
+
+    bar = tqdm(total=generations, disable=not progress, desc="generations", leave=False)
+    gen = 0
+    try:
+        for gen in range(1, generations + 1):
+            parents = toolbox.parent_select(population, population_size)
+            offspring = [toolbox.clone(ind) for ind in parents]
+            before = [ind.key for ind in offspring]
+            for i in range(0, len(offspring) - 1, 2):
+                if var_rng.random() < p_crossover:
+                    toolbox.mate(offspring[i], offspring[i + 1])
+            for ind in offspring:
+                toolbox.mutate(ind)
+            for ind, key in zip(offspring, before, strict=True):
+                if ind.key != key:
+                    del ind.fitness.values
+            nevals = _evaluate_all(evaluate_map, offspring, ss, gen)
+            hof.update([ind for ind in offspring if record_penalty(ind) == 0.0])
+            candidate = select_best([fallback, *offspring])
+            fallback = candidate if candidate is not None else fallback
+            population = toolbox.select(population + offspring, population_size)
+            logbook.record(**_log_row(gen, nevals, population))
+            best = hof[0] if len(hof) else fallback
+            bar.update(1)
+            if progress:
+                bar.set_postfix(fitness=f"{best.fitness.values[0]:.3g}")
+            state = GenerationState(gen, population, logbook, hof, best)
+            if any(bool(cb(state)) for cb in callbacks):
+                break
+    finally:
+        bar.close()
+    best = hof[0] if len(hof) else fallback
+    seed_value = ss.entropy if isinstance(ss.entropy, int) else [int(e) for e in ss.entropy]
+    return Result(problem=problem, population=population, logbook=logbook, hall_of_fame=hof,
+                  best=best, seed=seed_value, settings=settings, generations_run=gen)

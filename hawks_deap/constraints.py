@@ -1,0 +1,143 @@
+"""Constraints: overlap and eccentricity (HAWKS paper III-D), and the penalty.
+
+A constraint bounds a measure of the dataset from below (``min=``), above (``max=``) or
+both. Its violation is the distance to the allowed interval, and the penalty of an
+individual is the sum of the squared violations, as in HAWKS 0.2.0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any, ClassVar
+
+import numpy as np
+
+from hawks_deap._validation import check_choice, check_float
+from hawks_deap.evaluation import nearest_neighbour_overlap
+from hawks_deap.genotype import Cluster
+
+__all__ = ["Constraint", "Overlap", "Eccentricity", "penalty", "check_constraints"]
+
+
+class Constraint:
+    """A bound on one measure of a dataset.
+
+    Subclasses set ``measure`` (the record key) and the admissible threshold range, and
+    implement `compute`.
+    """
+
+    measure: ClassVar[str] = ""
+    _low: ClassVar[float] = 0.0
+    _high: ClassVar[float | None] = None
+
+    def __init__(self, *, min: float | None = None, max: float | None = None) -> None:  # noqa: A002
+        if min is None and max is None:
+            raise ValueError(f"{type(self).__name__} needs min=... and/or max=...")
+        name = type(self).__name__
+        self.min = None if min is None else check_float(f"{name}(min)", min, low=self._low,
+                                                        high=self._high)
+        self.max = None if max is None else check_float(f"{name}(max)", max, low=self._low,
+                                                        high=self._high)
+        if self.min is not None and self.max is not None and self.min > self.max:
+            raise ValueError(f"{name}: min ({self.min:g}) must be <= max ({self.max:g})")
+
+    @property
+    def name(self) -> str:
+        """Key of this constraint's value in evaluation records."""
+        return self.measure
+
+    def violation(self, value: float) -> float:
+        """Distance from ``value`` to the allowed interval (0 when satisfied)."""
+        if self.max is not None and value > self.max:
+            return float(value - self.max)
+        if self.min is not None and value < self.min:
+            return float(self.min - value)
+        return 0.0
+
+    def compute(self, genotype: Sequence[Cluster], X: np.ndarray, labels: np.ndarray) -> float:
+        """The measure of a dataset (plain computation; evaluators may cache)."""
+        raise NotImplementedError
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready description."""
+        return {"type": type(self).__name__, "min": self.min, "max": self.max}
+
+    def __repr__(self) -> str:
+        parts = [f"{b}={getattr(self, b)!r}" for b in ("min", "max")
+                 if getattr(self, b) is not None]
+        return f"{type(self).__name__}({', '.join(parts)})"
+
+    def __eq__(self, other: object) -> bool:
+        return type(self) is type(other) and self.to_dict() == other.to_dict()  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash(tuple(sorted(self.to_dict().items())))
+
+
+class Overlap(Constraint):
+    """Fraction of points whose nearest neighbour lies in another cluster (Eq. 5).
+
+    Thresholds lie in [0, 1]. ``Overlap(max=0.1)`` is the paper's usual constraint. See
+    `hawks_deap.evaluation.nearest_neighbour_overlap` for ties and duplicate points.
+    """
+
+    measure = "overlap"
+    _high = 1.0
+
+    def compute(self, genotype: Sequence[Cluster], X: np.ndarray, labels: np.ndarray) -> float:
+        """Overlap of the dataset."""
+        return nearest_neighbour_overlap(X, labels)
+
+
+class Eccentricity(Constraint):
+    """Eigenvalue ratio ``lambda_max / lambda_min`` of the clusters' covariances (Eq. 6).
+
+    Parameters
+    ----------
+    min, max : float, optional
+        Bounds (>= 1, since a ratio of eigenvalues is at least 1).
+    aggregate : {"max", "min"}
+        How the per-cluster ratios are combined: ``"max"`` as in Eq. 6 (at least one
+        cluster is that eccentric), ``"min"`` (every cluster is), as the paper's text
+        asks. Computed from the genes' variances: no eigendecomposition.
+    """
+
+    measure = "eccentricity"
+    _low = 1.0
+
+    def __init__(self, *, min: float | None = None, max: float | None = None,  # noqa: A002
+                 aggregate: str = "max") -> None:
+        super().__init__(min=min, max=max)
+        self.aggregate = check_choice("aggregate", aggregate, ("max", "min"))
+
+    def compute(self, genotype: Sequence[Cluster], X: np.ndarray | None = None,
+                labels: np.ndarray | None = None) -> float:
+        """Aggregated eigenvalue ratio of the genes."""
+        ratios = [gene.eccentricity for gene in genotype]
+        return float(max(ratios) if self.aggregate == "max" else min(ratios))
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready description."""
+        return {**super().to_dict(), "aggregate": self.aggregate}
+
+
+def check_constraints(constraints: Iterable[Constraint]) -> tuple[Constraint, ...]:
+    """Validate a collection of constraints: right type, at most one per measure."""
+    if isinstance(constraints, Constraint):
+        constraints = (constraints,)
+    out = tuple(constraints)
+    seen: set[str] = set()
+    for c in out:
+        if not isinstance(c, Constraint):
+            raise TypeError(f"constraints must be Constraint objects (Overlap, Eccentricity), "
+                            f"got {c!r}")
+        if c.measure in seen:
+            raise ValueError(f"constraints: two constraints on {c.measure!r}; give one with "
+                             "both min= and max= instead")
+        seen.add(c.measure)
+    return out
+
+
+def penalty(constraints: Iterable[Constraint], values: dict[str, float]) -> float:
+    """Sum of squared violations of the constraints, given their measured values."""
+    return float(sum(c.violation(values[c.measure]) ** 2 for c in constraints))

@@ -1,0 +1,399 @@
+"""Genes, genotypes and the run layout.
+
+A dataset is a genotype of K genes, one per cluster (HAWKS paper, section III-A). A gene
+is a Gaussian cluster: mean ``mu`` (D,), axis variances ``lambda`` (D,) (the eigenvalues
+of the covariance) and a rotation ``R`` (D, D); its covariance is
+``Sigma = R diag(lambda) R^T``.
+
+Genes are immutable and shared: cloning a genotype copies the list and the fitness, not
+the arrays. Each gene has a content key (a hash of its arrays' bytes) that is stable
+across processes and pickling, used by the evaluation caches.
+
+The `Layout` holds what is fixed for a whole run: N, K, D, the cluster sizes and, for
+each cluster slot k, fixed standard-normal draws ``z_k`` (n_k x D) (common random
+numbers). The points of slot k are ``mu_k + z_k diag(sqrt(lambda_k)) R_k^T``, so a
+genotype determines its dataset exactly.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Sequence
+from operator import mul
+from typing import Any
+
+import numpy as np
+from deap import base
+
+__all__ = [
+    "Cluster",
+    "Evaluation",
+    "Genotype",
+    "Layout",
+    "IndexFitness",
+    "VersusFitness",
+    "RecordFitness",
+    "genotype_equal",
+]
+
+
+def _frozen(array: Any, shape: tuple[int, ...], name: str) -> np.ndarray:
+    out = np.array(array, dtype=np.float64, copy=True)
+    if out.shape != shape:
+        raise ValueError(f"{name} must have shape {shape}, got {out.shape}")
+    if not np.all(np.isfinite(out)):
+        raise ValueError(f"{name} must be finite")
+    out.setflags(write=False)
+    return out
+
+
+class Cluster:
+    """An immutable Gaussian cluster gene.
+
+    Parameters
+    ----------
+    mean : array of shape (D,)
+        The cluster mean ``mu``.
+    variances : array of shape (D,)
+        The axis-aligned variances ``lambda`` (eigenvalues of the covariance), > 0.
+    rotation : array of shape (D, D)
+        A proper rotation ``R`` (orthogonal, determinant +1).
+
+    Notes
+    -----
+    The covariance is ``R diag(variances) R^T``. Genes are never modified: the
+    variation operators build new ones with `with_mean` and `with_shape`.
+    """
+
+    __slots__ = ("mean", "variances", "rotation", "_key")
+
+    mean: np.ndarray
+    variances: np.ndarray
+    rotation: np.ndarray
+
+    def __init__(self, mean: Any, variances: Any, rotation: Any) -> None:
+        mean_arr = np.asarray(mean, dtype=np.float64)
+        if mean_arr.ndim != 1 or mean_arr.size == 0:
+            raise ValueError(f"mean must be a non-empty 1-D array, got shape {mean_arr.shape}")
+        d = mean_arr.shape[0]
+        object.__setattr__(self, "mean", _frozen(mean_arr, (d,), "mean"))
+        variances_arr = _frozen(variances, (d,), "variances")
+        if np.any(variances_arr <= 0):
+            raise ValueError(f"variances must be > 0, got min {variances_arr.min():g}")
+        object.__setattr__(self, "variances", variances_arr)
+        object.__setattr__(self, "rotation", _frozen(rotation, (d, d), "rotation"))
+        object.__setattr__(self, "_key", None)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("Cluster genes are immutable; use with_mean / with_shape")
+
+    def __reduce__(self):
+        return (Cluster, (self.mean, self.variances, self.rotation))
+
+    def __repr__(self) -> str:
+        return f"Cluster(D={self.n_dims}, key={self.key[:12]})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Cluster):
+            return NotImplemented
+        return self is other or self.key == other.key
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+    @property
+    def n_dims(self) -> int:
+        """Dimension D of the gene."""
+        return self.mean.shape[0]
+
+    @property
+    def key(self) -> str:
+        """Content key: a hex BLAKE2b digest of the arrays, stable across processes."""
+        key = self._key
+        if key is None:
+            h = hashlib.blake2b(digest_size=16)
+            for arr in (self.mean, self.variances, self.rotation):
+                h.update(np.ascontiguousarray(arr).tobytes())
+            key = h.hexdigest()
+            object.__setattr__(self, "_key", key)
+        return key
+
+    @property
+    def shape_key(self) -> str:
+        """Key of the shape alone (variances and rotation): points minus the mean."""
+        h = hashlib.blake2b(digest_size=16)
+        for arr in (self.variances, self.rotation):
+            h.update(np.ascontiguousarray(arr).tobytes())
+        return h.hexdigest()
+
+    @property
+    def covariance(self) -> np.ndarray:
+        """The covariance matrix ``R diag(variances) R^T`` (a new array)."""
+        r = self.rotation
+        cov = (r * self.variances) @ r.T
+        return (cov + cov.T) / 2.0
+
+    @property
+    def eccentricity(self) -> float:
+        """Eigenvalue ratio ``lambda_max / lambda_min`` (HAWKS paper, Eq. 6 per cluster)."""
+        return float(self.variances.max() / self.variances.min())
+
+    def with_mean(self, mean: Any) -> Cluster:
+        """Return a gene with a new mean and this gene's shape."""
+        new = Cluster.__new__(Cluster)
+        object.__setattr__(new, "mean", _frozen(mean, (self.n_dims,), "mean"))
+        object.__setattr__(new, "variances", self.variances)
+        object.__setattr__(new, "rotation", self.rotation)
+        object.__setattr__(new, "_key", None)
+        return new
+
+    def with_shape(self, variances: Any, rotation: Any) -> Cluster:
+        """Return a gene with this gene's mean and a new shape (variances, rotation)."""
+        return Cluster(self.mean, variances, rotation)
+
+    def sample(self, z: np.ndarray) -> np.ndarray:
+        """Points ``mean + z diag(sqrt(variances)) R^T`` for standard-normal rows ``z``."""
+        return self.mean + (z * np.sqrt(self.variances)) @ self.rotation.T
+
+    def to_dict(self) -> dict[str, list]:
+        """A JSON-ready description: mean, variances, rotation and covariance."""
+        return {
+            "mean": self.mean.tolist(),
+            "variances": self.variances.tolist(),
+            "rotation": self.rotation.tolist(),
+            "covariance": self.covariance.tolist(),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Cluster:
+        """Rebuild a gene written by `to_dict`."""
+        return cls(data["mean"], data["variances"], data["rotation"])
+
+
+class Evaluation(tuple):
+    """Fitness values that also carry the evaluation record.
+
+    A problem's ``evaluate`` returns an ``Evaluation``: a plain tuple of fitness values
+    for DEAP (``ind.fitness.values = evaluation`` works with any DEAP algorithm and any
+    ``map``), whose ``record`` (index value, constraint values, penalty, ...) is kept by
+    `RecordFitness` when assigned.
+    """
+
+    record: dict[str, Any]
+
+    def __new__(cls, values: Iterable[float], record: dict[str, Any] | None = None):
+        """Build from fitness values and a record."""
+        obj = super().__new__(cls, (float(v) for v in values))
+        obj.record = dict(record or {})
+        return obj
+
+    def __getnewargs__(self):
+        return (tuple(self), self.record)
+
+    def __reduce__(self):
+        return (Evaluation, (tuple(self), self.record))
+
+
+class RecordFitness(base.Fitness):
+    """A DEAP fitness that keeps the evaluation record next to its values.
+
+    Assigning an `Evaluation` to ``values`` stores its ``record``; deleting the values
+    clears it; copies (``copy.deepcopy``, which DEAP's ``toolbox.clone`` uses) keep it,
+    unlike ``deap.base.Fitness``, whose ``__deepcopy__`` copies only ``wvalues``.
+    Subclasses set ``weights`` at class level, so they pickle by name under spawn,
+    fork and forkserver.
+    """
+
+    record: dict[str, Any]
+
+    def __init__(self, values: Sequence[float] = ()) -> None:
+        self.record = {}
+        super().__init__(values)
+
+    def _get(self) -> tuple[float, ...]:
+        return tuple(v / w for v, w in zip(self.wvalues, self.weights, strict=True))
+
+    def _set(self, values: Sequence[float]) -> None:
+        if len(values) != len(self.weights):
+            raise ValueError(
+                f"fitness needs {len(self.weights)} values (weights {self.weights}), "
+                f"got {len(values)}"
+            )
+        self.wvalues = tuple(map(mul, (float(v) for v in values), self.weights))
+        record = getattr(values, "record", None)
+        self.record = dict(record) if record is not None else {}
+
+    def _del(self) -> None:
+        self.wvalues = ()
+        self.record = {}
+
+    values = property(_get, _set, _del, "Fitness values (divided back by the weights).")
+
+    def __deepcopy__(self, memo: dict) -> RecordFitness:
+        copy_ = self.__class__.__new__(self.__class__)
+        copy_.wvalues = self.wvalues
+        copy_.record = dict(self.record)
+        return copy_
+
+    def __reduce__(self):
+        return (_rebuild_fitness, (self.__class__, self.wvalues, self.record))
+
+
+def _rebuild_fitness(cls: type, wvalues: tuple, record: dict) -> RecordFitness:
+    fit = cls.__new__(cls)
+    fit.wvalues = tuple(wvalues)
+    fit.record = dict(record)
+    return fit
+
+
+class IndexFitness(RecordFitness):
+    """Index mode: minimise ``|target - index|`` (HAWKS paper, Eq. 3)."""
+
+    weights = (-1.0,)
+
+
+class VersusFitness(RecordFitness):
+    """Versus mode: maximise ``score(winner) - score(loser)`` (HAWKS paper, Eq. 4)."""
+
+    weights = (1.0,)
+
+
+class Genotype(list):
+    """A DEAP individual: a list of `Cluster` genes with a ``fitness``.
+
+    Parameters
+    ----------
+    genes : iterable of Cluster
+        One gene per cluster slot.
+    fitness : RecordFitness, optional
+        The fitness object (``IndexFitness()`` if omitted).
+
+    Notes
+    -----
+    ``copy.deepcopy`` (and DEAP's default ``toolbox.clone``) and `clone` copy the list
+    and the fitness but share the genes: genes are immutable, so no array is copied.
+    """
+
+    fitness: RecordFitness
+
+    def __init__(self, genes: Iterable[Cluster] = (), fitness: RecordFitness | None = None):
+        super().__init__(genes)
+        self.fitness = fitness if fitness is not None else IndexFitness()
+
+    @property
+    def record(self) -> dict[str, Any]:
+        """The evaluation record (index value, constraints, penalty, ...); {} if invalid."""
+        return self.fitness.record
+
+    def clone(self) -> Genotype:
+        """A copy sharing the genes, with a copy of the fitness and its record."""
+        return Genotype(self, self.fitness.__deepcopy__({}))
+
+    def __deepcopy__(self, memo: dict) -> Genotype:
+        return self.clone()
+
+    def __reduce__(self):
+        return (Genotype, (list(self), self.fitness))
+
+    @property
+    def key(self) -> str:
+        """Content key of the whole genotype (its genes' keys in slot order)."""
+        h = hashlib.blake2b(digest_size=16)
+        for gene in self:
+            h.update(gene.key.encode())
+        return h.hexdigest()
+
+    @property
+    def means(self) -> np.ndarray:
+        """Means of all genes, shape (K, D)."""
+        return np.stack([g.mean for g in self])
+
+
+def clone(individual: Genotype) -> Genotype:
+    """Clone an individual cheaply (genes shared); for ``toolbox.register("clone", ...)``."""
+    return individual.clone()
+
+
+def genotype_equal(a: Genotype, b: Genotype) -> bool:
+    """True when two genotypes have the same genes in the same slots.
+
+    Pass it as ``similar`` to ``deap.tools.HallOfFame`` / ``ParetoFront``: the default
+    ``operator.eq`` fails on individuals that hold numpy arrays.
+    """
+    return len(a) == len(b) and all(x.key == y.key for x, y in zip(a, b, strict=True))
+
+
+class Layout:
+    """What stays fixed during a run: sizes and the common random numbers.
+
+    Parameters
+    ----------
+    sizes : sequence of int
+        Cluster sizes n_1..n_K (they sum to N).
+    n_dims : int
+        Dimension D.
+    z : list of arrays, optional
+        Standard-normal draws, one (n_k, D) array per slot. Drawn from ``rng`` if omitted.
+    rng : numpy.random.Generator, optional
+        Source of the draws when ``z`` is omitted.
+    """
+
+    def __init__(self, sizes: Sequence[int], n_dims: int, z: Sequence[np.ndarray] | None = None,
+                 rng: np.random.Generator | None = None) -> None:
+        self.sizes = np.asarray(sizes, dtype=np.int64)
+        self.sizes.setflags(write=False)
+        self.n_dims = int(n_dims)
+        if z is None:
+            if rng is None:
+                raise ValueError("Layout needs either z or rng")
+            z = [rng.standard_normal((int(n), self.n_dims)) for n in self.sizes]
+        self.z = [np.array(zk, dtype=np.float64) for zk in z]
+        for k, zk in enumerate(self.z):
+            if zk.shape != (int(self.sizes[k]), self.n_dims):
+                raise ValueError(f"z[{k}] must have shape {(int(self.sizes[k]), self.n_dims)}, "
+                                 f"got {zk.shape}")
+            zk.setflags(write=False)
+        self.offsets = np.concatenate([[0], np.cumsum(self.sizes)])
+        self.labels = np.repeat(np.arange(self.n_clusters), self.sizes)
+        self.labels.setflags(write=False)
+        self.z_means = np.stack([zk.mean(axis=0) for zk in self.z])
+
+    @property
+    def n_samples(self) -> int:
+        """Total number of points N."""
+        return int(self.offsets[-1])
+
+    @property
+    def n_clusters(self) -> int:
+        """Number of clusters K."""
+        return int(self.sizes.shape[0])
+
+    def cluster_points(self, genotype: Sequence[Cluster], k: int) -> np.ndarray:
+        """Points of slot ``k`` under the gene ``genotype[k]``, shape (n_k, D)."""
+        return genotype[k].sample(self.z[k])
+
+    def sample(self, genotype: Sequence[Cluster]) -> tuple[np.ndarray, np.ndarray]:
+        """The dataset of a genotype: X (N, D) and labels y (N,), slot by slot."""
+        self.check(genotype)
+        X = np.concatenate([self.cluster_points(genotype, k) for k in range(self.n_clusters)])
+        return X, self.labels.copy()
+
+    def data_mean(self, genotype: Sequence[Cluster]) -> np.ndarray:
+        """Mean of all data points of a genotype, without sampling them.
+
+        The centroid of slot k is ``mu_k + R_k (sqrt(lambda_k) * zbar_k)``.
+        """
+        total = np.zeros(self.n_dims)
+        for k, gene in enumerate(genotype):
+            centroid = gene.mean + (self.z_means[k] * np.sqrt(gene.variances)) @ gene.rotation.T
+            total += self.sizes[k] * centroid
+        return total / self.n_samples
+
+    def check(self, genotype: Sequence[Cluster]) -> None:
+        """Raise ValueError if a genotype does not fit this layout."""
+        if len(genotype) != self.n_clusters:
+            raise ValueError(f"genotype has {len(genotype)} genes, layout has "
+                             f"{self.n_clusters} clusters")
+        for gene in genotype:
+            if gene.n_dims != self.n_dims:
+                raise ValueError(f"gene has D={gene.n_dims}, layout has D={self.n_dims}")

@@ -1,0 +1,140 @@
+"""Initialisation: cluster sizes, rotations and initial genes (HAWKS paper III-B, S-I.A)."""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import linalg
+from scipy.stats import special_ortho_group
+
+from hawks_deap._validation import check_float, check_int
+from hawks_deap.genotype import Cluster, Genotype, RecordFitness
+
+__all__ = [
+    "cluster_sizes",
+    "haar_rotation",
+    "rotation_power",
+    "random_cluster",
+    "random_genotype",
+]
+
+
+def cluster_sizes(n_samples: int, n_clusters: int, rng: np.random.Generator, *,
+                  equal: bool = False, min_size: int = 10) -> np.ndarray:
+    """Cluster sizes that sum exactly to ``n_samples``.
+
+    Parameters
+    ----------
+    n_samples, n_clusters : int
+        N and K.
+    rng : numpy.random.Generator
+        Random source (unused when ``equal``).
+    equal : bool
+        Equal sizes: ``N // K`` each, the remainder given one by one to the first slots.
+    min_size : int
+        Minimum size when sizes are random.
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (K,)
+
+    Notes
+    -----
+    Random sizes follow the supplement, S-I.A: ``w ~ Dir(1, ..., 1)`` and
+    ``|C_i| = C_min + w_i (N - K C_min)``; the real-valued sizes are rounded by the
+    largest-remainder rule, so they sum exactly to N and none falls below ``C_min``.
+    """
+    n_samples = check_int("n_samples", n_samples, minimum=1)
+    n_clusters = check_int("n_clusters", n_clusters, minimum=1)
+    if equal:
+        sizes = np.full(n_clusters, n_samples // n_clusters, dtype=np.int64)
+        sizes[: n_samples % n_clusters] += 1
+        if sizes.min() < 1:
+            raise ValueError(f"n_samples={n_samples} is too small for n_clusters={n_clusters}")
+        return sizes
+    min_size = check_int("min_size", min_size, minimum=1)
+    spare = n_samples - n_clusters * min_size
+    if spare < 0:
+        raise ValueError(
+            f"n_samples must be >= n_clusters * min_size = {n_clusters * min_size}, "
+            f"got {n_samples}"
+        )
+    w = rng.dirichlet(np.ones(n_clusters))
+    exact = w * spare
+    base = np.floor(exact).astype(np.int64)
+    remainder = spare - int(base.sum())
+    order = np.argsort(-(exact - base), kind="stable")
+    base[order[:remainder]] += 1
+    return base + min_size
+
+
+def haar_rotation(n_dims: int, rng: np.random.Generator) -> np.ndarray:
+    """A rotation drawn from the Haar measure on SO(D) (determinant +1)."""
+    if n_dims == 1:
+        return np.ones((1, 1))
+    return np.asarray(special_ortho_group.rvs(n_dims, random_state=rng), dtype=float)
+
+
+def rotation_power(rotation: np.ndarray, power: float) -> np.ndarray:
+    """Raise a proper rotation to a real power, staying a proper rotation.
+
+    Uses the real Schur form ``R = Z T Z^T`` (T block diagonal with 2x2 rotation
+    blocks and +-1 entries): each plane rotation by angle theta becomes one by
+    ``power * theta``; pairs of -1 entries (rotations by pi) become rotations by
+    ``power * pi``. The result is ``Z T^power Z^T``: orthogonal with determinant +1, and
+    equal to the principal matrix power where that is real.
+    """
+    d = rotation.shape[0]
+    if d == 1:
+        return np.ones((1, 1))
+    t, z = linalg.schur(rotation, output="real")
+    tp = np.zeros_like(t)
+    i = 0
+    minus_ones = []
+    while i < d:
+        if i + 1 < d and abs(t[i + 1, i]) > 1e-12:
+            theta = np.arctan2(t[i + 1, i] - t[i, i + 1], t[i, i] + t[i + 1, i + 1])
+            c, s = np.cos(power * theta), np.sin(power * theta)
+            tp[i, i], tp[i, i + 1], tp[i + 1, i], tp[i + 1, i + 1] = c, -s, s, c
+            i += 2
+        else:
+            if t[i, i] > 0:
+                tp[i, i] = 1.0
+            else:
+                minus_ones.append(i)
+            i += 1
+    # det(R) = +1 makes the number of -1 eigenvalues even: pair them as rotations by pi.
+    if len(minus_ones) % 2:
+        raise ValueError("rotation must be a proper rotation (determinant +1)")
+    c, s = np.cos(power * np.pi), np.sin(power * np.pi)
+    for a, b in zip(minus_ones[::2], minus_ones[1::2], strict=True):
+        tp[a, a], tp[a, b], tp[b, a], tp[b, b] = c, -s, s, c
+    return z @ tp @ z.T
+
+
+def random_cluster(n_dims: int, rng: np.random.Generator, *, initial_mean_upper: float = 2.0,
+                   initial_cov_upper: float = 0.5) -> Cluster:
+    """A random gene: ``mu ~ U(0, beta_mu)^D``, ``lambda ~ U(0, beta_sigma)^D``, Haar R.
+
+    HAWKS paper III-B. Variances of exactly 0 (probability 0, but possible in floating
+    point) are redrawn, since a covariance must be positive definite.
+    """
+    mean = rng.uniform(0.0, initial_mean_upper, size=n_dims)
+    variances = rng.uniform(0.0, initial_cov_upper, size=n_dims)
+    while np.any(variances <= 0):
+        bad = variances <= 0
+        variances[bad] = rng.uniform(0.0, initial_cov_upper, size=int(bad.sum()))
+    return Cluster(mean, variances, haar_rotation(n_dims, rng))
+
+
+def random_genotype(n_clusters: int, n_dims: int, rng: np.random.Generator, *,
+                    fitness_class: type[RecordFitness], initial_mean_upper: float = 2.0,
+                    initial_cov_upper: float = 0.5) -> Genotype:
+    """A random individual of K genes (see `random_cluster`)."""
+    check_float("initial_mean_upper", initial_mean_upper, low=0.0, low_open=True)
+    check_float("initial_cov_upper", initial_cov_upper, low=0.0, low_open=True)
+    genes = [
+        random_cluster(n_dims, rng, initial_mean_upper=initial_mean_upper,
+                       initial_cov_upper=initial_cov_upper)
+        for _ in range(n_clusters)
+    ]
+    return Genotype(genes, fitness_class())

@@ -1,0 +1,35 @@
+"""HAWKS variation and selection operators, in DEAP's calling conventions."""
+
+from hawks_deap.genotype import clone
+from hawks_deap.operators.crossover import cx_uniform
+from hawks_deap.operators.mutation import (
+    MEAN_MUTATIONS,
+    mut_cov_haar,
+    mut_mean_de,
+    mut_mean_gaussian,
+    mut_mean_pso,
+    mut_mean_pso_informed,
+    mut_mean_rails,
+    mutate,
+)
+from hawks_deap.operators.selection import (
+    record_penalty,
+    sel_stochastic_ranking,
+    sel_tournament_rank,
+)
+
+__all__ = [
+    "MEAN_MUTATIONS",
+    "clone",
+    "cx_uniform",
+    "mut_cov_haar",
+    "mut_mean_de",
+    "mut_mean_gaussian",
+    "mut_mean_pso",
+    "mut_mean_pso_informed",
+    "mut_mean_rails",
+    "mutate",
+    "record_penalty",
+    "sel_stochastic_ranking",
+    "sel_tournament_rank",
+]

@@ -1,0 +1,43 @@
+"""Crossover: HAWKS' uniform crossover of cluster means and covariances (paper III-E1)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from hawks_deap._validation import check_probability
+from hawks_deap.genotype import Genotype
+
+__all__ = ["cx_uniform"]
+
+
+def cx_uniform(ind1: Genotype, ind2: Genotype, rng: np.random.Generator, *,
+               p_mean: float = 0.5, p_cov: float = 0.5) -> tuple[Genotype, Genotype]:
+    """Swap means and covariances between two individuals, cluster by cluster.
+
+    For each cluster slot k, the means of the two parents are swapped with probability
+    ``p_mean`` and, independently, their covariances (variances and rotation) with
+    probability ``p_cov`` (HAWKS paper, Fig. 1a; 0.2.0's "dv" scheme).
+
+    Works in place and returns both children, as DEAP crossovers do:
+    ``o1, o2 = toolbox.mate(o1, o2)``. Fitness invalidation is left to the algorithm.
+    The multiset of means and the multiset of covariances over both children equal
+    those of the parents.
+    """
+    check_probability("p_mean", p_mean)
+    check_probability("p_cov", p_cov)
+    if len(ind1) != len(ind2):
+        raise ValueError(f"individuals must have the same number of genes, got {len(ind1)} "
+                         f"and {len(ind2)}")
+    draws = rng.random((len(ind1), 2))
+    for k, (u_mean, u_cov) in enumerate(draws):
+        swap_mean, swap_cov = u_mean < p_mean, u_cov < p_cov
+        if not (swap_mean or swap_cov):
+            continue
+        a, b = ind1[k], ind2[k]
+        if swap_mean and swap_cov:
+            ind1[k], ind2[k] = b, a
+        elif swap_mean:
+            ind1[k], ind2[k] = a.with_mean(b.mean), b.with_mean(a.mean)
+        else:
+            ind1[k], ind2[k] = b.with_mean(a.mean), a.with_mean(b.mean)
+    return ind1, ind2

@@ -1,0 +1,248 @@
+"""Mutation: cluster means (supplement S-II, Eqs. S-1 to S-5) and covariances (III-E2, S-I.B).
+
+Every operator follows DEAP's convention: it changes the individual in place (here by
+replacing genes, which are immutable) and returns a one-element tuple,
+``o, = toolbox.mutate(o)``. Fitness invalidation is left to the algorithm. Randomness
+comes only from the ``rng`` (a ``numpy.random.Generator``) passed in.
+
+Mean operators act on one cluster slot ``cluster`` (index i) of the individual; the
+draws are made in the order documented on each operator, so hand-computed cases can be
+checked with a generator of known output.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+
+from hawks_deap._validation import check_choice, check_float, check_probability
+from hawks_deap.genotype import Genotype, Layout
+from hawks_deap.initialization import haar_rotation, rotation_power
+
+__all__ = [
+    "MEAN_MUTATIONS",
+    "mut_mean_gaussian",
+    "mut_mean_rails",
+    "mut_mean_pso",
+    "mut_mean_pso_informed",
+    "mut_mean_de",
+    "mut_cov_haar",
+    "mutate",
+]
+
+
+def _check_weights(low: float, high: float) -> None:
+    check_float("low", low)
+    check_float("high", high)
+    if low > high:
+        raise ValueError(f"low must be <= high, got low={low:g}, high={high:g}")
+
+
+def _other_cluster(individual: Genotype, cluster: int, rng: np.random.Generator) -> int:
+    """A cluster index drawn uniformly from {0..K-1} minus {cluster}."""
+    n = len(individual)
+    if n < 2:
+        raise ValueError(f"this mean mutation needs at least 2 clusters, got {n}")
+    j = int(rng.integers(n - 1))
+    return j + (j >= cluster)
+
+
+def _set_mean(individual: Genotype, cluster: int, mean: np.ndarray) -> tuple[Genotype]:
+    individual[cluster] = individual[cluster].with_mean(mean)
+    return (individual,)
+
+
+def mut_mean_gaussian(individual: Genotype, cluster: int, rng: np.random.Generator, *,
+                      scale: float = 1.0, dims: str = "each") -> tuple[Genotype]:
+    """The original HAWKS operator: ``mu' ~ N(mu, s)`` (Eq. S-1).
+
+    Parameters
+    ----------
+    individual : Genotype
+        The individual, changed in place.
+    cluster : int
+        Slot i of the cluster to move.
+    rng : numpy.random.Generator
+        Random source.
+    scale : float
+        Standard deviation of the step in each moved coordinate (HAWKS 0.2.0's ``scale``,
+        default 1.0).
+    dims : {"each", "one"}
+        ``"each"``: the whole mean vector moves, every coordinate with an independent
+        draw (0.2.0's default); ``"one"``: one coordinate, drawn uniformly, moves.
+    """
+    check_float("scale", scale, low=0.0)
+    check_choice("dims", dims, ("each", "one"))
+    mean = individual[cluster].mean
+    if dims == "each":
+        new = rng.normal(mean, scale)
+    else:
+        new = mean.copy()
+        d = int(rng.integers(mean.shape[0]))
+        new[d] = rng.normal(mean[d], scale)
+    return _set_mean(individual, cluster, new)
+
+
+def mut_mean_rails(individual: Genotype, cluster: int, rng: np.random.Generator, *,
+                   low: float = 0.0, high: float = 1.0) -> tuple[Genotype]:
+    """Move along the line to another cluster ("rails", Eq. S-2).
+
+    ``mu' = mu_i + w (mu_n - mu_i)`` if ``p <= 0.5`` else ``mu_i - w (mu_n - mu_i)``, with
+    n uniform over the other clusters, ``w ~ U(low, high)`` and ``p ~ U(0, 1)``, drawn in
+    the order n, w, p.
+    """
+    _check_weights(low, high)
+    n = _other_cluster(individual, cluster, rng)
+    w = rng.uniform(low, high)
+    p = rng.random()
+    mu = individual[cluster].mean
+    step = w * (individual[n].mean - mu)
+    return _set_mean(individual, cluster, mu + step if p <= 0.5 else mu - step)
+
+
+def _pso_step(individual: Genotype, cluster: int, rng: np.random.Generator,
+              global_mean: np.ndarray, low: float, high: float) -> np.ndarray:
+    _check_weights(low, high)
+    global_mean = np.asarray(global_mean, dtype=float)
+    mu = individual[cluster].mean
+    if global_mean.shape != mu.shape:
+        raise ValueError(f"global_mean must have shape {mu.shape}, got {global_mean.shape}")
+    n = _other_cluster(individual, cluster, rng)
+    w1, w2 = rng.uniform(low, high, size=2)
+    return w1 * (individual[n].mean - mu) + w2 * (global_mean - mu)
+
+
+def mut_mean_pso(individual: Genotype, cluster: int, rng: np.random.Generator, *,
+                 global_mean: np.ndarray, low: float = 0.0,
+                 high: float = 1.0) -> tuple[Genotype]:
+    """PSO-random mean mutation (Eq. S-3, paper Eq. 7).
+
+    ``step = w1 (mu_n - mu_i) + w2 (mu_bar - mu_i)``; ``mu' = mu_i + step`` if
+    ``p <= 0.5`` else ``mu_i - step``. ``mu_bar`` is the mean of all data points of the
+    individual (not of the cluster means; see `hawks_deap.Layout.data_mean`), n is
+    uniform over the other clusters, ``w1, w2 ~ U(low, high)``, ``p ~ U(0, 1)``; drawn in
+    the order n, (w1, w2), p.
+    """
+    step = _pso_step(individual, cluster, rng, global_mean, low, high)
+    p = rng.random()
+    mu = individual[cluster].mean
+    return _set_mean(individual, cluster, mu + step if p <= 0.5 else mu - step)
+
+
+def mut_mean_pso_informed(individual: Genotype, cluster: int, rng: np.random.Generator, *,
+                          global_mean: np.ndarray, index_value: float, target: float,
+                          low: float = 0.0, high: float = 1.0) -> tuple[Genotype]:
+    """PSO-informed mean mutation (Eq. S-4).
+
+    As `mut_mean_pso`, but the direction comes from the individual's current index
+    value: towards the others (``mu_i + step``) when ``s_all > s_t``, away
+    (``mu_i - step``) when ``s_all <= s_t``. Draws: n, (w1, w2).
+    """
+    check_float("index_value", index_value)
+    check_float("target", target)
+    step = _pso_step(individual, cluster, rng, global_mean, low, high)
+    mu = individual[cluster].mean
+    return _set_mean(individual, cluster, mu + step if index_value > target else mu - step)
+
+
+def mut_mean_de(individual: Genotype, cluster: int, rng: np.random.Generator, *,
+                F: float = 1.0) -> tuple[Genotype]:  # noqa: N803 - the DE literature's name
+    """DE-inspired mean mutation (Eq. S-5): ``mu' = mu_i + F (mu_r1 - mu_r2)``.
+
+    i, r1, r2 are distinct (needs K >= 3); (r1, r2) is an ordered pair drawn uniformly
+    without replacement from the other clusters. The supplement uses F = 1.
+    """
+    check_float("F", F, low=0.0)
+    k = len(individual)
+    if k < 3:
+        raise ValueError(f"mut_mean_de needs at least 3 clusters, got {k}")
+    others = np.delete(np.arange(k), cluster)
+    r1, r2 = rng.choice(others, size=2, replace=False)
+    mu = individual[cluster].mean
+    return _set_mean(individual, cluster, mu + F * (individual[r1].mean - individual[r2].mean))
+
+
+def mut_cov_haar(individual: Genotype, cluster: int, rng: np.random.Generator, *,
+                 power: float = 0.3, alpha: float = 3.0) -> tuple[Genotype]:
+    """Rotate and rescale a cluster's covariance, keeping its determinant (III-E2, S-I.B).
+
+    The rotation becomes ``Q^power R`` with Q drawn from the Haar measure on SO(D) and
+    raised to the fractional ``power`` (`hawks_deap.initialization.rotation_power`: the
+    result is a proper rotation). The variances are scaled by ``exp(x_i - 1/D)`` with
+    ``x ~ Dirichlet(alpha, ..., alpha)``; since ``sum x_i = 1`` the product of the factors
+    is 1 and the determinant is preserved. Draws: Q, then x.
+    """
+    check_float("power", power, low=0.0)
+    check_float("alpha", alpha, low=0.0, low_open=True)
+    gene = individual[cluster]
+    d = gene.n_dims
+    q = rotation_power(haar_rotation(d, rng), power)
+    x = rng.dirichlet(np.full(d, alpha))
+    variances = gene.variances * np.exp(x - 1.0 / d)
+    individual[cluster] = gene.with_shape(variances, q @ gene.rotation)
+    return (individual,)
+
+
+#: Mean operators by name, for `mutate` and ``make_toolbox(mean_mutation=...)``.
+MEAN_MUTATIONS: Mapping[str, Callable[..., tuple[Genotype]]] = {
+    "gaussian": mut_mean_gaussian,
+    "rails": mut_mean_rails,
+    "pso": mut_mean_pso,
+    "pso-informed": mut_mean_pso_informed,
+    "de": mut_mean_de,
+}
+
+
+def mutate(individual: Genotype, rng: np.random.Generator, *, mean_mutation: str = "pso",
+           p_mean: float | None = None, p_cov: float | None = None,
+           layout: Layout | None = None, target: float | None = None,
+           mean_kwargs: Mapping[str, Any] | None = None,
+           cov_kwargs: Mapping[str, Any] | None = None) -> tuple[Genotype]:
+    """HAWKS mutation: each cluster's mean and covariance mutated independently.
+
+    Parameters
+    ----------
+    individual : Genotype
+        Changed in place; returned as ``(individual,)``.
+    rng : numpy.random.Generator
+        Random source.
+    mean_mutation : {"gaussian", "rails", "pso", "pso-informed", "de"}
+        The mean operator (see `MEAN_MUTATIONS`).
+    p_mean, p_cov : float, optional
+        Per-cluster probabilities of a mean / covariance mutation (default 1/K each).
+    layout : Layout, optional
+        Needed by "pso" and "pso-informed" for the mean of all data points, computed
+        once from the individual as it was before this mutation.
+    target : float, optional
+        Needed by "pso-informed", with the individual's index value read from its
+        evaluation record (``individual.record["index"]``).
+    mean_kwargs, cov_kwargs : mapping, optional
+        Extra keyword arguments of the mean operator and of `mut_cov_haar`.
+    """
+    check_choice("mean_mutation", mean_mutation, MEAN_MUTATIONS)
+    k = len(individual)
+    p_mean = 1.0 / k if p_mean is None else check_probability("p_mean", p_mean)
+    p_cov = 1.0 / k if p_cov is None else check_probability("p_cov", p_cov)
+    op = MEAN_MUTATIONS[mean_mutation]
+    kwargs = dict(mean_kwargs or {})
+    if mean_mutation in ("pso", "pso-informed"):
+        if layout is None:
+            raise ValueError(f"mean_mutation={mean_mutation!r} needs the run's layout "
+                             "(layout=...) for the mean of all data points")
+        kwargs["global_mean"] = layout.data_mean(individual)
+    if mean_mutation == "pso-informed":
+        if target is None:
+            raise ValueError("mean_mutation='pso-informed' needs target=...")
+        if "index" not in individual.record:
+            raise ValueError("mean_mutation='pso-informed' needs the individual's index value: "
+                             "evaluate it before mutating it")
+        kwargs.update(index_value=individual.record["index"], target=target)
+    draws = rng.random((k, 2))
+    for i in range(k):
+        if draws[i, 0] < p_mean:
+            op(individual, i, rng, **kwargs)
+        if draws[i, 1] < p_cov:
+            mut_cov_haar(individual, i, rng, **(cov_kwargs or {}))
+    return (individual,)

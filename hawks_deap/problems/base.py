@@ -1,0 +1,153 @@
+"""The Problem protocol: what a dataset is, its fitness and its constraints.
+
+A problem owns one generation task: the dataset layout (N, K, D, cluster sizes, the
+common random numbers), the fitness, the constraints, the evaluator and its caches, and
+the DEAP fitness class. It knows nothing about the loop that optimises it.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+
+from hawks_deap._validation import check_float, check_int
+from hawks_deap.constraints import Constraint, check_constraints, penalty
+from hawks_deap.genotype import Evaluation, Genotype, Layout, RecordFitness
+from hawks_deap.initialization import cluster_sizes, random_genotype
+
+__all__ = ["Problem", "DatasetProblem"]
+
+
+class Problem(ABC):
+    """What every problem offers to toolboxes and loops.
+
+    Attributes
+    ----------
+    fitness_class : type
+        The DEAP fitness class of its individuals (a `RecordFitness` subclass).
+    layout : Layout or None
+        The layout of the current run, made by `prepare`.
+    """
+
+    fitness_class: type[RecordFitness]
+    layout: Layout | None = None
+
+    @abstractmethod
+    def prepare(self, rng: np.random.Generator) -> Layout:
+        """Start a run: draw the layout (sizes, common random numbers), reset caches."""
+
+    @abstractmethod
+    def random_individual(self, rng: np.random.Generator) -> Genotype:
+        """A random initial individual."""
+
+    @abstractmethod
+    def evaluate(self, individual: Genotype, eval_seed: int | None = None) -> Evaluation:
+        """Fitness values and evaluation record of an individual.
+
+        ``eval_seed`` seeds any randomness of the evaluation (stochastic clustering in
+        Versus mode); deterministic problems ignore it.
+        """
+
+    @abstractmethod
+    def parameters(self) -> dict[str, Any]:
+        """JSON-ready description of the problem (for dataset metadata)."""
+
+    def mutation_context(self) -> dict[str, Any]:
+        """Keyword arguments the mutation operators may need (e.g. the target)."""
+        return {}
+
+
+class DatasetProblem(Problem):
+    """Common dataset parameters of Index and Versus problems.
+
+    Parameters
+    ----------
+    n_samples, n_clusters, n_dims : int
+        N (>= n_clusters * min_size, or >= n_clusters with equal sizes), K (>= 2), D (>= 1).
+    constraints : iterable of Constraint
+        At most one per measure (e.g. ``Overlap(max=0.1)``, ``Eccentricity(min=1.0)``).
+    equal_sizes : bool
+        Equal cluster sizes instead of random ones (supplement S-I.A).
+    min_size : int
+        Minimum cluster size when sizes are random.
+    initial_mean_upper, initial_cov_upper : float
+        Upper bounds of the uniform initial means and variances (paper III-B).
+    """
+
+    def __init__(self, *, n_samples: int, n_clusters: int, n_dims: int,
+                 constraints: Iterable[Constraint] = (), equal_sizes: bool = False,
+                 min_size: int = 10, initial_mean_upper: float = 2.0,
+                 initial_cov_upper: float = 0.5) -> None:
+        self.n_clusters = check_int("n_clusters", n_clusters, minimum=2)
+        self.n_dims = check_int("n_dims", n_dims, minimum=1)
+        self.min_size = check_int("min_size", min_size, minimum=1)
+        self.equal_sizes = bool(equal_sizes)
+        needed = self.n_clusters * (1 if self.equal_sizes else self.min_size)
+        self.n_samples = check_int("n_samples", n_samples, minimum=1)
+        if self.n_samples < needed:
+            what = "n_clusters" if self.equal_sizes else "n_clusters * min_size"
+            raise ValueError(f"n_samples must be >= {what} = {needed}, got {self.n_samples}")
+        self.initial_mean_upper = check_float("initial_mean_upper", initial_mean_upper, low=0.0,
+                                              low_open=True)
+        self.initial_cov_upper = check_float("initial_cov_upper", initial_cov_upper, low=0.0,
+                                             low_open=True)
+        self.constraints = check_constraints(constraints)
+        self.layout = None
+
+    def prepare(self, rng: np.random.Generator) -> Layout:
+        """Draw the cluster sizes and common random numbers of a run."""
+        sizes = cluster_sizes(self.n_samples, self.n_clusters, rng, equal=self.equal_sizes,
+                              min_size=self.min_size)
+        self.layout = Layout(sizes, self.n_dims, rng=rng)
+        self._on_new_layout()
+        return self.layout
+
+    def _on_new_layout(self) -> None:
+        """Hook: rebuild evaluators and caches for ``self.layout``."""
+
+    def require_layout(self) -> Layout:
+        """The current layout; raises if `prepare` has not been called."""
+        if self.layout is None:
+            raise RuntimeError(f"{type(self).__name__} has no layout yet: call "
+                               "problem.prepare(rng) (make_toolbox and evolve do it)")
+        return self.layout
+
+    def random_individual(self, rng: np.random.Generator) -> Genotype:
+        """A random genotype (paper III-B)."""
+        return random_genotype(self.n_clusters, self.n_dims, rng,
+                               fitness_class=self.fitness_class,
+                               initial_mean_upper=self.initial_mean_upper,
+                               initial_cov_upper=self.initial_cov_upper)
+
+    def sample(self, individual: Genotype) -> tuple[np.ndarray, np.ndarray]:
+        """The dataset (X, y) of an individual under the current layout."""
+        return self.require_layout().sample(individual)
+
+    def constraint_values(self, individual: Genotype, X: np.ndarray) -> dict[str, float]:
+        """Measured value of each constraint."""
+        labels = self.require_layout().labels
+        return {c.measure: self._measure(c, individual, X, labels) for c in self.constraints}
+
+    def _measure(self, constraint: Constraint, individual: Genotype, X: np.ndarray,
+                 labels: np.ndarray) -> float:
+        return constraint.compute(individual, X, labels)
+
+    def penalty_of(self, values: dict[str, float]) -> float:
+        """Sum of squared constraint violations for measured values."""
+        return penalty(self.constraints, values)
+
+    def dataset_parameters(self) -> dict[str, Any]:
+        """The dataset part of `parameters`."""
+        return {
+            "n_samples": self.n_samples,
+            "n_clusters": self.n_clusters,
+            "n_dims": self.n_dims,
+            "equal_sizes": self.equal_sizes,
+            "min_size": self.min_size,
+            "initial_mean_upper": self.initial_mean_upper,
+            "initial_cov_upper": self.initial_cov_upper,
+            "constraints": [c.to_dict() for c in self.constraints],
+        }

@@ -1,0 +1,115 @@
+import copy
+import pickle
+
+import numpy as np
+import pytest
+
+import hawks_deap as hd
+from hawks_deap.initialization import cluster_sizes, haar_rotation, random_cluster
+
+
+def make_gene(rng, d=3):
+    return random_cluster(d, rng, initial_mean_upper=2.0, initial_cov_upper=0.5)
+
+
+def test_cluster_is_immutable_and_covariance_spd():
+    rng = np.random.default_rng(0)
+    g = make_gene(rng, 4)
+    with pytest.raises(AttributeError):
+        g.mean = np.zeros(4)
+    with pytest.raises(ValueError):
+        g.mean[0] = 1.0  # read-only array
+    cov = g.covariance
+    np.testing.assert_allclose(cov, cov.T)
+    assert np.all(np.linalg.eigvalsh(cov) > 0)
+    np.testing.assert_allclose(np.sort(np.linalg.eigvalsh(cov)), np.sort(g.variances),
+                               rtol=1e-10)
+    assert g.eccentricity == pytest.approx(g.variances.max() / g.variances.min())
+
+
+def test_cluster_key_is_content_based_and_stable_across_pickle():
+    rng = np.random.default_rng(1)
+    g = make_gene(rng)
+    same = hd.Cluster(g.mean.copy(), g.variances.copy(), g.rotation.copy())
+    assert same.key == g.key and same == g
+    moved = g.with_mean(g.mean + 1e-12)
+    assert moved.key != g.key
+    assert pickle.loads(pickle.dumps(g)).key == g.key
+    # the key does not depend on the process: it is a digest of the bytes
+    import hashlib
+
+    h = hashlib.blake2b(digest_size=16)
+    for a in (g.mean, g.variances, g.rotation):
+        h.update(a.tobytes())
+    assert g.key == h.hexdigest()
+
+
+def test_cluster_rejects_bad_arrays():
+    with pytest.raises(ValueError, match="variances"):
+        hd.Cluster([0.0, 0.0], [1.0, 0.0], np.eye(2))
+    with pytest.raises(ValueError, match="rotation"):
+        hd.Cluster([0.0, 0.0], [1.0, 1.0], np.eye(3))
+
+
+def test_clone_shares_genes_and_copies_fitness():
+    rng = np.random.default_rng(2)
+    ind = hd.Genotype([make_gene(rng) for _ in range(3)], hd.IndexFitness())
+    ind.fitness.values = hd.Evaluation((0.25,), {"index": 0.3, "penalty": 0.0})
+    c = ind.clone()
+    assert c is not ind and all(a is b for a, b in zip(c, ind))
+    assert c.fitness is not ind.fitness and c.fitness.values == (0.25,)
+    assert c.record == {"index": 0.3, "penalty": 0.0}
+    d = copy.deepcopy(ind)
+    assert all(a is b for a, b in zip(d, ind)) and d.record == ind.record
+    c[0] = c[0].with_mean(np.zeros(3))
+    assert ind[0] is not c[0]
+    del c.fitness.values
+    assert not c.fitness.valid and c.record == {} and ind.fitness.valid
+
+
+def test_genotype_pickles_with_fitness_and_record():
+    rng = np.random.default_rng(3)
+    ind = hd.Genotype([make_gene(rng) for _ in range(2)], hd.VersusFitness())
+    ind.fitness.values = hd.Evaluation((0.7,), {"winner_score": 0.9})
+    back = pickle.loads(pickle.dumps(ind))
+    assert isinstance(back, hd.Genotype) and isinstance(back.fitness, hd.VersusFitness)
+    assert back.fitness.values == (0.7,) and back.record == {"winner_score": 0.9}
+    assert hd.genotype_equal(back, ind)
+
+
+def test_layout_sampling_matches_gene_formula():
+    rng = np.random.default_rng(4)
+    layout = hd.Layout([5, 7, 9], 3, rng=rng)
+    ind = hd.Genotype([make_gene(rng) for _ in range(3)])
+    X, y = layout.sample(ind)
+    assert X.shape == (21, 3) and np.array_equal(y, np.repeat([0, 1, 2], [5, 7, 9]))
+    for k, g in enumerate(ind):
+        pts = X[y == k]
+        expected = g.mean + layout.z[k] @ np.diag(np.sqrt(g.variances)) @ g.rotation.T
+        np.testing.assert_allclose(pts, expected, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(layout.data_mean(ind), X.mean(axis=0), atol=1e-12)
+
+
+def test_sampled_covariance_converges_to_gene():
+    rng = np.random.default_rng(5)
+    g = make_gene(rng, 3)
+    layout = hd.Layout([200_000], 3, rng=rng)
+    pts = layout.cluster_points([g], 0)
+    np.testing.assert_allclose(pts.mean(axis=0), g.mean, atol=0.01)
+    np.testing.assert_allclose(np.cov(pts.T), g.covariance, atol=0.01)
+
+
+@pytest.mark.parametrize("d", [1, 2, 5, 30])
+def test_haar_rotation_is_proper(d):
+    r = haar_rotation(d, np.random.default_rng(d))
+    np.testing.assert_allclose(r @ r.T, np.eye(d), atol=1e-12)
+    assert np.linalg.det(r) == pytest.approx(1.0)
+
+
+def test_cluster_sizes_equal_and_random():
+    rng = np.random.default_rng(6)
+    assert cluster_sizes(10, 3, rng, equal=True).tolist() == [4, 3, 3]
+    s = cluster_sizes(2000, 30, rng, min_size=10)
+    assert s.sum() == 2000 and s.min() >= 10
+    with pytest.raises(ValueError, match="n_samples"):
+        cluster_sizes(50, 10, rng, min_size=10)
