@@ -1,0 +1,149 @@
+import random
+
+import numpy as np
+import pytest
+from deap import algorithms, tools
+
+import hawks_deap as hd
+from hawks_deap.operators import MEAN_MUTATIONS, record_penalty
+
+
+def problem(**kw):
+    args = dict(n_samples=240, n_clusters=4, n_dims=2, target=0.5,
+                constraints=[hd.Overlap(max=0.1)])
+    args.update(kw)
+    return hd.IndexProblem(**args)
+
+
+def test_evolve_result_and_logbook():
+    r = hd.evolve(problem(), population_size=6, generations=8, seed=0)
+    assert len(r.population) == 6 and len(r.logbook) == 9
+    row = r.logbook[-1]
+    for key in ("gen", "nevals", "fitness_best", "fitness_median", "n_feasible", "index",
+                "overlap", "penalty"):
+        assert key in row
+    assert r.logbook[0]["nevals"] == 6
+    assert all(row["nevals"] <= 6 for row in r.logbook[1:])
+    # the best is the best feasible individual ever seen
+    assert r.best.record["feasible"]
+    assert r.best.fitness.values[0] <= min(
+        ind.fitness.values[0] for ind in r.population if record_penalty(ind) == 0)
+    assert r.best.fitness.values[0] == pytest.approx(abs(0.5 - r.best.record["index"]))
+    assert hd.genotype_equal(r.hall_of_fame[0], r.best)
+    # fitness of best improves (non-increasing over the run in the hall of fame sense)
+    assert r.best.fitness.values[0] <= r.logbook[0]["fitness_best"]
+
+
+def test_reproducible_byte_identical_and_seed_sensitive():
+    texts = []
+    for _ in range(2):
+        r = hd.evolve(problem(), population_size=6, generations=6, seed=42)
+        texts.append(r.best_dataset().to_csv_text())
+    assert texts[0] == texts[1]
+    other = hd.evolve(problem(), population_size=6, generations=6, seed=43)
+    assert other.best_dataset().to_csv_text() != texts[0]
+    g = hd.evolve(problem(), population_size=6, generations=6,
+                  seed=np.random.SeedSequence(42))
+    assert g.best_dataset().to_csv_text() == texts[0]
+
+
+def test_evolve_with_user_map_is_identical():
+    a = hd.evolve(problem(), population_size=6, generations=5, seed=3)
+    b = hd.evolve(problem(), population_size=6, generations=5, seed=3, map=map)
+    assert a.best_dataset().to_csv_text() == b.best_dataset().to_csv_text()
+
+
+def test_callbacks_can_stop_and_see_state():
+    seen = []
+
+    def cb(state):
+        seen.append(state.generation)
+        return state.generation >= 3
+
+    r = hd.evolve(problem(), population_size=4, generations=50, seed=0, callbacks=[cb])
+    assert seen == [1, 2, 3] and len(r.logbook) == 4 and r.generations_run == 3
+
+
+def test_best_falls_back_to_smallest_penalty_when_never_feasible():
+    p = problem(constraints=[hd.Overlap(min=0.99)])  # unreachable
+    r = hd.evolve(p, population_size=4, generations=3, seed=0)
+    assert len(r.hall_of_fame) == 0
+    assert r.best.record["penalty"] > 0
+    assert r.best.record["penalty"] <= min(record_penalty(i) for i in r.population)
+
+
+def test_select_best_rule():
+    def ind(fit, pen):
+        i = hd.Genotype([], hd.IndexFitness())
+        i.fitness.values = hd.Evaluation((fit,), {"penalty": pen})
+        return i
+
+    a, b, c = ind(0.5, 0.0), ind(0.01, 2.0), ind(0.2, 0.0)
+    assert hd.select_best([a, b, c]) is c
+    d, e = ind(0.01, 2.0), ind(0.3, 1.0)
+    assert hd.select_best([d, e]) is e
+    assert hd.select_best([]) is None
+
+
+@pytest.mark.parametrize("op", list(MEAN_MUTATIONS))
+def test_toolbox_runs_under_eamupluslambda(op):
+    p = problem()
+    toolbox = hd.make_toolbox(p, seed=1, mean_mutation=op)
+    random.seed(1)
+    pop = toolbox.population(n=6)
+    for ind in pop:  # pso-informed needs an index value: evaluate the first population
+        ind.fitness.values = toolbox.evaluate(ind)
+    hof = tools.HallOfFame(3, similar=hd.genotype_equal)
+    pop, log = algorithms.eaMuPlusLambda(pop, toolbox, mu=6, lambda_=8, cxpb=0.4,
+                                         mutpb=0.5, ngen=4, halloffame=hof, verbose=False)
+    assert len(pop) == 6 and len(hof) >= 1
+    assert all(ind.fitness.valid and "index" in ind.record for ind in pop)
+
+
+def test_toolbox_registrations():
+    toolbox = hd.make_toolbox(problem(), seed=0)
+    for name in ("individual", "population", "evaluate", "mate", "mutate", "select",
+                 "parent_select", "clone", "map"):
+        assert hasattr(toolbox, name)
+    a, b = toolbox.population(n=2)
+    c = toolbox.clone(a)
+    assert c is not a and hd.genotype_equal(a, c)
+
+
+def load_example(name):
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).parent.parent / "examples" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"example_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_nsga2_on_two_objective_form():
+    example = load_example("toolbox_composition")
+    front = example.run_nsga2(seed=0, generations=3, population_size=8, n_samples=200)
+    assert len(front) >= 1
+    for a in front:
+        for b in front:
+            assert not a.fitness.dominates(b.fitness)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(population_size=1), "population_size"),
+    (dict(generations=0), "generations"),
+    (dict(p_crossover=1.5), "p_crossover"),
+    (dict(p_f=-0.1), "p_f"),
+    (dict(mean_mutation="levy"), "'pso-informed'"),
+    (dict(n_jobs=0), "n_jobs"),
+    (dict(p_mean=2.0), "p_mean"),
+])
+def test_evolve_bad_input(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        hd.evolve(problem(), **kwargs)
+
+
+def test_evolve_seed_type_error():
+    with pytest.raises(TypeError, match="seed"):
+        hd.evolve(problem(), seed="zero")

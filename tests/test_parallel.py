@@ -1,0 +1,77 @@
+"""Individuals and problems pickle; populations evaluate in spawn pools without hanging."""
+
+import multiprocessing
+import pickle
+from concurrent.futures import ThreadPoolExecutor
+
+import multiprocess
+import pytest
+
+import hawks_deap as hd
+
+TIMEOUT = 120
+
+
+def prepared_problem():
+    import numpy as np
+
+    p = hd.IndexProblem(200, 3, 2, target=0.5, constraints=[hd.Overlap(max=0.1)])
+    p.prepare(np.random.default_rng(0))
+    return p
+
+
+def evaluate_in(problem, population):
+    return [problem.evaluate(ind) for ind in population]
+
+
+def test_individuals_and_problems_pickle():
+    import numpy as np
+
+    p = prepared_problem()
+    ind = p.random_individual(np.random.default_rng(1))
+    ind.fitness.values = p.evaluate(ind)
+    back = pickle.loads(pickle.dumps(ind))
+    assert back.fitness.values == ind.fitness.values and back.record == ind.record
+    q = pickle.loads(pickle.dumps(p))
+    assert q.evaluate(ind) == p.evaluate(ind)
+    assert q.evaluate(ind).record == p.evaluate(ind).record
+
+
+def run_with_timeout(fn, *args):
+    with ThreadPoolExecutor(1) as ex:
+        return ex.submit(fn, *args).result(timeout=TIMEOUT)
+
+
+def _pool_evaluate(pool_module):
+    import numpy as np
+
+    p = prepared_problem()
+    rng = np.random.default_rng(2)
+    pop = [p.random_individual(rng) for _ in range(6)]
+    toolbox = hd.make_toolbox(p, seed=0)
+    ctx = pool_module.get_context("spawn")
+    with ctx.Pool(2) as pool:
+        toolbox.register("map", pool.map)
+        fits = list(toolbox.map(toolbox.evaluate, pop))
+    serial = [toolbox.evaluate(ind) for ind in pop]
+    return fits, serial
+
+
+@pytest.mark.parametrize("pool_module", [multiprocessing, multiprocess],
+                         ids=["multiprocessing", "multiprocess"])
+def test_population_evaluates_in_spawn_pool(pool_module):
+    fits, serial = run_with_timeout(_pool_evaluate, pool_module)
+    assert [tuple(f) for f in fits] == [tuple(s) for s in serial]
+    assert [f.record for f in fits] == [s.record for s in serial]
+
+
+def test_evolve_n_jobs_identical_to_serial():
+    def both():
+        a = hd.evolve(hd.IndexProblem(200, 3, 2, 0.5, constraints=[hd.Overlap(max=0.1)]),
+                      population_size=4, generations=3, seed=9)
+        b = hd.evolve(hd.IndexProblem(200, 3, 2, 0.5, constraints=[hd.Overlap(max=0.1)]),
+                      population_size=4, generations=3, seed=9, n_jobs=2)
+        return a.best_dataset().to_csv_text(), b.best_dataset().to_csv_text()
+
+    a, b = run_with_timeout(both)
+    assert a == b
