@@ -3,6 +3,8 @@ import pickle
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import hawks_deap as hd
 from hawks_deap.initialization import cluster_sizes, haar_rotation, random_cluster
@@ -113,3 +115,16 @@ def test_cluster_sizes_equal_and_random():
     assert s.sum() == 2000 and s.min() >= 10
     with pytest.raises(ValueError, match="n_samples"):
         cluster_sizes(50, 10, rng, min_size=10)
+
+
+@settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), k=st.integers(1, 40), min_size=st.integers(1, 50),
+       extra=st.integers(0, 5000), equal=st.booleans())
+def test_sizes_sum_to_n_and_respect_minimum(seed, k, min_size, extra, equal):
+    n = k * min_size + extra
+    s = cluster_sizes(n, k, np.random.default_rng(seed), equal=equal, min_size=min_size)
+    assert s.shape == (k,) and s.sum() == n
+    if equal:
+        assert s.max() - s.min() <= 1
+    else:
+        assert s.min() >= min_size
