@@ -9,7 +9,14 @@
 """
 
 from hawks_deap import operators
-from hawks_deap.algorithms import GenerationState, Result, evolve, make_toolbox, select_best
+from hawks_deap.algorithms import (
+    ALGORITHMS,
+    GenerationState,
+    Result,
+    evolve,
+    make_toolbox,
+    select_best,
+)
 from hawks_deap.constraints import Constraint, Eccentricity, Overlap
 from hawks_deap.dataset import Dataset
 from hawks_deap.evaluation import (
@@ -24,16 +31,18 @@ from hawks_deap.genotype import (
     Genotype,
     IndexFitness,
     Layout,
+    MultiObjectiveFitness,
     RecordFitness,
     VersusFitness,
     clone,
     genotype_equal,
 )
-from hawks_deap.problems import IndexProblem, Problem
+from hawks_deap.problems import IndexProblem, MultiObjectiveProblem, Problem
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "ALGORITHMS",
     "Cluster",
     "Constraint",
     "Dataset",
@@ -45,6 +54,8 @@ __all__ = [
     "IndexFitness",
     "IndexProblem",
     "Layout",
+    "MultiObjectiveFitness",
+    "MultiObjectiveProblem",
     "Overlap",
     "Problem",
     "RecordFitness",

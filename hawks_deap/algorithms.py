@@ -9,6 +9,7 @@ uniform crossover, mutation of every offspring, evaluation of the changed ones t
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,12 +29,14 @@ from hawks_deap.operators import (
     cx_uniform,
     mutate,
     record_penalty,
+    sel_nsga3,
     sel_stochastic_ranking,
+    sel_tournament_crowded,
     sel_tournament_rank,
 )
 from hawks_deap.problems.base import Problem
 
-__all__ = ["GenerationState", "Result", "evolve", "make_toolbox", "select_best"]
+__all__ = ["ALGORITHMS", "GenerationState", "Result", "evolve", "make_toolbox", "select_best"]
 
 #: Streams spawned from a run's SeedSequence, in this order.
 _STREAMS = ("layout", "init", "variation", "selection", "evaluation")
@@ -50,7 +53,9 @@ def make_toolbox(problem: Problem, *, seed: object = None, mean_mutation: str = 
                  p_f: float = 0.5, p_mean: float | None = None, p_cov: float | None = None,
                  mean_kwargs: Mapping[str, Any] | None = None,
                  cov_kwargs: Mapping[str, Any] | None = None,
-                 map: Callable | None = None) -> base.Toolbox:  # noqa: A002 - DEAP's name
+                 map: Callable | None = None,  # noqa: A002 - DEAP's name
+                 algorithm: str = "hawks", population_size: int = 10,
+                 nsga3_divisions: int | None = None) -> base.Toolbox:
     """A DEAP toolbox with the HAWKS operators for ``problem``.
 
     Calls ``problem.prepare`` (new layout and caches) with a stream of ``seed``.
@@ -71,6 +76,16 @@ def make_toolbox(problem: Problem, *, seed: object = None, mean_mutation: str = 
         Options of the mean operator and of ``mut_cov_haar``.
     map : callable, optional
         Registered as ``toolbox.map`` (e.g. ``pool.map``); builtin ``map`` by default.
+    algorithm : {"hawks", "nsga2", "nsga3"}
+        Which ``select`` / ``parent_select`` to register: stochastic ranking and rank
+        tournaments (HAWKS), ``deap.tools.selNSGA2`` and crowded tournaments, or NSGA-III
+        selection (`hawks_deap.operators.sel_nsga3`) and uniform mating. For NSGA, pass a
+        multi-objective problem (``problem.as_multiobjective()``).
+    population_size : int
+        Used by NSGA-III to choose the number of reference-point divisions.
+    nsga3_divisions : int, optional
+        Divisions of ``deap.tools.uniform_reference_points`` (default: the most whose
+        points do not outnumber the population).
 
     Returns
     -------
@@ -88,16 +103,23 @@ def make_toolbox(problem: Problem, *, seed: object = None, mean_mutation: str = 
         check_probability("p_cov", p_cov)
     if mean_mutation == "de" and getattr(problem, "n_clusters", 3) < 3:
         raise ValueError("mean_mutation='de' needs n_clusters >= 3")
+    check_choice("algorithm", algorithm, ALGORITHMS)
+    if algorithm != "hawks" and len(problem.fitness_class().weights) < 2:
+        raise ValueError(f"algorithm={algorithm!r} needs a multi-objective problem: pass "
+                         "problem.as_multiobjective()")
     _, rngs = _streams(seed)
     return _build_toolbox(problem, rngs, mean_mutation=mean_mutation, p_f=p_f, p_mean=p_mean,
                           p_cov=p_cov, mean_kwargs=mean_kwargs, cov_kwargs=cov_kwargs,
-                          map_fn=map)
+                          map_fn=map, algorithm=algorithm, population_size=population_size,
+                          nsga3_divisions=nsga3_divisions)
 
 
 def _build_toolbox(problem: Problem, rngs: dict[str, np.random.Generator], *,
                    mean_mutation: str, p_f: float, p_mean: float | None, p_cov: float | None,
                    mean_kwargs: Mapping[str, Any] | None, cov_kwargs: Mapping[str, Any] | None,
-                   map_fn: Callable | None) -> base.Toolbox:
+                   map_fn: Callable | None, algorithm: str = "hawks",
+                   nsga3_divisions: int | None = None,
+                   population_size: int = 10) -> base.Toolbox:
     layout = problem.prepare(rngs["layout"])
     toolbox = base.Toolbox()
     toolbox.register("individual", problem.random_individual, rngs["init"])
@@ -107,11 +129,59 @@ def _build_toolbox(problem: Problem, rngs: dict[str, np.random.Generator], *,
     toolbox.register("mutate", mutate, rng=rngs["variation"], mean_mutation=mean_mutation,
                      p_mean=p_mean, p_cov=p_cov, layout=layout, mean_kwargs=mean_kwargs,
                      cov_kwargs=cov_kwargs, **problem.mutation_context())
-    toolbox.register("select", sel_stochastic_ranking, rng=rngs["selection"], p_f=p_f)
-    toolbox.register("parent_select", sel_tournament_rank, rng=rngs["selection"])
+    if algorithm == "hawks":
+        toolbox.register("select", sel_stochastic_ranking, rng=rngs["selection"], p_f=p_f)
+        toolbox.register("parent_select", sel_tournament_rank, rng=rngs["selection"])
+    elif algorithm == "nsga2":
+        toolbox.register("select", tools.selNSGA2)
+        toolbox.register("parent_select", sel_tournament_crowded, rng=rngs["selection"])
+    else:
+        n_obj = len(problem.fitness_class().weights)
+        divisions = nsga3_divisions or _default_divisions(n_obj, population_size)
+        toolbox.register("select", sel_nsga3, rng=rngs["selection"],
+                         ref_points=tools.uniform_reference_points(n_obj, divisions))
+        # Deb & Jain (2014) mate uniformly at random: a tournament of size 1.
+        toolbox.register("parent_select", sel_tournament_rank, rng=rngs["selection"],
+                         tournsize=1)
     toolbox.register("clone", clone)
     toolbox.register("map", map_fn if map_fn is not None else map)
     return toolbox
+
+
+def _default_divisions(n_objectives: int, population_size: int) -> int:
+    """Largest number of divisions whose reference points do not outnumber the population.
+
+    ``uniform_reference_points(M, p)`` makes C(p + M - 1, M - 1) points; at least 1 division.
+    """
+    p = 1
+    while math.comb(p + 1 + n_objectives - 1, n_objectives - 1) <= population_size:
+        p += 1
+    return p
+
+
+ALGORITHMS = ("hawks", "nsga2", "nsga3")
+
+
+def _resolve_problem(problem: Problem, algorithm: str) -> Problem:
+    """The problem in the form the algorithm needs (multi-objective for NSGA)."""
+    from hawks_deap.problems.multiobjective import MultiObjectiveProblem
+
+    check_choice("algorithm", algorithm, ALGORITHMS)
+    n_obj = len(problem.fitness_class().weights)
+    if algorithm == "hawks":
+        if n_obj != 1:
+            raise ValueError(f"algorithm='hawks' needs a single-objective problem, got {n_obj} "
+                             "objectives; use algorithm='nsga2' or 'nsga3'")
+        return problem
+    if not isinstance(problem, MultiObjectiveProblem) and n_obj == 1:
+        if not hasattr(problem, "as_multiobjective"):
+            raise ValueError(f"algorithm={algorithm!r} needs a multi-objective problem")
+        problem = problem.as_multiobjective()
+    n_obj = len(problem.fitness_class().weights)
+    if n_obj < 2:
+        raise ValueError(f"algorithm={algorithm!r} needs at least 2 objectives, the problem "
+                         f"has {n_obj}: add constraints, or objectives to as_multiobjective()")
+    return problem
 
 
 def select_best(individuals: Iterable[Genotype]) -> Genotype | None:
@@ -164,6 +234,11 @@ class Result:
         repeats the run.
     settings : dict
         The loop's settings, for metadata.
+    generations_run : int
+        Generations completed (fewer than asked when a callback stopped the run).
+    pareto_front : deap.tools.ParetoFront or None
+        For ``algorithm="nsga2"`` / ``"nsga3"``: the non-dominated individuals seen
+        during the run; None for the HAWKS loop.
     """
 
     problem: Problem
@@ -174,6 +249,7 @@ class Result:
     seed: int | list[int]
     settings: dict[str, Any] = field(default_factory=dict)
     generations_run: int = 0
+    pareto_front: tools.ParetoFront | None = None
 
     def dataset(self, individual: Genotype):
         """The `hawks_deap.Dataset` of any individual of this run."""
@@ -230,7 +306,8 @@ def evolve(problem: Problem, *, population_size: int = 10, generations: int = 10
            progress: bool = False, p_mean: float | None = None, p_cov: float | None = None,
            mean_kwargs: Mapping[str, Any] | None = None,
            cov_kwargs: Mapping[str, Any] | None = None,
-           hall_of_fame_size: int = 10) -> Result:
+           hall_of_fame_size: int = 10, algorithm: str = "hawks",
+           nsga3_divisions: int | None = None) -> Result:
     """Run HAWKS on a problem.
 
     Parameters
@@ -266,6 +343,13 @@ def evolve(problem: Problem, *, population_size: int = 10, generations: int = 10
         Options of the mean operator and of the covariance operator.
     hall_of_fame_size : int
         Capacity of the hall of fame of feasible individuals.
+    algorithm : {"hawks", "nsga2", "nsga3"}
+        The HAWKS loop (stochastic ranking), or NSGA-II / NSGA-III selection in the same
+        generational loop. For NSGA a single-objective problem is turned into
+        ``problem.as_multiobjective()`` (one objective per constraint); the result then
+        carries ``pareto_front``.
+    nsga3_divisions : int, optional
+        Reference-point divisions for NSGA-III (see `make_toolbox`).
 
     Returns
     -------
@@ -290,16 +374,22 @@ def evolve(problem: Problem, *, population_size: int = 10, generations: int = 10
         check_probability("p_cov", p_cov)
     if mean_mutation == "de" and getattr(problem, "n_clusters", 3) < 3:
         raise ValueError("mean_mutation='de' needs n_clusters >= 3")
+    if nsga3_divisions is not None:
+        check_int("nsga3_divisions", nsga3_divisions, minimum=1)
+    problem = _resolve_problem(problem, algorithm)
 
     ss, rngs = _streams(seed)
     toolbox = _build_toolbox(problem, rngs, mean_mutation=mean_mutation, p_f=p_f,
                              p_mean=p_mean, p_cov=p_cov, mean_kwargs=mean_kwargs,
-                             cov_kwargs=cov_kwargs, map_fn=map)
+                             cov_kwargs=cov_kwargs, map_fn=map, algorithm=algorithm,
+                             population_size=population_size,
+                             nsga3_divisions=nsga3_divisions)
     settings = {
         "population_size": population_size, "generations": generations,
         "p_crossover": p_crossover, "p_f": p_f, "mean_mutation": mean_mutation,
         "p_mean": p_mean, "p_cov": p_cov,
         "mean_kwargs": dict(mean_kwargs or {}), "cov_kwargs": dict(cov_kwargs or {}),
+        "algorithm": algorithm,
     }
     pool = None
     if map is None and n_jobs > 1:
@@ -311,8 +401,9 @@ def evolve(problem: Problem, *, population_size: int = 10, generations: int = 10
         task = _EvaluateTask(toolbox.evaluate)
         evaluate_map = _MapEvaluate(toolbox.map, task)
     try:
+        front = None if algorithm == "hawks" else tools.ParetoFront(similar=genotype_equal)
         return _run(problem, toolbox, rngs, ss, evaluate_map, settings, population_size,
-                    generations, p_crossover, callbacks, progress, hall_of_fame_size)
+                    generations, p_crossover, callbacks, progress, hall_of_fame_size, front)
     finally:
         if pool is not None:
             pool.close()
@@ -340,7 +431,7 @@ def _evaluate_all(evaluate_map: Callable, individuals: list[Genotype],
 
 
 def _run(problem, toolbox, rngs, ss, evaluate_map, settings, population_size, generations,
-         p_crossover, callbacks, progress, hall_of_fame_size) -> Result:
+         p_crossover, callbacks, progress, hall_of_fame_size, front) -> Result:
     from tqdm.auto import tqdm
 
     var_rng = rngs["variation"]
@@ -353,6 +444,8 @@ def _run(problem, toolbox, rngs, ss, evaluate_map, settings, population_size, ge
     population = toolbox.select(population, population_size)  # rank before any tournament
     fallback = select_best(population)
     hof.update([ind for ind in population if record_penalty(ind) == 0.0])
+    if front is not None:
+        front.update(population)
     logbook.record(**_log_row(0, nevals, population))
 
     bar = tqdm(total=generations, disable=not progress, desc="generations", leave=False)
@@ -372,6 +465,8 @@ def _run(problem, toolbox, rngs, ss, evaluate_map, settings, population_size, ge
                     del ind.fitness.values
             nevals = _evaluate_all(evaluate_map, offspring, ss, gen)
             hof.update([ind for ind in offspring if record_penalty(ind) == 0.0])
+            if front is not None:
+                front.update(offspring)
             candidate = select_best([fallback, *offspring])
             fallback = candidate if candidate is not None else fallback
             population = toolbox.select(population + offspring, population_size)
@@ -388,4 +483,5 @@ def _run(problem, toolbox, rngs, ss, evaluate_map, settings, population_size, ge
     best = hof[0] if len(hof) else fallback
     seed_value = ss.entropy if isinstance(ss.entropy, int) else [int(e) for e in ss.entropy]
     return Result(problem=problem, population=population, logbook=logbook, hall_of_fame=hof,
-                  best=best, seed=seed_value, settings=settings, generations_run=gen)
+                  best=best, seed=seed_value, settings=settings, generations_run=gen,
+                  pareto_front=front)

@@ -33,6 +33,7 @@ __all__ = [
     "IndexFitness",
     "VersusFitness",
     "RecordFitness",
+    "MultiObjectiveFitness",
     "genotype_equal",
 ]
 
@@ -231,18 +232,18 @@ class RecordFitness(base.Fitness):
 
     def __deepcopy__(self, memo: dict) -> RecordFitness:
         copy_ = self.__class__.__new__(self.__class__)
-        copy_.wvalues = self.wvalues
+        copy_.__dict__.update(self.__dict__)
         copy_.record = dict(self.record)
         return copy_
 
     def __reduce__(self):
-        return (_rebuild_fitness, (self.__class__, self.wvalues, self.record))
+        return (_rebuild_fitness, (self.__class__, self.__dict__))
 
 
-def _rebuild_fitness(cls: type, wvalues: tuple, record: dict) -> RecordFitness:
+def _rebuild_fitness(cls: type, state: dict) -> RecordFitness:
     fit = cls.__new__(cls)
-    fit.wvalues = tuple(wvalues)
-    fit.record = dict(record)
+    fit.__dict__.update(state)
+    fit.record = dict(fit.__dict__.get("record", {}))
     return fit
 
 
@@ -256,6 +257,32 @@ class VersusFitness(RecordFitness):
     """Versus mode: maximise ``score(winner) - score(loser)`` (HAWKS paper, Eq. 4)."""
 
     weights = (1.0,)
+
+
+class MultiObjectiveFitness(RecordFitness):
+    """A fitness whose weights are chosen per instance (multi-objective forms).
+
+    Parameters
+    ----------
+    values : sequence of float
+        Initial values (empty: invalid).
+    weights : sequence of float
+        One weight per objective: negative to minimise, positive to maximise.
+
+    Notes
+    -----
+    The weights travel with the instance through copies and pickling, so one
+    module-level class serves every multi-objective form; nothing is created with
+    ``deap.creator``.
+    """
+
+    weights: tuple[float, ...] = ()
+
+    def __init__(self, values: Sequence[float] = (), weights: Sequence[float] = ()) -> None:
+        self.weights = tuple(float(w) for w in weights)
+        if not self.weights:
+            raise ValueError("MultiObjectiveFitness needs weights=(w1, w2, ...)")
+        super().__init__(values)
 
 
 class Genotype(list):

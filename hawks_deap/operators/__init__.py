@@ -14,7 +14,9 @@ from hawks_deap.operators.mutation import (
 )
 from hawks_deap.operators.selection import (
     record_penalty,
+    sel_nsga3,
     sel_stochastic_ranking,
+    sel_tournament_crowded,
     sel_tournament_rank,
 )
 
@@ -30,6 +32,8 @@ __all__ = [
     "mut_mean_rails",
     "mutate",
     "record_penalty",
+    "sel_nsga3",
     "sel_stochastic_ranking",
+    "sel_tournament_crowded",
     "sel_tournament_rank",
 ]

@@ -9,7 +9,13 @@ import numpy as np
 
 from hawks_deap._validation import check_int, check_probability
 
-__all__ = ["record_penalty", "sel_stochastic_ranking", "sel_tournament_rank"]
+__all__ = [
+    "record_penalty",
+    "sel_nsga3",
+    "sel_stochastic_ranking",
+    "sel_tournament_crowded",
+    "sel_tournament_rank",
+]
 
 
 def record_penalty(individual: Any) -> float:
@@ -88,3 +94,80 @@ def sel_tournament_rank(individuals: Sequence[Any], k: int, rng: np.random.Gener
         raise ValueError("individuals must not be empty")
     picks = rng.integers(len(individuals), size=(k, tournsize)).min(axis=1)
     return [individuals[i] for i in picks]
+
+
+def sel_nsga3(individuals: Sequence[Any], k: int, rng: np.random.Generator, *,
+              ref_points: np.ndarray, nd: str = "log") -> list[Any]:
+    """NSGA-III environmental selection (Deb & Jain, 2014) with an explicit generator.
+
+    The same steps as ``deap.tools.selNSGA3`` (non-dominated sorting, ideal point,
+    extreme points and intercepts, association to reference points, niching), built on
+    DEAP's own helpers; only the random tie-breaking of the niching step draws from
+    ``rng`` instead of numpy's global state, so runs are reproducible from their seed.
+    """
+    from itertools import chain
+
+    from deap.tools import emo
+
+    k = check_int("k", k, minimum=0, maximum=len(individuals))
+    if nd not in ("log", "standard"):
+        raise ValueError(f"nd must be 'log' or 'standard', got {nd!r}")
+    sort = emo.sortLogNondominated if nd == "log" else emo.sortNondominated
+    fronts = sort(list(individuals), k)
+    fitnesses = -np.array([ind.fitness.wvalues for front in fronts for ind in front])
+    best_point = fitnesses.min(axis=0)
+    worst_point = fitnesses.max(axis=0)
+    extreme = emo.find_extreme_points(fitnesses, best_point)
+    front_worst = fitnesses[: sum(len(f) for f in fronts)].max(axis=0)
+    intercepts = emo.find_intercepts(extreme, best_point, worst_point, front_worst)
+    niches, dist = emo.associate_to_niche(fitnesses, np.asarray(ref_points), best_point,
+                                          intercepts)
+    counts = np.zeros(len(ref_points), dtype=np.int64)
+    n_before = len(fitnesses) - len(fronts[-1])
+    idx, cnt = np.unique(niches[:n_before], return_counts=True)
+    counts[idx] = cnt
+    chosen = list(chain(*fronts[:-1]))
+    last = fronts[-1]
+    last_niches, last_dist = niches[n_before:], dist[n_before:]
+    available = np.ones(len(last), dtype=bool)
+    while len(chosen) < k:
+        live = np.zeros(len(counts), dtype=bool)
+        live[np.unique(last_niches[available])] = True
+        least = counts[live].min()
+        candidates = np.flatnonzero(live & (counts == least))
+        candidates = rng.permutation(candidates)[: k - len(chosen)]
+        for niche in candidates:
+            members = rng.permutation(np.flatnonzero((last_niches == niche) & available))
+            pick = members[np.argmin(last_dist[members])] if counts[niche] == 0 else members[0]
+            available[pick] = False
+            counts[niche] += 1
+            chosen.append(last[pick])
+    return chosen
+
+
+def sel_tournament_crowded(individuals: Sequence[Any], k: int,
+                           rng: np.random.Generator) -> list[Any]:
+    """Binary tournaments on NSGA-II's crowded comparison (front rank, then crowding).
+
+    The lower non-domination rank wins; between equal ranks, the larger crowding
+    distance (``fitness.crowding_dist``, set by ``deap.tools.selNSGA2``; 0 if absent).
+    Unlike ``deap.tools.selTournamentDCD`` it accepts any ``k`` and draws from ``rng``.
+    """
+    from deap.tools import sortNondominated
+
+    k = check_int("k", k, minimum=0)
+    if not individuals:
+        raise ValueError("individuals must not be empty")
+    pool = list(individuals)
+    rank = {}
+    for r, front in enumerate(sortNondominated(pool, len(pool))):
+        for ind in front:
+            rank[id(ind)] = r
+    pairs = rng.integers(len(pool), size=(k, 2))
+    out = []
+    for a, b in pairs:
+        x, y = pool[a], pool[b]
+        kx = (rank[id(x)], -getattr(x.fitness, "crowding_dist", 0.0))
+        ky = (rank[id(y)], -getattr(y.fitness, "crowding_dist", 0.0))
+        out.append(y if ky < kx else x)
+    return out

@@ -139,6 +139,15 @@ class DatasetProblem(Problem):
         """Sum of squared constraint violations for measured values."""
         return penalty(self.constraints, values)
 
+    def as_multiobjective(self, objectives: Iterable[str] | None = None):
+        """Return the problem with one more objective per constraint (NSGA-II / NSGA-III).
+
+        See `hawks_deap.problems.multiobjective.MultiObjectiveProblem`.
+        """
+        from hawks_deap.problems.multiobjective import MultiObjectiveProblem
+
+        return MultiObjectiveProblem(self, None if objectives is None else list(objectives))
+
     def dataset_parameters(self) -> dict[str, Any]:
         """The dataset part of `parameters`."""
         return {

@@ -1,0 +1,128 @@
+"""Multi-objective forms of a problem, for NSGA-II / NSGA-III.
+
+``problem.as_multiobjective()`` keeps the problem's primary objective (``|s_t - s|`` in
+Index mode, the score gap in Versus mode) and adds one objective per constraint, each
+with the DEAP weight that matches the constraint's direction: an upper bound
+(``Overlap(max=...)``) becomes a minimised objective (the measured value), a lower bound
+(``Eccentricity(min=...)``) a maximised one, and a two-sided bound a minimised
+violation (distance to the allowed interval). The evaluation record is unchanged, so
+the penalty and feasibility are still recorded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import partial
+from typing import Any
+
+import numpy as np
+
+from hawks_deap.constraints import Constraint
+from hawks_deap.genotype import Evaluation, Genotype, Layout, MultiObjectiveFitness
+from hawks_deap.problems.base import Problem
+
+__all__ = ["MultiObjectiveProblem"]
+
+
+def _constraint_objective(constraint: Constraint) -> tuple[float, bool]:
+    """(DEAP weight, use the violation instead of the value) for a constraint."""
+    if constraint.min is not None and constraint.max is not None:
+        return -1.0, True
+    return (-1.0, False) if constraint.max is not None else (1.0, False)
+
+
+class MultiObjectiveProblem(Problem):
+    """A problem whose fitness has several objectives.
+
+    Parameters
+    ----------
+    base : Problem
+        The single-objective problem (Index or Versus mode) it is made from; layout,
+        evaluation and caches are the base problem's.
+    objectives : sequence of str, optional
+        Measures of the base problem's constraints to add as objectives (e.g.
+        ``["overlap"]``); all its constraints by default.
+
+    Attributes
+    ----------
+    objective_names : tuple of str
+        Names of the objectives, the primary one first.
+    weights : tuple of float
+        DEAP weights, in the same order.
+    """
+
+    def __init__(self, base: Problem, objectives: Sequence[str] | None = None) -> None:
+        if isinstance(base, MultiObjectiveProblem):
+            raise TypeError("base is already a multi-objective problem")
+        constraints = {c.measure: c for c in getattr(base, "constraints", ())}
+        if objectives is None:
+            objectives = list(constraints)
+        if isinstance(objectives, str):
+            objectives = [objectives]
+        objectives = list(objectives)
+        for name in objectives:
+            if name not in constraints:
+                valid = ", ".join(repr(m) for m in constraints) or "none: add constraints"
+                raise ValueError(f"unknown objective {name!r}: objectives are the measures of "
+                                 f"the problem's constraints ({valid})")
+        if len(set(objectives)) != len(objectives):
+            raise ValueError(f"objectives must be distinct, got {objectives}")
+        self.base = base
+        self.objectives = tuple(objectives)
+        primary = tuple(base.fitness_class.weights)
+        specs = [_constraint_objective(constraints[m]) for m in self.objectives]
+        self._use_violation = tuple(v for _, v in specs)
+        self.weights = primary + tuple(w for w, _ in specs)
+        self.objective_names = tuple(
+            [*(base.objective_names if hasattr(base, "objective_names") else ("fitness",)),
+             *self.objectives])
+        self._constraints = constraints
+        self.fitness_class = partial(MultiObjectiveFitness, weights=self.weights)
+
+    @property
+    def n_objectives(self) -> int:
+        """Number of objectives."""
+        return len(self.weights)
+
+    @property
+    def layout(self) -> Layout | None:  # type: ignore[override]
+        """The base problem's layout."""
+        return self.base.layout
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") or name == "base":
+            raise AttributeError(name)
+        return getattr(self.base, name)
+
+    def prepare(self, rng: np.random.Generator) -> Layout:
+        """Prepare the base problem (new layout, fresh caches)."""
+        return self.base.prepare(rng)
+
+    def random_individual(self, rng: np.random.Generator) -> Genotype:
+        """A random individual with the multi-objective fitness."""
+        return Genotype(self.base.random_individual(rng), self.fitness_class())
+
+    def evaluate(self, individual: Genotype, eval_seed: int | None = None) -> Evaluation:
+        """The base evaluation, with one value per added objective."""
+        ev = self.base.evaluate(individual, eval_seed)
+        extra = []
+        for name, violation in zip(self.objectives, self._use_violation, strict=True):
+            value = ev.record[name]
+            extra.append(self._constraints[name].violation(value) if violation else value)
+        return Evaluation((*ev, *extra), ev.record)
+
+    def mutation_context(self) -> dict[str, Any]:
+        """The base problem's mutation context."""
+        return self.base.mutation_context()
+
+    def sample(self, individual: Genotype) -> tuple[np.ndarray, np.ndarray]:
+        """The dataset of an individual."""
+        return self.base.sample(individual)
+
+    def parameters(self) -> dict[str, Any]:
+        """The base problem's parameters plus the objectives and weights."""
+        return {**self.base.parameters(), "objectives": list(self.objective_names),
+                "weights": list(self.weights)}
+
+    def __repr__(self) -> str:
+        return f"{self.base!r}.as_multiobjective({list(self.objectives)})"

@@ -1,0 +1,110 @@
+import pickle
+
+import numpy as np
+import pytest
+from deap import tools
+
+import hawks_deap as hd
+from hawks_deap.operators import sel_nsga3, sel_tournament_crowded
+
+
+def index_problem(**kw):
+    args = dict(n_samples=300, n_clusters=4, n_dims=2, target=0.2,
+                constraints=[hd.Overlap(max=0.0)])
+    args.update(kw)
+    return hd.IndexProblem(**args)
+
+
+def dominates(a, b):
+    wa, wb = np.array(a.fitness.wvalues), np.array(b.fitness.wvalues)
+    return bool(np.all(wa >= wb) and np.any(wa > wb))
+
+
+def test_as_multiobjective_weights_and_values():
+    p = index_problem(constraints=[hd.Overlap(max=0.1), hd.Eccentricity(min=3.0)])
+    mo = p.as_multiobjective()
+    assert mo.weights == (-1.0, -1.0, 1.0)
+    assert mo.objective_names == ("fitness", "overlap", "eccentricity")
+    assert p.as_multiobjective(["eccentricity"]).weights == (-1.0, 1.0)
+    two_sided = index_problem(constraints=[hd.Overlap(min=0.05, max=0.1)]).as_multiobjective()
+    assert two_sided.weights == (-1.0, -1.0)
+    mo.prepare(np.random.default_rng(0))
+    ind = mo.random_individual(np.random.default_rng(1))
+    ev = mo.evaluate(ind)
+    assert ev[0] == pytest.approx(abs(0.2 - ev.record["index"]))
+    assert ev[1] == ev.record["overlap"] and ev[2] == ev.record["eccentricity"]
+    ind.fitness.values = ev
+    back = pickle.loads(pickle.dumps(ind))
+    assert back.fitness.weights == (-1.0, -1.0, 1.0) and back.fitness.values == tuple(ev)
+    assert pickle.loads(pickle.dumps(mo)).weights == mo.weights
+
+
+def test_nsga2_front_is_non_dominated_with_three_distinct_points():
+    # s_t = 0.2 needs overlapping clusters; overlap wanted 0: conflicting objectives
+    r = hd.evolve(index_problem(), algorithm="nsga2", population_size=12, generations=30,
+                  seed=0)
+    front = list(r.pareto_front)
+    assert len({ind.fitness.values for ind in front}) >= 3
+    for a in front:
+        for b in front:
+            assert not dominates(a, b)
+    # every evaluated individual in the final population is dominated by or equal to
+    # some front member
+    for ind in r.population:
+        assert any(dominates(f, ind) or f.fitness.values == ind.fitness.values for f in front)
+
+
+def test_nsga3_three_objectives_returns_front_and_is_reproducible():
+    p = index_problem(constraints=[hd.Overlap(max=0.0), hd.Eccentricity(min=5.0)])
+    r1 = hd.evolve(p, algorithm="nsga3", population_size=12, generations=8, seed=4)
+    assert len(r1.pareto_front) >= 1 and len(r1.pareto_front[0].fitness.values) == 3
+    p2 = index_problem(constraints=[hd.Overlap(max=0.0), hd.Eccentricity(min=5.0)])
+    r2 = hd.evolve(p2, algorithm="nsga3", population_size=12, generations=8, seed=4)
+    assert [i.fitness.values for i in r1.pareto_front] == [
+        i.fitness.values for i in r2.pareto_front]
+    assert r1.best_dataset().to_csv_text() == r2.best_dataset().to_csv_text()
+
+
+def test_sel_nsga3_agrees_with_deap_on_fronts():
+    # Without random ties (every chosen niche distinct), the same individuals as DEAP's.
+    rng = np.random.default_rng(0)
+    pool = []
+    for _ in range(40):
+        ind = hd.Genotype([], hd.MultiObjectiveFitness(weights=(-1.0, -1.0, -1.0)))
+        ind.fitness.values = tuple(rng.random(3))
+        pool.append(ind)
+    ref = tools.uniform_reference_points(3, 4)
+    ours = sel_nsga3(pool, 20, np.random.default_rng(1), ref_points=ref)
+    assert len(ours) == 20 and len({id(i) for i in ours}) == 20
+    fronts = tools.sortNondominated(pool, 20)
+    first_fronts = [i for f in fronts[:-1] for i in f]
+    assert all(any(i is o for o in ours) for i in first_fronts)
+
+
+def test_crowded_tournament_prefers_lower_rank():
+    pool = []
+    for v in [(0.0, 1.0), (1.0, 0.0), (2.0, 2.0)]:
+        ind = hd.Genotype([], hd.MultiObjectiveFitness(weights=(-1.0, -1.0)))
+        ind.fitness.values = v
+        pool.append(ind)
+    picks = sel_tournament_crowded(pool, 3000, np.random.default_rng(0))
+    share_dominated = np.mean([p is pool[2] for p in picks])
+    assert share_dominated == pytest.approx(1 / 9, abs=0.03)  # only when drawn twice
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(algorithm="moead"), "'nsga2'"),
+    (dict(algorithm="nsga2", problem=dict(constraints=())), "at least 2 objectives"),
+    (dict(algorithm="nsga3", problem=dict(constraints=())), "at least 2 objectives"),
+])
+def test_bad_algorithm_input(kwargs, match):
+    p = index_problem(**kwargs.pop("problem", {}))
+    with pytest.raises(ValueError, match=match):
+        hd.evolve(p, generations=2, **kwargs)
+
+
+def test_hawks_refuses_multiobjective_and_unknown_objective():
+    with pytest.raises(ValueError, match="single-objective"):
+        hd.evolve(index_problem().as_multiobjective(), algorithm="hawks", generations=2)
+    with pytest.raises(ValueError, match="'overlap'"):
+        index_problem().as_multiobjective(["silhouette"])
