@@ -15,6 +15,7 @@ from hawks_deap.algorithms import (
     Result,
     evolve,
     make_toolbox,
+    resume,
     select_best,
 )
 from hawks_deap.constraints import Constraint, Eccentricity, Overlap
@@ -67,6 +68,7 @@ __all__ = [
     "make_toolbox",
     "nearest_neighbour_overlap",
     "operators",
+    "resume",
     "select_best",
     "silhouette_samples",
     "silhouette_score",

@@ -10,8 +10,12 @@ uniform crossover, mutation of every offspring, evaluation of the changed ones t
 from __future__ import annotations
 
 import math
+import os
+import pickle
+import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -36,7 +40,15 @@ from hawks_deap.operators import (
 )
 from hawks_deap.problems.base import Problem
 
-__all__ = ["ALGORITHMS", "GenerationState", "Result", "evolve", "make_toolbox", "select_best"]
+__all__ = [
+    "ALGORITHMS",
+    "GenerationState",
+    "Result",
+    "evolve",
+    "make_toolbox",
+    "resume",
+    "select_best",
+]
 
 #: Streams spawned from a run's SeedSequence, in this order.
 _STREAMS = ("layout", "init", "variation", "selection", "evaluation")
@@ -119,8 +131,8 @@ def _build_toolbox(problem: Problem, rngs: dict[str, np.random.Generator], *,
                    mean_kwargs: Mapping[str, Any] | None, cov_kwargs: Mapping[str, Any] | None,
                    map_fn: Callable | None, algorithm: str = "hawks",
                    nsga3_divisions: int | None = None,
-                   population_size: int = 10) -> base.Toolbox:
-    layout = problem.prepare(rngs["layout"])
+                   population_size: int = 10, prepare: bool = True) -> base.Toolbox:
+    layout = problem.prepare(rngs["layout"]) if prepare else problem.layout
     toolbox = base.Toolbox()
     toolbox.register("individual", problem.random_individual, rngs["init"])
     toolbox.register("population", tools.initRepeat, list, toolbox.individual)
@@ -307,7 +319,8 @@ def evolve(problem: Problem, *, population_size: int = 10, generations: int = 10
            mean_kwargs: Mapping[str, Any] | None = None,
            cov_kwargs: Mapping[str, Any] | None = None,
            hall_of_fame_size: int = 10, algorithm: str = "hawks",
-           nsga3_divisions: int | None = None) -> Result:
+           nsga3_divisions: int | None = None, checkpoint: str | os.PathLike | None = None,
+           checkpoint_every: int = 10) -> Result:
     """Run HAWKS on a problem.
 
     Parameters
@@ -350,6 +363,14 @@ def evolve(problem: Problem, *, population_size: int = 10, generations: int = 10
         carries ``pareto_front``.
     nsga3_divisions : int, optional
         Reference-point divisions for NSGA-III (see `make_toolbox`).
+    checkpoint : path, optional
+        Write a checkpoint (a pickle: population, logbook, hall of fame, Pareto front,
+        problem and layout, every random generator state) to this file every
+        ``checkpoint_every`` generations and at the end, atomically. `resume` continues
+        it with results identical to an uninterrupted run. Load only checkpoints you
+        wrote yourself: unpickling runs code.
+    checkpoint_every : int
+        Generations between checkpoints.
 
     Returns
     -------
@@ -361,13 +382,10 @@ def evolve(problem: Problem, *, population_size: int = 10, generations: int = 10
     p_f = check_probability("p_f", p_f)
     n_jobs = check_int("n_jobs", n_jobs, minimum=1)
     hall_of_fame_size = check_int("hall_of_fame_size", hall_of_fame_size, minimum=1)
+    checkpoint_every = check_int("checkpoint_every", checkpoint_every, minimum=1)
     check_choice("mean_mutation", mean_mutation, MEAN_MUTATIONS)
-    callbacks = list(callbacks)
-    for cb in callbacks:
-        if not callable(cb):
-            raise TypeError(f"callbacks must be callables, got {cb!r}")
-    if map is not None and n_jobs != 1:
-        raise ValueError(f"give either map= or n_jobs= (got n_jobs={n_jobs} and a map)")
+    callbacks = _check_callbacks(callbacks)
+    _check_map(map, n_jobs)
     if p_mean is not None:
         check_probability("p_mean", p_mean)
     if p_cov is not None:
@@ -378,35 +396,83 @@ def evolve(problem: Problem, *, population_size: int = 10, generations: int = 10
         check_int("nsga3_divisions", nsga3_divisions, minimum=1)
     problem = _resolve_problem(problem, algorithm)
 
-    ss, rngs = _streams(seed)
-    toolbox = _build_toolbox(problem, rngs, mean_mutation=mean_mutation, p_f=p_f,
-                             p_mean=p_mean, p_cov=p_cov, mean_kwargs=mean_kwargs,
-                             cov_kwargs=cov_kwargs, map_fn=map, algorithm=algorithm,
-                             population_size=population_size,
-                             nsga3_divisions=nsga3_divisions)
     settings = {
         "population_size": population_size, "generations": generations,
         "p_crossover": p_crossover, "p_f": p_f, "mean_mutation": mean_mutation,
         "p_mean": p_mean, "p_cov": p_cov,
         "mean_kwargs": dict(mean_kwargs or {}), "cov_kwargs": dict(cov_kwargs or {}),
-        "algorithm": algorithm,
+        "algorithm": algorithm, "nsga3_divisions": nsga3_divisions,
+        "hall_of_fame_size": hall_of_fame_size,
     }
-    pool = None
-    if map is None and n_jobs > 1:
-        from hawks_deap._parallel import ProblemPool
+    ss, rngs = _streams(seed)
+    run = _Run(problem, settings, ss, rngs, prepare=True, map_fn=map)
+    return run.execute(n_jobs=n_jobs, callbacks=callbacks, progress=progress,
+                       checkpoint=checkpoint, checkpoint_every=checkpoint_every)
 
-        pool = ProblemPool(problem, n_jobs)
-        evaluate_map: Callable = pool.evaluate
-    else:
-        task = _EvaluateTask(toolbox.evaluate)
-        evaluate_map = _MapEvaluate(toolbox.map, task)
-    try:
-        front = None if algorithm == "hawks" else tools.ParetoFront(similar=genotype_equal)
-        return _run(problem, toolbox, rngs, ss, evaluate_map, settings, population_size,
-                    generations, p_crossover, callbacks, progress, hall_of_fame_size, front)
-    finally:
-        if pool is not None:
-            pool.close()
+
+def resume(checkpoint: str | os.PathLike, *, generations: int | None = None,
+           map: Callable | None = None,  # noqa: A002 - DEAP's name
+           n_jobs: int = 1, callbacks: Iterable[Callable[[GenerationState], Any]] = (),
+           progress: bool = False, checkpoint_every: int = 10,
+           save_to: str | os.PathLike | None = None) -> Result:
+    """Continue a run from a checkpoint written by ``evolve(..., checkpoint=...)``.
+
+    The result is identical to that of the uninterrupted run: the checkpoint holds the
+    population, logbook, hall of fame, Pareto front, the problem with its layout and the
+    state of every random generator.
+
+    Parameters
+    ----------
+    checkpoint : path
+        The checkpoint file. Load only checkpoints you wrote yourself: it is a pickle.
+    generations : int, optional
+        Total number of generations to reach (default: the original run's).
+    map, n_jobs, callbacks, progress
+        As in `evolve`.
+    checkpoint_every : int
+        Generations between checkpoints of the continued run.
+    save_to : path, optional
+        Where the continued run writes its checkpoints (default: ``checkpoint``).
+    """
+    n_jobs = check_int("n_jobs", n_jobs, minimum=1)
+    checkpoint_every = check_int("checkpoint_every", checkpoint_every, minimum=1)
+    callbacks = _check_callbacks(callbacks)
+    _check_map(map, n_jobs)
+    with open(checkpoint, "rb") as fh:
+        payload = pickle.load(fh)
+    if not isinstance(payload, dict) or payload.get("format") != _CHECKPOINT_FORMAT:
+        raise ValueError(f"checkpoint {str(checkpoint)!r} is not a hawks-deap checkpoint")
+    settings = dict(payload["settings"])
+    if generations is not None:
+        settings["generations"] = check_int("generations", generations,
+                                            minimum=payload["generation"])
+    ss = payload["seed_sequence"]
+    _, rngs = _streams(ss)
+    for name, state in payload["rng_states"].items():
+        rngs[name].bit_generator.state = state
+    run = _Run(payload["problem"], settings, ss, rngs, prepare=False, map_fn=map)
+    run.restore(payload)
+    return run.execute(n_jobs=n_jobs, callbacks=callbacks, progress=progress,
+                       checkpoint=checkpoint if save_to is None else save_to,
+                       checkpoint_every=checkpoint_every)
+
+
+_CHECKPOINT_FORMAT = "hawks-deap-checkpoint-1"
+
+
+def _check_callbacks(callbacks: Iterable[Any]) -> list[Callable]:
+    callbacks = list(callbacks)
+    for cb in callbacks:
+        if not callable(cb):
+            raise TypeError(f"callbacks must be callables, got {cb!r}")
+    return callbacks
+
+
+def _check_map(map_fn: Callable | None, n_jobs: int) -> None:
+    if map_fn is not None and n_jobs != 1:
+        raise ValueError(f"give either map= or n_jobs= (got n_jobs={n_jobs} and a map)")
+    if map_fn is not None and not callable(map_fn):
+        raise TypeError(f"map must be callable, got {map_fn!r}")
 
 
 class _MapEvaluate:
@@ -418,70 +484,160 @@ class _MapEvaluate:
         return list(self.map_fn(self.task, items))
 
 
-def _evaluate_all(evaluate_map: Callable, individuals: list[Genotype],
-                  ss: np.random.SeedSequence, generation: int) -> int:
-    todo = [ind for ind in individuals if not ind.fitness.valid]
-    if not todo:
-        return 0
-    seeds = [_eval_seed(ss, generation, i) for i in range(len(todo))]
-    results = evaluate_map(list(zip(todo, seeds, strict=True)))
-    for ind, values in zip(todo, results, strict=True):
-        ind.fitness.values = values
-    return len(todo)
+class _Run:
+    """One run of the generational loop: its toolbox, streams and state."""
 
+    def __init__(self, problem: Problem, settings: dict[str, Any],
+                 ss: np.random.SeedSequence, rngs: dict[str, np.random.Generator], *,
+                 prepare: bool, map_fn: Callable | None) -> None:
+        self.problem = problem
+        self.settings = settings
+        self.user_map = map_fn
+        self.ss = ss
+        self.rngs = rngs
+        self.toolbox = _build_toolbox(
+            problem, rngs, mean_mutation=settings["mean_mutation"], p_f=settings["p_f"],
+            p_mean=settings["p_mean"], p_cov=settings["p_cov"],
+            mean_kwargs=settings["mean_kwargs"], cov_kwargs=settings["cov_kwargs"],
+            map_fn=map_fn, algorithm=settings["algorithm"],
+            population_size=settings["population_size"],
+            nsga3_divisions=settings["nsga3_divisions"], prepare=prepare)
+        self.generation = -1  # -1: no population yet
+        self.population: list[Genotype] = []
+        self.hof = tools.HallOfFame(settings["hall_of_fame_size"], similar=genotype_equal)
+        self.front = (None if settings["algorithm"] == "hawks"
+                      else tools.ParetoFront(similar=genotype_equal))
+        self.fallback: Genotype | None = None
+        self.logbook = tools.Logbook()
+        self.logbook.header = ["gen", "nevals", "fitness_best", "fitness_median", "n_feasible"]
 
-def _run(problem, toolbox, rngs, ss, evaluate_map, settings, population_size, generations,
-         p_crossover, callbacks, progress, hall_of_fame_size, front) -> Result:
-    from tqdm.auto import tqdm
+    # -- checkpoints -------------------------------------------------------------------
+    def restore(self, payload: dict[str, Any]) -> None:
+        self.generation = payload["generation"]
+        self.population = payload["population"]
+        self.hof = payload["hall_of_fame"]
+        self.front = payload["front"]
+        self.fallback = payload["fallback"]
+        self.logbook = payload["logbook"]
 
-    var_rng = rngs["variation"]
-    hof = tools.HallOfFame(hall_of_fame_size, similar=genotype_equal)
-    logbook = tools.Logbook()
-    logbook.header = ["gen", "nevals", "fitness_best", "fitness_median", "n_feasible"]
+    def save(self, path: str | os.PathLike) -> None:
+        payload = {
+            "format": _CHECKPOINT_FORMAT,
+            "generation": self.generation,
+            "settings": self.settings,
+            "seed_sequence": self.ss,
+            "rng_states": {name: rng.bit_generator.state for name, rng in self.rngs.items()},
+            "problem": self.problem,
+            "population": self.population,
+            "hall_of_fame": self.hof,
+            "front": self.front,
+            "fallback": self.fallback,
+            "logbook": self.logbook,
+        }
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                pickle.dump(payload, fh, protocol=pickle.HIGHEST_PROTOCOL)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
 
-    population = toolbox.population(n=population_size)
-    nevals = _evaluate_all(evaluate_map, population, ss, 0)
-    population = toolbox.select(population, population_size)  # rank before any tournament
-    fallback = select_best(population)
-    hof.update([ind for ind in population if record_penalty(ind) == 0.0])
-    if front is not None:
-        front.update(population)
-    logbook.record(**_log_row(0, nevals, population))
+    # -- the loop ----------------------------------------------------------------------
+    def _evaluate(self, evaluate_map: Callable, individuals: list[Genotype]) -> int:
+        todo = [ind for ind in individuals if not ind.fitness.valid]
+        if not todo:
+            return 0
+        seeds = [_eval_seed(self.ss, self.generation, i) for i in range(len(todo))]
+        results = evaluate_map(list(zip(todo, seeds, strict=True)))
+        for ind, values in zip(todo, results, strict=True):
+            ind.fitness.values = values
+        return len(todo)
 
-    bar = tqdm(total=generations, disable=not progress, desc="generations", leave=False)
-    gen = 0
-    try:
-        for gen in range(1, generations + 1):
-            parents = toolbox.parent_select(population, population_size)
-            offspring = [toolbox.clone(ind) for ind in parents]
-            before = [ind.key for ind in offspring]
-            for i in range(0, len(offspring) - 1, 2):
-                if var_rng.random() < p_crossover:
-                    toolbox.mate(offspring[i], offspring[i + 1])
-            for ind in offspring:
-                toolbox.mutate(ind)
-            for ind, key in zip(offspring, before, strict=True):
-                if ind.key != key:
-                    del ind.fitness.values
-            nevals = _evaluate_all(evaluate_map, offspring, ss, gen)
-            hof.update([ind for ind in offspring if record_penalty(ind) == 0.0])
-            if front is not None:
-                front.update(offspring)
-            candidate = select_best([fallback, *offspring])
-            fallback = candidate if candidate is not None else fallback
-            population = toolbox.select(population + offspring, population_size)
-            logbook.record(**_log_row(gen, nevals, population))
-            best = hof[0] if len(hof) else fallback
-            bar.update(1)
-            if progress:
-                bar.set_postfix(fitness=f"{best.fitness.values[0]:.3g}")
-            state = GenerationState(gen, population, logbook, hof, best)
-            if any(bool(cb(state)) for cb in callbacks):
-                break
-    finally:
-        bar.close()
-    best = hof[0] if len(hof) else fallback
-    seed_value = ss.entropy if isinstance(ss.entropy, int) else [int(e) for e in ss.entropy]
-    return Result(problem=problem, population=population, logbook=logbook, hall_of_fame=hof,
-                  best=best, seed=seed_value, settings=settings, generations_run=gen,
-                  pareto_front=front)
+    def _record(self, evaluated: list[Genotype], nevals: int) -> None:
+        self.hof.update([ind for ind in evaluated if record_penalty(ind) == 0.0])
+        if self.front is not None:
+            self.front.update(evaluated)
+        candidate = select_best([*([self.fallback] if self.fallback else []), *evaluated])
+        if candidate is not None:
+            self.fallback = candidate
+        self.logbook.record(**_log_row(self.generation, nevals, self.population))
+
+    def initialise(self, evaluate_map: Callable) -> None:
+        size = self.settings["population_size"]
+        self.generation = 0
+        population = self.toolbox.population(n=size)
+        nevals = self._evaluate(evaluate_map, population)
+        self.population = self.toolbox.select(population, size)  # rank before tournaments
+        self._record(self.population, nevals)
+
+    def step(self, evaluate_map: Callable) -> None:
+        toolbox, size = self.toolbox, self.settings["population_size"]
+        self.generation += 1
+        parents = toolbox.parent_select(self.population, size)
+        offspring = [toolbox.clone(ind) for ind in parents]
+        before = [ind.key for ind in offspring]
+        var_rng = self.rngs["variation"]
+        for i in range(0, len(offspring) - 1, 2):
+            if var_rng.random() < self.settings["p_crossover"]:
+                toolbox.mate(offspring[i], offspring[i + 1])
+        for ind in offspring:
+            toolbox.mutate(ind)
+        for ind, key in zip(offspring, before, strict=True):
+            if ind.key != key:
+                del ind.fitness.values
+        nevals = self._evaluate(evaluate_map, offspring)
+        self.population = toolbox.select(self.population + offspring, size)
+        self._record(offspring, nevals)
+
+    @property
+    def best(self) -> Genotype:
+        return self.hof[0] if len(self.hof) else self.fallback
+
+    def execute(self, *, n_jobs: int, callbacks: list[Callable], progress: bool,
+                checkpoint: str | os.PathLike | None, checkpoint_every: int) -> Result:
+        from tqdm.auto import tqdm
+
+        pool = None
+        if self.user_map is None and n_jobs > 1:
+            from hawks_deap._parallel import ProblemPool
+
+            pool = ProblemPool(self.problem, n_jobs)
+            evaluate_map: Callable = pool.evaluate
+        else:
+            evaluate_map = _MapEvaluate(self.toolbox.map, _EvaluateTask(self.toolbox.evaluate))
+        total = self.settings["generations"]
+        try:
+            if self.generation < 0:
+                self.initialise(evaluate_map)
+            bar = tqdm(total=total, initial=self.generation, disable=not progress,
+                       desc="generations", leave=False)
+            try:
+                while self.generation < total:
+                    self.step(evaluate_map)
+                    bar.update(1)
+                    if progress:
+                        bar.set_postfix(fitness=f"{self.best.fitness.values[0]:.3g}")
+                    if checkpoint is not None and self.generation % checkpoint_every == 0:
+                        self.save(checkpoint)
+                    state = GenerationState(self.generation, self.population, self.logbook,
+                                            self.hof, self.best)
+                    if any(bool(cb(state)) for cb in callbacks):
+                        break
+            finally:
+                bar.close()
+            if checkpoint is not None:
+                self.save(checkpoint)
+        finally:
+            if pool is not None:
+                pool.close()
+        entropy = self.ss.entropy
+        seed_value = entropy if isinstance(entropy, int) else [int(e) for e in entropy]
+        return Result(problem=self.problem, population=self.population, logbook=self.logbook,
+                      hall_of_fame=self.hof, best=self.best, seed=seed_value,
+                      settings=self.settings, generations_run=self.generation,
+                      pareto_front=self.front)

@@ -75,3 +75,23 @@ def test_evolve_n_jobs_identical_to_serial():
 
     a, b = run_with_timeout(both)
     assert a == b
+
+
+def test_n_jobs_really_uses_the_process_pool(monkeypatch):
+    import hawks_deap._parallel as parallel
+
+    calls = []
+    real = parallel.ProblemPool.evaluate
+
+    def spy(self, items):
+        calls.append(len(items))
+        return real(self, items)
+
+    monkeypatch.setattr(parallel.ProblemPool, "evaluate", spy)
+
+    def run():
+        return hd.evolve(hd.IndexProblem(200, 3, 2, 0.5), population_size=6, generations=2,
+                         seed=1, n_jobs=2)
+
+    run_with_timeout(run)
+    assert calls and calls[0] == 6
