@@ -8,7 +8,7 @@
 (200, 2)
 """
 
-from hawks_deap import operators
+from hawks_deap import features, operators
 from hawks_deap.algorithms import (
     ALGORITHMS,
     GenerationState,
@@ -26,6 +26,7 @@ from hawks_deap.evaluation import (
     silhouette_samples,
     silhouette_score,
 )
+from hawks_deap.features import InstanceSpace, performance_table, problem_features
 from hawks_deap.genotype import (
     Cluster,
     Evaluation,
@@ -54,6 +55,7 @@ __all__ = [
     "Genotype",
     "IndexFitness",
     "IndexProblem",
+    "InstanceSpace",
     "Layout",
     "MultiObjectiveFitness",
     "MultiObjectiveProblem",
@@ -64,10 +66,13 @@ __all__ = [
     "VersusFitness",
     "clone",
     "evolve",
+    "features",
     "genotype_equal",
     "make_toolbox",
     "nearest_neighbour_overlap",
     "operators",
+    "performance_table",
+    "problem_features",
     "resume",
     "select_best",
     "silhouette_samples",

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import shutil
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -58,11 +58,39 @@ def _dumps(obj: Any) -> str:
     return json.dumps(obj, indent=2, sort_keys=True, default=_json_default) + "\n"
 
 
+def _temp_dir(parent: Path, prefix: str, suffix: str) -> Path:
+    """A new empty directory in ``parent`` with a random name.
+
+    Unlike ``tempfile.mkdtemp`` (always mode 0700) its mode follows the umask, like
+    any new folder, so it can be renamed into place as the final output.
+    """
+    for _ in range(100):
+        path = parent / f"{prefix}{secrets.token_hex(8)}{suffix}"
+        try:
+            os.mkdir(path)
+        except FileExistsError:
+            continue
+        return path
+    raise FileExistsError(f"cannot create a temporary directory in {parent}")
+
+
+def _temp_file(parent: Path, prefix: str, suffix: str) -> tuple[int, Path]:
+    """A new empty file in ``parent`` (mode 0666 minus the umask): ``(fd, path)``."""
+    for _ in range(100):
+        path = parent / f"{prefix}{secrets.token_hex(8)}{suffix}"
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        except FileExistsError:
+            continue
+        return fd, path
+    raise FileExistsError(f"cannot create a temporary file in {parent}")
+
+
 def write_text_atomic(path: str | os.PathLike, text: str) -> None:
     """Write a text file atomically (temporary file in the same folder, then rename)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    fd, tmp = _temp_file(path.parent, f".{path.name}.", ".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(text)
@@ -119,6 +147,66 @@ class Dataset:
         """Number of points per label, for labels 0..max."""
         return np.bincount(self.y.astype(np.int64))
 
+    def regenerate(self, n_samples: int | None = None, seed: object = None) -> Dataset:
+        """A fresh sample of any size from the generating model (the genes).
+
+        Cluster k keeps its share of the points: the sizes are ``n w_k`` rounded by the
+        largest-remainder rule, where ``w_k = n_k / N`` are the shares of this dataset,
+        so they sum exactly to ``n`` (and equal this dataset's sizes for ``n = N``); a
+        cluster that would get no point takes one from the largest. The points
+        of cluster k are ``mu_k + z diag(sqrt(lambda_k)) R_k^T`` with fresh
+        standard-normal rows ``z`` (the same model as during evolution, new draws).
+
+        Parameters
+        ----------
+        n_samples : int, optional
+            Number of points n (>= K); default: the size of this dataset.
+        seed : int, SeedSequence, Generator or None
+            Source of the fresh draws (the global numpy state is never used).
+
+        Returns
+        -------
+        Dataset
+            Labels 0..K-1 in gene order, the same genes, and this dataset's metadata
+            plus ``"regenerated": {"n_samples", "seed", "sizes"}``.
+
+        Raises
+        ------
+        ValueError
+            If the dataset has no genes, or its labels are not 0..K-1 for K genes.
+        """
+        from hawks_deap._validation import as_generator, check_int
+
+        if not self.genotype:
+            raise ValueError("regenerate needs the generating genes; this dataset has none "
+                             "(genotype is None: was genes.json missing?)")
+        k = len(self.genotype)
+        labels = self.y.astype(np.int64)
+        if labels.size and (labels.min() < 0 or labels.max() >= k):
+            raise ValueError(f"labels must be 0..{k - 1} (one per gene) to regenerate, got "
+                             f"values in [{labels.min()}, {labels.max()}]")
+        n = self.n_samples if n_samples is None else check_int("n_samples", n_samples,
+                                                                  minimum=k)
+        if n < k:
+            raise ValueError(f"n_samples must be >= the number of clusters {k}, got {n}")
+        rng = as_generator(seed)
+        counts = np.bincount(labels, minlength=k).astype(float)
+        weights = counts / counts.sum() if counts.sum() > 0 else np.full(k, 1.0 / k)
+        exact = weights * n
+        sizes = np.floor(exact).astype(np.int64)
+        order = np.argsort(-(exact - sizes), kind="stable")
+        sizes[order[: n - int(sizes.sum())]] += 1
+        for empty in np.flatnonzero(sizes == 0):  # every cluster keeps at least one point
+            sizes[int(np.argmax(sizes))] -= 1
+            sizes[empty] = 1
+        X = np.concatenate([gene.sample(rng.standard_normal((int(m), gene.n_dims)))
+                            for gene, m in zip(self.genotype, sizes, strict=True)])
+        y = np.repeat(np.arange(k), sizes)
+        seed_info = int(seed) if isinstance(seed, (int, np.integer)) else None
+        metadata = {**self.metadata, "regenerated": {"n_samples": n, "seed": seed_info,
+                                                     "sizes": sizes.tolist()}}
+        return Dataset(X, y, list(self.genotype), metadata)
+
     @classmethod
     def from_individual(cls, problem: Any, individual: Genotype,
                         extra: dict[str, Any] | None = None) -> Dataset:
@@ -155,7 +243,7 @@ class Dataset:
         if path.exists() and not overwrite:
             raise FileExistsError(f"{path} exists; pass overwrite=True to replace it")
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"))
+        tmp = _temp_dir(path.parent, f".{path.name}.", ".tmp")
         try:
             (tmp / DATA_FILE).write_text(self.to_csv_text(), encoding="utf-8")
             genes = {
@@ -165,8 +253,7 @@ class Dataset:
             (tmp / GENES_FILE).write_text(_dumps(genes), encoding="utf-8")
             (tmp / METADATA_FILE).write_text(_dumps(self.metadata), encoding="utf-8")
             if path.exists():
-                old = Path(tempfile.mkdtemp(dir=path.parent, prefix=f".{path.name}.",
-                                            suffix=".old"))
+                old = _temp_dir(path.parent, f".{path.name}.", ".old")
                 os.replace(path, old / "x")
                 os.replace(tmp, path)
                 shutil.rmtree(old, ignore_errors=True)

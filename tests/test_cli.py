@@ -1,15 +1,35 @@
+import csv
+import io
 import json
+import os
 import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 import hawks_deap as hd
+from hawks_deap import cli
+from hawks_deap.features import FEATURE_NAMES, problem_features
+
+PNG = b"\x89PNG\r\n\x1a\n"
 
 
 def run_cli(*args, cwd=None):
+    env = {**os.environ, "MPLBACKEND": "Agg"}
     return subprocess.run([sys.executable, "-m", "hawks_deap.cli", *args], capture_output=True,
-                          text=True, cwd=cwd, timeout=300)
+                          text=True, cwd=cwd, timeout=300, env=env)
+
+
+def main(capsys, *args):
+    code = cli.main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def assert_png(path):
+    data = path.read_bytes()
+    assert data[:8] == PNG and len(data) > 2000, path
 
 
 def test_generate_writes_dataset_and_logbook(tmp_path):
@@ -33,3 +53,213 @@ def test_generate_bad_input_exit_2_and_nothing_written(tmp_path):
     r = run_cli("generate", "--mean-mutation", "levy", "--out", str(out))
     assert r.returncode == 2 and "mean-mutation" in r.stderr
     assert not out.exists()
+
+
+def test_end_to_end_config_generate_load_features_plot(tmp_path):
+    """Subprocesses in a fresh directory: generate (config + override), load, features,
+    plot."""
+    cfg = tmp_path / "run.toml"
+    cfg.write_text("[dataset]\nn_samples = 240\nn_clusters = 3\nn_dims = 3\n\n"
+                   "[objective]\ntarget = 0.6\n\n[constraints]\nmax_overlap = 0.2\n\n"
+                   "[ga]\ngenerations = 3\npopulation_size = 4\nseed = 5\n")
+    r = run_cli("generate", "--config", "run.toml", "--seed", "8", "--out", "run",
+                cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert r.stderr == ""  # stderr is not a terminal: no progress bar
+    assert "wrote run" in r.stdout
+    run = tmp_path / "run"
+    assert sorted(p.name for p in run.iterdir()) == ["data.csv", "genes.json", "logbook.csv",
+                                                     "metadata.json"]
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+    umask = os.umask(0)
+    os.umask(umask)
+    assert run.stat().st_mode & 0o777 == 0o777 & ~umask  # a normal folder, not 0700
+    ds = hd.Dataset.load(run)
+    assert ds.X.shape == (240, 3) and len(ds.genotype) == 3
+    meta = json.loads((run / "metadata.json").read_text())
+    assert meta["seed"] == 8                       # the command line overrides the file
+    assert meta["problem"]["target"] == 0.6        # the file overrides the default
+    assert meta["problem"]["constraints"] == [{"type": "Overlap", "min": None, "max": 0.2}]
+    assert meta["command"]["settings"]["generations"] == 3
+    assert meta["command"]["config_file"] == "run.toml"
+    assert len((run / "logbook.csv").read_text().splitlines()) == 5
+
+    r = run_cli("features", "run", "--out", "features.csv", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    rows = list(csv.DictReader(io.StringIO((tmp_path / "features.csv").read_text())))
+    assert len(rows) == 1 and rows[0]["dataset"] == "run"
+    expected = problem_features(ds.X, ds.y)
+    for name in FEATURE_NAMES:
+        assert float(rows[0][name]) == pytest.approx(expected[name], rel=1e-12)
+
+    r = run_cli("plot", "run", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert_png(run / "dataset.png")
+    assert_png(run / "convergence.png")
+    assert (run / "dataset.png").stat().st_mode & 0o777 == 0o666 & ~umask
+
+
+def test_bad_inputs_exit_2_name_the_problem_and_write_nothing(tmp_path, capsys):
+    out = tmp_path / "out"
+    cases = [
+        (["--n-samples", "0"], "--n-samples"),
+        (["--n-clusters", "x"], "--n-clusters"),
+        (["--max-overlap", "1.5"], "--max-overlap"),
+        (["--metric", "cosine"], "--metric"),
+        (["--n-samples", "20", "--n-clusters", "5"], "n_samples"),
+        (["--mean-mutation", "de", "--n-clusters", "2"], "--mean-mutation de"),
+        (["--config", tmp_path / "missing.toml"], "missing.toml"),
+    ]
+    for extra, needle in cases:
+        code, _, err = main(capsys, "generate", *extra, "--out", out)
+        assert code == 2, (extra, err)
+        assert needle in err, (extra, err)
+        assert not out.exists()
+    bad_key = tmp_path / "bad.toml"
+    bad_key.write_text("[ga]\npopulation = 4\n")
+    code, _, err = main(capsys, "generate", "--config", bad_key, "--out", out)
+    assert code == 2 and "[ga] population" in err and "population_size" in err
+    bad_type = tmp_path / "type.toml"
+    bad_type.write_text('[dataset]\nn_dims = "two"\n')
+    code, _, err = main(capsys, "generate", "--config", bad_type, "--out", out)
+    assert code == 2 and "[dataset] n_dims" in err and "integer >= 1" in err
+    wrong_command = tmp_path / "versus.toml"
+    wrong_command.write_text('[objective]\nwinner = "gmm"\n')
+    code, _, err = main(capsys, "generate", "--config", wrong_command, "--out", out)
+    assert code == 2 and "[objective] winner" in err
+    code, _, err = main(capsys, "generate", "--n-samples", "100")
+    assert code == 2 and "--out" in err
+    assert not out.exists() and sorted(p.name for p in tmp_path.iterdir()) == [
+        "bad.toml", "type.toml", "versus.toml"]
+
+
+def test_out_must_not_exist_unless_overwrite(tmp_path, capsys):
+    out = tmp_path / "run"
+    args = ["generate", "--n-samples", "150", "--n-clusters", "3", "--generations", "2",
+            "--population-size", "4", "--quiet", "--out", out]
+    code, stdout, _ = main(capsys, *args)
+    assert code == 0 and stdout == ""  # --quiet: no summary
+    before = (out / "data.csv").read_text()
+    code, _, err = main(capsys, *args)
+    assert code == 2 and "already exists" in err and "--overwrite" in err
+    code, _, err = main(capsys, *args[:-2], "--seed", "7", "--overwrite", "--out", out)
+    assert code == 0, err
+    assert (out / "data.csv").read_text() != before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run"]  # no leftovers
+    other = tmp_path / "notes"
+    other.mkdir()
+    (other / "keep.txt").write_text("mine")
+    code, _, err = main(capsys, *args[:-2], "--overwrite", "--out", other)
+    assert code == 2 and "not a hawks-deap output" in err
+    assert (other / "keep.txt").read_text() == "mine"
+
+
+def test_progress_bar_only_on_a_terminal_and_not_quiet(tmp_path, capsys, monkeypatch):
+    seen = []
+    real = hd.evolve
+
+    def spy(*args, **kwargs):
+        seen.append(kwargs["progress"])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(hd, "evolve", spy)
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
+    base = ["generate", "--n-samples", "150", "--n-clusters", "3", "--generations", "2",
+            "--population-size", "4"]
+    assert main(capsys, *base, "--out", tmp_path / "a")[0] == 0
+    assert main(capsys, *base, "--quiet", "--out", tmp_path / "b")[0] == 0
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: False, raising=False)
+    assert main(capsys, *base, "--out", tmp_path / "c")[0] == 0
+    assert seen == [True, False, False]
+
+
+@pytest.mark.parametrize("command", [[], ["generate"], ["versus"], ["features"], ["plot"]])
+def test_help_everywhere(capsys, command):
+    code, out, _ = main(capsys, *command, "--help")
+    assert code == 0 and "usage: hawks-deap" in out
+
+
+def test_features_and_plot_of_a_collection(tmp_path, capsys):
+    for i, target in enumerate((0.3, 0.7)):
+        for seed in (0, 1):
+            problem = hd.IndexProblem(120, 3, 2, target=target)
+            ds = hd.evolve(problem, population_size=4, generations=2, seed=seed).best_dataset()
+            ds.save(tmp_path / "coll" / f"t{i}" / f"run{seed}")
+    code, out, err = main(capsys, "features", tmp_path / "coll" / "t0",
+                          tmp_path / "coll" / "t1", "--format", "json",
+                          "--algorithms", "kmeans++,single-linkage-2k")
+    assert code == 0, err
+    rows = json.loads(out)
+    assert len(rows) == 4
+    assert set(rows[0]) == {"dataset", *FEATURE_NAMES, "ari_kmeans++",
+                            "ari_single-linkage-2k"}
+    code, out, err = main(capsys, "features", tmp_path / "coll" / "t0", "--format", "csv")
+    assert code == 0 and out.splitlines()[0] == "dataset," + ",".join(FEATURE_NAMES)
+
+    figs = tmp_path / "figs"
+    code, _, err = main(capsys, "plot", tmp_path / "coll" / "t0", tmp_path / "coll" / "t1")
+    assert code == 2 and "--out DIR is required" in err
+    code, out, err = main(capsys, "plot", tmp_path / "coll" / "t0", tmp_path / "coll" / "t1",
+                          "--out", figs, "--algorithms", "kmeans++,gmm")
+    assert code == 0, err
+    for name in ("instance_space.png", "instance_space_best.png", "performance.png"):
+        assert_png(figs / name)
+    code, _, err = main(capsys, "plot", tmp_path / "coll" / "t0", tmp_path / "coll" / "t1",
+                        "--out", figs)
+    assert code == 2 and "instance_space.png already exists" in err
+
+
+def test_features_and_plot_bad_paths(tmp_path, capsys):
+    code, _, err = main(capsys, "features", tmp_path / "nothing")
+    assert code == 2 and "nothing does not exist" in err
+    (tmp_path / "empty").mkdir()
+    code, _, err = main(capsys, "plot", tmp_path / "empty")
+    assert code == 2 and "neither a dataset directory" in err
+    ds = hd.Dataset(np.zeros((4, 2)), [0, 0, 1, 1])
+    ds.save(tmp_path / "d")
+    code, _, err = main(capsys, "features", tmp_path / "d", "--algorithms", "kmeans")
+    assert code == 2 and "did you mean 'kmeans++'" in err
+    (tmp_path / "t.csv").write_text("x")
+    code, _, err = main(capsys, "features", tmp_path / "d", "--out", tmp_path / "t.csv")
+    assert code == 2 and "already exists" in err
+    assert (tmp_path / "t.csv").read_text() == "x"
+
+
+def test_versus_when_the_module_is_missing(tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "hawks_deap.problems.versus", None)
+    code, _, err = main(capsys, "versus", "gmm", "single-linkage", "--out", tmp_path / "v")
+    assert code == 1 and "Versus mode is not available" in err
+    assert not (tmp_path / "v").exists()
+
+
+def test_versus_needs_winner_and_loser(tmp_path, capsys):
+    code, _, err = main(capsys, "versus", "--out", tmp_path / "v")
+    assert code == 2 and "versus needs WINNER and LOSER" in err
+    code, _, err = main(capsys, "versus", "gmn", "kmeans++", "--out", tmp_path / "v")
+    assert code == 2 and "WINNER" in err and "did you mean 'gmm'" in err
+    assert not (tmp_path / "v").exists()
+
+
+def test_versus_end_to_end(tmp_path):
+    pytest.importorskip("hawks_deap.problems.versus")
+    cfg = tmp_path / "vs.toml"
+    cfg.write_text('[objective]\nwinner = "gmm"\nloser = "single-linkage"\n'
+                   "[dataset]\nn_samples = 150\nn_clusters = 3\n"
+                   "[ga]\ngenerations = 2\npopulation_size = 4\n")
+    r = run_cli("versus", "--config", "vs.toml", "--out", "vs", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    out = tmp_path / "vs"
+    ds = hd.Dataset.load(out)
+    meta = json.loads((out / "metadata.json").read_text())
+    assert meta["problem"]["winner"] == "gmm" and meta["problem"]["loser"] == "single-linkage"
+    assert meta["command"]["settings"]["p_f"] == 0.75
+    lines = (out / "partitions.csv").read_text().splitlines()
+    assert lines[0] == "winner,loser" and len(lines) == 151
+    from sklearn.metrics import adjusted_rand_score
+
+    winner = np.array([int(line.split(",")[0]) for line in lines[1:]])
+    assert adjusted_rand_score(ds.y, winner) == pytest.approx(meta["record"]["winner_score"])
+    r = run_cli("plot", "vs", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    for name in ("dataset.png", "convergence.png", "versus.png"):
+        assert_png(out / name)

@@ -1,0 +1,599 @@
+"""The configuration schema: one table of options for command lines and TOML files.
+
+Every setting of a run is described once, as data, in `OPTIONS`: its TOML section and
+key, type, allowed values, default and help text. The ``hawks-deap`` command builds its
+``--long-options`` from it (`add_arguments`), config files are validated against it
+(`load_config`, `validate_config`), and both are merged by `resolve`, so the list of
+options exists in exactly one place.
+
+A config file has the sections ``[dataset]``, ``[objective]``, ``[constraints]`` and
+``[ga]``; keys are the long option names with underscores::
+
+    [dataset]
+    n_samples = 2000
+    n_clusters = 5
+    n_dims = 2
+
+    [objective]            # Index mode: target, index, metric
+    target = 0.5           # Versus mode: winner, loser, score
+    metric = "sqeuclidean"
+
+    [constraints]
+    max_overlap = 0.1      # "none" removes a constraint
+    min_eccentricity = "none"
+
+    [ga]
+    generations = 100
+    population_size = 10
+    mean_mutation = "pso"
+    seed = 0
+
+Options given on the command line override the file; the file overrides the
+defaults. An unknown section or key is an error naming it and suggesting the closest
+valid one; a wrong type or range names the key and the allowed values.
+
+Grid files (for parameter campaigns) use the same sections: pass ``allow_lists=True``
+to `validate_config` and a list value stands for several values, each validated;
+`expand_grid` makes their cartesian product. Extra sections (e.g. ``[suite]``) are
+added by passing an extended tuple of `Option` as ``options``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import itertools
+import math
+import numbers
+import sys
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "COMMANDS",
+    "NONE",
+    "OPTIONS",
+    "Option",
+    "add_arguments",
+    "cli_values",
+    "expand_grid",
+    "find_option",
+    "load_config",
+    "load_toml",
+    "options_for",
+    "resolve",
+    "sections",
+    "validate_config",
+]
+
+#: Commands whose settings the schema describes.
+COMMANDS: tuple[str, ...] = ("generate", "versus")
+
+#: The word that disables an optional setting (e.g. a constraint): ``--max-overlap none``
+#: on the command line, ``max_overlap = "none"`` in TOML.
+NONE = "none"
+
+_KINDS = ("int", "float", "str")
+
+
+@dataclass(frozen=True)
+class Option:
+    """One setting: its TOML location, type, allowed values, default and help.
+
+    Parameters
+    ----------
+    section, key : str
+        TOML location (``[section] key``); the command-line flag is ``--key`` with
+        dashes.
+    kind : {"int", "float", "str"}
+        Value type. TOML integers are accepted for floats, never the reverse; booleans
+        are never numbers.
+    default : object
+        Default value (None: unset, e.g. no constraint).
+    help : str
+        One line of help.
+    low, high : float, optional
+        Bounds of numbers; ``low_open`` / ``high_open`` make them strict.
+    choices : tuple of str or callable, optional
+        Allowed strings, or a function returning them (evaluated lazily, e.g. the
+        clustering registry).
+    check : callable, optional
+        Extra validation ``check(value) -> value`` raising ValueError / TypeError; its
+        message is prefixed with the option's name.
+    nullable : bool
+        Accept `NONE` ("none"), meaning unset (None).
+    commands : tuple of str
+        Commands that use it.
+    command_defaults : mapping, optional
+        Per-command defaults overriding ``default``.
+    positional : bool
+        A positional argument on the command line (e.g. ``versus WINNER LOSER``).
+    """
+
+    section: str
+    key: str
+    kind: str
+    default: Any
+    help: str
+    low: float | None = None
+    high: float | None = None
+    low_open: bool = False
+    high_open: bool = False
+    choices: tuple[str, ...] | Callable[[], Sequence[str]] | None = None
+    check: Callable[[Any], Any] | None = None
+    nullable: bool = False
+    commands: tuple[str, ...] = COMMANDS
+    command_defaults: Mapping[str, Any] = field(default_factory=dict)
+    positional: bool = False
+
+    def __post_init__(self) -> None:
+        if self.kind not in _KINDS:
+            raise ValueError(f"Option {self.key}: kind must be one of {_KINDS}, got "
+                             f"{self.kind!r}")
+
+    @property
+    def flag(self) -> str:
+        """The command-line flag, e.g. ``--n-samples``."""
+        return "--" + self.key.replace("_", "-")
+
+    @property
+    def qualified(self) -> str:
+        """The TOML name, e.g. ``[dataset] n_samples``."""
+        return f"[{self.section}] {self.key}"
+
+    def allowed_choices(self) -> list[str]:
+        """The allowed strings (empty if any string is allowed)."""
+        if self.choices is None:
+            return []
+        return list(self.choices() if callable(self.choices) else self.choices)
+
+    def allowed(self) -> str:
+        """What values are allowed, in words."""
+        if self.kind == "str":
+            choices = self.allowed_choices()
+            text = ("one of " + ", ".join(repr(c) for c in choices)) if choices else "a string"
+        else:
+            noun = "an integer" if self.kind == "int" else "a number"
+            if self.low is not None and self.high is not None:
+                left = "(" if self.low_open else "["
+                right = ")" if self.high_open else "]"
+                text = f"{noun} in {left}{self.low:g}, {self.high:g}{right}"
+            elif self.low is not None:
+                text = f"{noun} {'>' if self.low_open else '>='} {self.low:g}"
+            elif self.high is not None:
+                text = f"{noun} {'<' if self.high_open else '<='} {self.high:g}"
+            else:
+                text = noun
+        if self.nullable:
+            text += f' or "{NONE}"'
+        return text
+
+    def default_for(self, command: str | None = None) -> Any:
+        """The default value for a command."""
+        if command is not None and command in self.command_defaults:
+            return self.command_defaults[command]
+        return self.default
+
+    def validate(self, value: Any, name: str | None = None) -> Any:
+        """Check a value (from TOML or already converted) and return it normalised.
+
+        Raises ``TypeError`` for a wrong type and ``ValueError`` for a value out of range
+        or not among the choices; the message starts with ``name`` (default: the
+        qualified TOML name; ``""`` for none) and states the allowed values.
+        """
+        name = self.qualified if name is None else name
+        lead = f"{name} must be" if name else "must be"
+        if self.nullable and (value is None or (isinstance(value, str)
+                                                and value.lower() == NONE)):
+            return None
+        if self.kind == "int":
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+                raise TypeError(f"{lead} {self.allowed()}, got {value!r} "
+                                f"({type(value).__name__})")
+            value = int(value)
+        elif self.kind == "float":
+            if isinstance(value, bool) or not isinstance(value, numbers.Real):
+                raise TypeError(f"{lead} {self.allowed()}, got {value!r} "
+                                f"({type(value).__name__})")
+            value = float(value)
+            if not math.isfinite(value):
+                raise ValueError(f"{lead} {self.allowed()}, got {value!r}")
+        else:
+            if not isinstance(value, str):
+                raise TypeError(f"{lead} {self.allowed()}, got {value!r} "
+                                f"({type(value).__name__})")
+            choices = self.allowed_choices()
+            if choices and value not in choices:
+                close = difflib.get_close_matches(value, choices, n=1)
+                hint = f" (did you mean {close[0]!r}?)" if close else ""
+                raise ValueError(f"{lead} {self.allowed()}, got {value!r}{hint}")
+        if self.kind in ("int", "float"):
+            low_bad = self.low is not None and (value <= self.low if self.low_open
+                                                else value < self.low)
+            high_bad = self.high is not None and (value >= self.high if self.high_open
+                                                  else value > self.high)
+            if low_bad or high_bad:
+                raise ValueError(f"{lead} {self.allowed()}, got {value!r}")
+        if self.check is not None:
+            try:
+                value = self.check(value)
+            except (TypeError, ValueError) as error:
+                prefix = f"{name}: " if name else ""
+                raise type(error)(f"{prefix}{error}") from None
+        return value
+
+    def parse_text(self, text: str, name: str | None = None) -> Any:
+        """Convert command-line text to a value and validate it."""
+        name = self.flag if name is None else name
+        if self.nullable and text.strip().lower() == NONE:
+            return None
+        lead = f"{name} must be" if name else "must be"
+        if self.kind == "int":
+            try:
+                value: Any = int(text)
+            except ValueError:
+                raise TypeError(f"{lead} {self.allowed()}, got {text!r}") from None
+        elif self.kind == "float":
+            try:
+                value = float(text)
+            except ValueError:
+                raise TypeError(f"{lead} {self.allowed()}, got {text!r}") from None
+        else:
+            value = text
+        return self.validate(value, name)
+
+
+# --------------------------------------------------------------------------- schema
+
+
+def _mean_mutations() -> tuple[str, ...]:
+    from hawks_deap.operators import MEAN_MUTATIONS
+
+    return tuple(MEAN_MUTATIONS)
+
+
+def _silhouette_metrics() -> tuple[str, ...]:
+    from hawks_deap.evaluation import SILHOUETTE_METRICS
+
+    return tuple(SILHOUETTE_METRICS)
+
+
+def _indices() -> tuple[str, ...]:
+    from hawks_deap.problems.index import INDICES
+
+    return tuple(INDICES)
+
+
+def _algorithms() -> list[str]:
+    from hawks_deap.clustering import available_algorithms
+
+    return available_algorithms()
+
+
+def _check_score(value: str) -> str:
+    """A Versus score name: ``"ari"`` or an external index of ``hawks_deap.metrics``."""
+    try:
+        from hawks_deap.problems.versus import resolve_score
+    except ImportError:
+        if value != "ari":
+            raise ValueError(f"must be 'ari', got {value!r}") from None
+        return value
+    resolve_score(value)
+    return value
+
+
+OPTIONS: tuple[Option, ...] = (
+    # [dataset]
+    Option("dataset", "n_samples", "int", 1000, "number of points N", low=1),
+    Option("dataset", "n_clusters", "int", 5, "number of clusters K", low=2),
+    Option("dataset", "n_dims", "int", 2, "dimension D", low=1),
+    # [objective]
+    Option("objective", "target", "float", 0.5, "target value of the index (Index mode)",
+           low=-1.0, high=1.0, commands=("generate",)),
+    Option("objective", "index", "str", "silhouette", "validity index to target",
+           choices=_indices, commands=("generate",)),
+    Option("objective", "metric", "str", "sqeuclidean",
+           "distance of the silhouette (sqeuclidean: HAWKS' choice)",
+           choices=_silhouette_metrics, commands=("generate",)),
+    Option("objective", "winner", "str", None, "clustering algorithm to favour",
+           choices=_algorithms, commands=("versus",), positional=True),
+    Option("objective", "loser", "str", None, "clustering algorithm to defeat",
+           choices=_algorithms, commands=("versus",), positional=True),
+    Option("objective", "score", "str", "ari",
+           "external index scoring each partition against the truth",
+           check=_check_score, commands=("versus",)),
+    # [constraints]
+    Option("constraints", "max_overlap", "float", 0.1,
+           "overlap constraint: at most this share of points whose nearest neighbour "
+           "is in another cluster", low=0.0, high=1.0, nullable=True),
+    Option("constraints", "min_eccentricity", "float", None,
+           "eccentricity constraint: some cluster's eigenvalue ratio at least this",
+           low=1.0, nullable=True),
+    # [ga]
+    Option("ga", "generations", "int", 100, "number of generations G", low=1),
+    Option("ga", "population_size", "int", 10, "population size P", low=2),
+    Option("ga", "mean_mutation", "str", "pso", "mean mutation operator",
+           choices=_mean_mutations),
+    Option("ga", "p_crossover", "float", 0.7, "probability of crossing a pair",
+           low=0.0, high=1.0),
+    Option("ga", "p_f", "float", 0.5,
+           "stochastic ranking's probability of comparing on fitness",
+           low=0.0, high=1.0, command_defaults={"versus": 0.75}),
+    Option("ga", "seed", "int", 0, "random seed", low=0),
+    Option("ga", "n_jobs", "int", 1, "worker processes for evaluations", low=1,
+           commands=("versus",)),
+)
+
+
+def _check_schema(options: Sequence[Option]) -> None:
+    seen: dict[str, Option] = {}
+    for opt in options:
+        if opt.key in seen:
+            raise ValueError(f"duplicate option key {opt.key!r} in {opt.qualified} and "
+                             f"{seen[opt.key].qualified}")
+        seen[opt.key] = opt
+
+
+_check_schema(OPTIONS)
+
+
+def sections(options: Sequence[Option] = OPTIONS) -> list[str]:
+    """Section names, in schema order."""
+    return list(dict.fromkeys(opt.section for opt in options))
+
+
+def options_for(command: str | None, options: Sequence[Option] = OPTIONS) -> list[Option]:
+    """The options a command uses (all of them for ``None``)."""
+    return [opt for opt in options if command is None or command in opt.commands]
+
+
+def find_option(section: str, key: str, options: Sequence[Option] = OPTIONS
+                ) -> Option | None:
+    """The option at ``[section] key``, or None."""
+    for opt in options:
+        if opt.section == section and opt.key == key:
+            return opt
+    return None
+
+
+def _unknown_key(section: str, key: str, options: Sequence[Option], source: str) -> str:
+    """Message for an unknown ``[section] key``, suggesting the closest valid key."""
+    where = f" in {source}" if source else ""
+    in_section = [o.key for o in options if o.section == section]
+    suggestion = None
+    moved = [o for o in options if o.key == key or o.key == key.replace("-", "_")]
+    if moved:
+        suggestion = moved[0].qualified                 # right key, wrong section or dashes
+    else:
+        close = difflib.get_close_matches(key, in_section, n=1, cutoff=0.5)
+        if close:
+            suggestion = f"[{section}] {close[0]}"
+        else:
+            close = difflib.get_close_matches(key, [o.key for o in options], n=1, cutoff=0.6)
+            if close:
+                suggestion = next(o.qualified for o in options if o.key == close[0])
+    hint = f"; did you mean {suggestion}?" if suggestion else ""
+    return (f"unknown key [{section}] {key}{where}{hint} (valid keys in [{section}]: "
+            f"{', '.join(in_section)})")
+
+
+def validate_config(data: Mapping[str, Any], *, command: str | None = None,
+                    options: Sequence[Option] = OPTIONS, allow_lists: bool = False,
+                    source: str = "") -> dict[str, dict[str, Any]]:
+    """Validate parsed TOML: known sections and keys, right types and ranges.
+
+    Parameters
+    ----------
+    data : mapping
+        ``{section: {key: value}}`` as parsed from TOML.
+    command : str, optional
+        When given, keys the command does not use are errors.
+    options : sequence of Option
+        The schema (default `OPTIONS`).
+    allow_lists : bool
+        Accept a list of values for any key (grid files); each element is validated.
+    source : str
+        File name for messages.
+
+    Returns
+    -------
+    dict
+        ``{section: {key: value}}`` with normalised values (``"none"`` becomes None).
+
+    Raises
+    ------
+    ValueError, TypeError
+        Naming the section or key (``[dataset] n_samples``) and the allowed values.
+    """
+    where = f" in {source}" if source else ""
+    valid_sections = sections(options)
+    out: dict[str, dict[str, Any]] = {}
+    if not isinstance(data, Mapping):
+        raise TypeError(f"a config must be a table of sections, got {type(data).__name__}")
+    for section, table in data.items():
+        if section not in valid_sections:
+            close = difflib.get_close_matches(section, valid_sections, n=1)
+            hint = f"; did you mean [{close[0]}]?" if close else ""
+            raise ValueError(f"unknown section [{section}]{where}{hint} (valid sections: "
+                             + ", ".join(f"[{s}]" for s in valid_sections) + ")")
+        if not isinstance(table, Mapping):
+            raise TypeError(f"[{section}]{where} must be a table of keys, got "
+                            f"{table!r}; write it as a [{section}] section")
+        values: dict[str, Any] = {}
+        for key, value in table.items():
+            opt = find_option(section, key, options)
+            if opt is None:
+                raise ValueError(_unknown_key(section, key, options, source))
+            if command is not None and command not in opt.commands:
+                users = ", ".join(opt.commands)
+                raise ValueError(f"{opt.qualified}{where} is not used by the {command!r} "
+                                 f"command (it is a setting of: {users}); remove it")
+            if isinstance(value, list):
+                if not allow_lists:
+                    raise TypeError(f"{opt.qualified}{where} must be {opt.allowed()}, got a "
+                                    f"list {value!r}")
+                if not value:
+                    raise ValueError(f"{opt.qualified}{where} must not be an empty list")
+                values[key] = [opt.validate(v, f"{opt.qualified}{where}") for v in value]
+            else:
+                values[key] = opt.validate(value, f"{opt.qualified}{where}")
+        out[section] = values
+    return out
+
+
+def load_toml(path: str | Path) -> dict[str, Any]:
+    """Parse a TOML file (``tomllib``, or ``tomli`` on Python 3.10).
+
+    Raises ``ValueError`` naming the file for a missing file or invalid TOML.
+    """
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
+
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as error:
+        raise ValueError(f"cannot read config file {path}: {error.strerror or error}") from None
+    try:
+        return tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as error:
+        raise ValueError(f"config file {path} is not UTF-8 text: {error}") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ValueError(f"config file {path} is not valid TOML: {error}") from None
+
+
+def load_config(path: str | Path, *, command: str | None = None,
+                options: Sequence[Option] = OPTIONS, allow_lists: bool = False
+                ) -> dict[str, dict[str, Any]]:
+    """Read and validate a TOML config file (see `validate_config`)."""
+    return validate_config(load_toml(path), command=command, options=options,
+                           allow_lists=allow_lists, source=str(path))
+
+
+def resolve(command: str, file_values: Mapping[str, Mapping[str, Any]] | None = None,
+            cli_values: Mapping[str, Any] | None = None,
+            options: Sequence[Option] = OPTIONS) -> dict[str, Any]:
+    """Merge defaults, a validated config and command-line values.
+
+    Parameters
+    ----------
+    command : str
+        The command (its options and defaults are used).
+    file_values : mapping, optional
+        ``{section: {key: value}}`` from `load_config`.
+    cli_values : mapping, optional
+        ``{key: value}`` given on the command line (already validated); absent keys
+        are not given.
+    options : sequence of Option
+        The schema.
+
+    Returns
+    -------
+    dict
+        ``{key: value}`` for every option of the command: the command line wins over
+        the file, which wins over the default.
+    """
+    file_values = file_values or {}
+    cli_values = cli_values or {}
+    out: dict[str, Any] = {}
+    for opt in options_for(command, options):
+        if opt.key in cli_values and cli_values[opt.key] is not _UNSET:
+            out[opt.key] = cli_values[opt.key]
+        elif opt.key in file_values.get(opt.section, {}):
+            out[opt.key] = file_values[opt.section][opt.key]
+        else:
+            out[opt.key] = opt.default_for(command)
+    return out
+
+
+class _Unset:
+    def __repr__(self) -> str:
+        return "<unset>"
+
+
+_UNSET = _Unset()
+
+
+def _arg_type(opt: Option) -> Callable[[str], Any]:
+    def convert(text: str) -> Any:
+        try:
+            return opt.parse_text(text, name="")
+        except (TypeError, ValueError) as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+
+    convert.__name__ = opt.key
+    return convert
+
+
+def add_arguments(parser: argparse.ArgumentParser, command: str,
+                  options: Sequence[Option] = OPTIONS) -> None:
+    """Add a command's options to an argparse parser, one group per TOML section.
+
+    Options left out on the command line are absent from the parsed namespace
+    (``argparse.SUPPRESS``), so `cli_values` can tell them from defaults; positional
+    options default to an unset marker.
+    """
+    for section in sections(options):
+        opts = [o for o in options_for(command, options) if o.section == section]
+        if not opts:
+            continue
+        group = parser.add_argument_group(f"[{section}] options")
+        for opt in opts:
+            default = opt.default_for(command)
+            shown = NONE if default is None else default
+            text = f"{opt.help}; {opt.allowed()}"
+            if opt.positional:
+                group.add_argument(opt.key, metavar=opt.key.upper(), nargs="?",
+                                   default=_UNSET, type=_arg_type(opt),
+                                   help=f"{text} (or {opt.qualified} in --config)")
+            else:
+                group.add_argument(opt.flag, dest=opt.key, metavar=opt.key.upper(),
+                                   type=_arg_type(opt), default=argparse.SUPPRESS,
+                                   help=f"{text} (default {shown})")
+
+
+def cli_values(namespace: argparse.Namespace, command: str,
+               options: Sequence[Option] = OPTIONS) -> dict[str, Any]:
+    """The schema options given on the command line, ``{key: value}``."""
+    out = {}
+    for opt in options_for(command, options):
+        value = getattr(namespace, opt.key, _UNSET)
+        if value is not _UNSET:
+            out[opt.key] = value
+    return out
+
+
+def expand_grid(config: Mapping[str, Mapping[str, Any]],
+                options: Sequence[Option] = OPTIONS) -> list[dict[str, dict[str, Any]]]:
+    """Cartesian product of the list values of a grid config.
+
+    Parameters
+    ----------
+    config : mapping
+        ``{section: {key: value or list of values}}`` (from `validate_config` with
+        ``allow_lists=True``).
+    options : sequence of Option
+        The schema, which fixes the order of the product (schema order, the last key
+        varying fastest).
+
+    Returns
+    -------
+    list of dict
+        One ``{section: {key: value}}`` per combination; a config without lists gives
+        one.
+    """
+    order = {(o.section, o.key): i for i, o in enumerate(options)}
+    items = sorted(((s, k, v) for s, table in config.items() for k, v in table.items()),
+                   key=lambda t: order.get((t[0], t[1]), len(order)))
+    axes: list[Iterable[Any]] = [v if isinstance(v, list) else [v] for _, _, v in items]
+    out = []
+    for combo in itertools.product(*axes):
+        point: dict[str, dict[str, Any]] = {s: {} for s in config}
+        for (section, key, _), value in zip(items, combo, strict=True):
+            point[section][key] = value
+        out.append(point)
+    return out

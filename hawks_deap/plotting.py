@@ -1,0 +1,528 @@
+"""Figures of datasets, runs, Versus results and instance spaces (matplotlib).
+
+Plotting is an optional extra: ``pip install "hawks-deap[plot]"``. matplotlib is
+imported only when a function is called; without it they raise ``ImportError`` naming
+the extra.
+
+Every function draws into ``ax`` (or ``axes``) when given, else into a new figure, and
+returns the `matplotlib.figure.Figure`. Save with `save_figure` (atomic write).
+
+- `plot_dataset`: points coloured by cluster, with the covariance ellipses of the
+  generating genes (or of the points); PCA projection for D > 2.
+- `plot_convergence`: best and median fitness, index value (or Versus scores) and
+  penalty per generation, from a run's logbook.
+- `plot_versus`: truth, winner's and loser's partitions with their scores.
+- `plot_instance_space`: datasets in a 2-D instance space, coloured by source or by
+  best algorithm (HAWKS paper, Fig. 2).
+- `plot_performance`: ARI boxplots per algorithm, optionally per source (Fig. 3).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "plot_convergence",
+    "plot_dataset",
+    "plot_instance_space",
+    "plot_performance",
+    "plot_versus",
+    "save_figure",
+]
+
+_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "<", ">")
+
+
+def _pyplot():
+    """``matplotlib.pyplot``, or an ImportError that names the extra to install."""
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError as error:  # pragma: no cover - depends on the environment
+        raise ImportError(
+            "hawks_deap.plotting needs matplotlib, which is not installed: install the "
+            "plot extra, e.g. pip install \"hawks-deap[plot]\""
+        ) from error
+    return plt
+
+
+def _new_axes(ax: Any, **subplot_kw: Any):
+    if ax is not None:
+        return ax.figure, ax
+    plt = _pyplot()
+    fig, ax = plt.subplots(**subplot_kw)
+    return fig, ax
+
+
+def save_figure(fig: Any, path: str | os.PathLike, *, dpi: int = 150) -> Path:
+    """Write a figure atomically (temporary file in the same folder, then rename).
+
+    The format follows the file extension (``.png``, ``.pdf``, ``.svg``, ...).
+    """
+    from hawks_deap.dataset import _temp_file
+
+    path = Path(path)
+    fmt = path.suffix.lstrip(".").lower() or "png"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = _temp_file(path.parent, f".{path.name}.", ".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fig.savefig(fh, format=fmt, dpi=dpi, bbox_inches="tight")
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+# --------------------------------------------------------------------------- projection
+
+
+class _Projection:
+    """Identity for D <= 2; else PCA of the points onto their first two axes."""
+
+    def __init__(self, X: np.ndarray) -> None:
+        self.n_dims = X.shape[1]
+        self.center = X.mean(axis=0)
+        self.ratio: np.ndarray | None = None
+        if self.n_dims > 2:
+            _, s, vt = np.linalg.svd(X - self.center, full_matrices=False)
+            signs = np.sign(vt[np.arange(vt.shape[0]), np.argmax(np.abs(vt), axis=1)])
+            vt = vt * np.where(signs == 0, 1.0, signs)[:, None]
+            self.W = vt[:2].T
+            var = s**2
+            self.ratio = var[:2] / var.sum() if var.sum() > 0 else np.zeros(2)
+
+    def points(self, X: np.ndarray) -> np.ndarray:
+        if self.n_dims == 2:
+            return X
+        if self.n_dims == 1:
+            return np.column_stack([X[:, 0], np.zeros(X.shape[0])])
+        return (X - self.center) @ self.W
+
+    def mean(self, mu: np.ndarray) -> np.ndarray:
+        return self.points(np.asarray(mu, dtype=float)[None, :])[0]
+
+    def covariance(self, cov: np.ndarray) -> np.ndarray:
+        return cov if self.n_dims == 2 else self.W.T @ cov @ self.W
+
+    def labels(self) -> tuple[str, str]:
+        if self.n_dims == 2:
+            return "x0", "x1"
+        if self.n_dims == 1:
+            return "x0", "cluster"
+        return (f"PC1 ({100 * self.ratio[0]:.0f}% of variance)",
+                f"PC2 ({100 * self.ratio[1]:.0f}% of variance)")
+
+
+def _ellipse(mean: np.ndarray, cov: np.ndarray, n_std: float, **kwargs: Any):
+    from matplotlib.patches import Ellipse
+
+    eigenvalues, eigenvectors = np.linalg.eigh((cov + cov.T) / 2)
+    eigenvalues = np.clip(eigenvalues, 0.0, None)
+    angle = float(np.degrees(np.arctan2(eigenvectors[1, 1], eigenvectors[0, 1])))
+    width, height = 2 * n_std * np.sqrt(eigenvalues[::-1])
+    return Ellipse(tuple(mean), width=float(width), height=float(height), angle=angle,
+                   **kwargs)
+
+
+# --------------------------------------------------------------------------- datasets
+
+
+def _unpack_dataset(data: Any, y: Any, genotype: Any) -> tuple[np.ndarray, np.ndarray, Any,
+                                                                 dict]:
+    metadata: dict = {}
+    if hasattr(data, "X") and hasattr(data, "y"):
+        X = data.X
+        y = data.y if y is None else y
+        genotype = getattr(data, "genotype", None) if genotype is None else genotype
+        metadata = dict(getattr(data, "metadata", {}) or {})
+    else:
+        X = data
+    X = np.asarray(X, dtype=float)
+    if X.ndim != 2 or X.shape[0] == 0:
+        raise ValueError(f"X must be a non-empty 2-D array, got shape {X.shape}")
+    if y is None:
+        y = np.zeros(X.shape[0], dtype=int)
+    y = np.asarray(y)
+    if y.shape != (X.shape[0],):
+        raise ValueError(f"y must have shape ({X.shape[0]},), got {y.shape}")
+    return X, y, genotype, metadata
+
+
+def plot_dataset(data: Any, y: Any = None, *, genotype: Sequence[Any] | None = None,
+                 ax: Any = None, ellipses: bool = True, n_std: float = 2.0,
+                 title: str | None = None, point_size: float | None = None) -> Any:
+    """Scatter a labelled dataset with the covariance ellipse of each cluster.
+
+    Parameters
+    ----------
+    data : Dataset or array of shape (N, D)
+        A `hawks_deap.Dataset` (its X, y, genes and metadata are used) or the points.
+    y : array of shape (N,), optional
+        Cluster labels (default: the dataset's; one cluster for bare arrays).
+    genotype : sequence of Cluster, optional
+        Generating genes, one per label 0..K-1 (default: the dataset's). The ellipses
+        show the genes' covariances centred on their means; without genes (or when
+        the labels are not 0..K-1), the sample mean and covariance of each cluster.
+    ax : matplotlib Axes, optional
+        Where to draw; a new figure by default.
+    ellipses : bool
+        Draw the ellipses.
+    n_std : float
+        Ellipse radius in standard deviations along each principal axis.
+    title : str, optional
+        Default: N, K, D and, if recorded in the metadata, the index value.
+    point_size : float, optional
+        Marker size (default from N).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Notes
+    -----
+    For D > 2 points, means and covariances are projected on the first two principal
+    axes of the points (``W^T Sigma W`` for a covariance); for D = 1 clusters are drawn
+    on separate rows, without ellipses.
+    """
+    X, y, genotype, metadata = _unpack_dataset(data, y, genotype)
+    fig, ax = _new_axes(ax, figsize=(5.5, 5))
+    values, codes = np.unique(y, return_inverse=True)
+    codes = codes.reshape(-1)
+    k = values.shape[0]
+    proj = _Projection(X)
+    P = proj.points(X)
+    if X.shape[1] == 1:
+        P = P.copy()
+        P[:, 1] = codes
+    size = point_size if point_size is not None else float(np.clip(3000 / len(X), 2, 30))
+    genes_match = (genotype is not None and len(genotype) == k
+                   and np.issubdtype(values.dtype, np.integer)
+                   and np.array_equal(values, np.arange(k)))
+    for c in range(k):
+        mask = codes == c
+        color = f"C{c % 10}"
+        ax.scatter(P[mask, 0], P[mask, 1], s=size, color=color, alpha=0.6, linewidths=0,
+                   label=str(values[c]))
+        if not ellipses or X.shape[1] == 1:
+            continue
+        if genes_match:
+            mean, cov = genotype[c].mean, genotype[c].covariance
+        elif mask.sum() >= 2:
+            mean, cov = X[mask].mean(axis=0), np.cov(X[mask], rowvar=False).reshape(
+                X.shape[1], X.shape[1])
+        else:
+            continue
+        ax.add_patch(_ellipse(proj.mean(mean), proj.covariance(cov), n_std,
+                              fill=False, edgecolor=color, linewidth=1.6))
+        centre = proj.mean(mean)
+        ax.plot([centre[0]], [centre[1]], marker="x", color="black", markersize=6,
+                linestyle="none")
+    xlabel, ylabel = proj.labels()
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if X.shape[1] == 1:
+        ax.set_yticks(range(k), [str(v) for v in values])
+    else:
+        ax.set_aspect("equal", adjustable="datalim")
+    if title is None:
+        title = f"N={X.shape[0]}, K={k}, D={X.shape[1]}"
+        record = metadata.get("record") or {}
+        if isinstance(record.get("index"), (int, float)):
+            title += f", silhouette {record['index']:.3f}"
+    ax.set_title(title)
+    return fig
+
+
+# --------------------------------------------------------------------------- runs
+
+
+def _columns(logbook: Any) -> dict[str, np.ndarray]:
+    """``{column: values}`` from a deap Logbook, a list of dicts or a mapping of columns."""
+    if isinstance(logbook, Mapping):
+        return {k: np.asarray(v, dtype=float) for k, v in logbook.items()}
+    rows = list(logbook)
+    if not rows:
+        raise ValueError("the logbook is empty")
+    keys: list[str] = []
+    for row in rows:
+        keys.extend(k for k in row if k not in keys)
+    out = {}
+    for key in keys:
+        try:
+            out[key] = np.array([np.nan if row.get(key) in (None, "") else float(row[key])
+                                 for row in rows])
+        except (TypeError, ValueError):
+            continue  # non-numeric column
+    return out
+
+
+def plot_convergence(logbook: Any, *, ax: Any = None, target: float | None = None,
+                     title: str | None = None) -> Any:
+    """Fitness, index value and penalty per generation of a run.
+
+    Parameters
+    ----------
+    logbook : deap.tools.Logbook, list of dicts or mapping of columns
+        ``Result.logbook`` (or ``logbook.csv`` read back): ``gen``, ``fitness_best``,
+        ``fitness_median`` and, when present, ``index`` (Index mode), ``winner_score``
+        and ``loser_score`` (Versus mode) and ``penalty``.
+    ax : matplotlib Axes, optional
+        Where to draw; the penalty goes on a twin y-axis on the right.
+    target : float, optional
+        Draw the index target as a horizontal line.
+    title : str, optional
+        Axes title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    from matplotlib.ticker import MaxNLocator
+
+    cols = _columns(logbook)
+    if "fitness_best" not in cols:
+        raise ValueError(f"the logbook has no 'fitness_best' column (columns: "
+                         f"{sorted(cols)})")
+    fig, ax = _new_axes(ax, figsize=(6.5, 4))
+    gen = cols.get("gen", np.arange(len(cols["fitness_best"])))
+    ax.plot(gen, cols["fitness_best"], color="C0", linewidth=2, label="best fitness")
+    if "fitness_median" in cols:
+        ax.plot(gen, cols["fitness_median"], color="C0", linestyle="--",
+                label="median fitness")
+    if "index" in cols:
+        ax.plot(gen, cols["index"], color="C2", label="index value (best)")
+    for key, color, name in (("winner_score", "C2", "winner score"),
+                             ("loser_score", "C3", "loser score")):
+        if key in cols:
+            ax.plot(gen, cols[key], color=color, linestyle="-.", label=name)
+    if target is not None:
+        ax.axhline(target, color="C2", linestyle=":", label=f"target {target:g}")
+    ax.set_xlabel("generation")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_ylabel("fitness / index value")
+    handles, labels = ax.get_legend_handles_labels()
+    if "penalty" in cols:
+        twin = ax.twinx()
+        penalty = cols["penalty"]
+        twin.plot(gen, penalty, color="C1", linewidth=1.2, label="penalty (best)")
+        twin.set_ylabel("penalty")
+        top = float(np.nanmax(penalty)) if np.any(np.isfinite(penalty)) else 0.0
+        top = top if top > 0 else 1.0
+        twin.set_ylim(-0.03 * top, 1.05 * top)  # a zero penalty stays visible
+        h2, l2 = twin.get_legend_handles_labels()
+        handles, labels = handles + h2, labels + l2
+    ax.legend(handles, labels, loc="best", fontsize="small")
+    ax.set_title(title if title is not None else "convergence")
+    return fig
+
+
+def _match_colours(truth: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """Relabel a partition with the colours of the true clusters it overlaps most.
+
+    Hungarian matching on the contingency table; unmatched clusters get new colours.
+    """
+    from scipy.optimize import linear_sum_assignment
+
+    t_values, t_codes = np.unique(truth, return_inverse=True)
+    p_values, p_codes = np.unique(labels, return_inverse=True)
+    t_codes, p_codes = t_codes.reshape(-1), p_codes.reshape(-1)
+    table = np.zeros((p_values.shape[0], t_values.shape[0]))
+    np.add.at(table, (p_codes, t_codes), 1)
+    rows, cols = linear_sum_assignment(-table)
+    mapping = np.full(p_values.shape[0], -1)
+    mapping[rows] = cols
+    spare = iter(range(t_values.shape[0], t_values.shape[0] + p_values.shape[0]))
+    for i in range(mapping.shape[0]):
+        if mapping[i] < 0:
+            mapping[i] = next(spare)
+    return mapping[p_codes]
+
+
+def plot_versus(X: Any, y: Any, winner_labels: Any, loser_labels: Any, *,
+                winner: str = "winner", loser: str = "loser",
+                winner_score: float | None = None, loser_score: float | None = None,
+                score_name: str = "ARI", axes: Sequence[Any] | None = None) -> Any:
+    """Three panels: the true clusters, the winner's and the loser's partitions.
+
+    Parameters
+    ----------
+    X : array of shape (N, D)
+        The points (projected by PCA when D > 2).
+    y : array of shape (N,)
+        True labels.
+    winner_labels, loser_labels : array of shape (N,)
+        The two algorithms' partitions; their colours are matched to the true clusters
+        they overlap most.
+    winner, loser : str
+        Algorithm names for the titles.
+    winner_score, loser_score : float, optional
+        Their scores, shown in the titles.
+    score_name : str
+        Name of the score (``"ARI"``).
+    axes : sequence of 3 matplotlib Axes, optional
+        Where to draw; a new 1 x 3 figure by default.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    X = np.asarray(X, dtype=float)
+    parts = [np.asarray(p) for p in (y, winner_labels, loser_labels)]
+    for name, p in zip(("y", "winner_labels", "loser_labels"), parts, strict=True):
+        if p.shape != (X.shape[0],):
+            raise ValueError(f"{name} must have shape ({X.shape[0]},), got {p.shape}")
+    if axes is None:
+        plt = _pyplot()
+        fig, axes = plt.subplots(1, 3, figsize=(13, 4.4), sharex=True, sharey=True)
+    else:
+        if len(axes) != 3:
+            raise ValueError(f"axes must hold 3 Axes, got {len(axes)}")
+        fig = axes[0].figure
+    proj = _Projection(X)
+    P = proj.points(X)
+    truth_codes = np.unique(parts[0], return_inverse=True)[1].reshape(-1)
+    colours = [truth_codes, _match_colours(parts[0], parts[1]),
+               _match_colours(parts[0], parts[2])]
+
+    def _title(role: str, name: str, score: float | None) -> str:
+        return f"{role}: {name}" + ("" if score is None else f"  ({score_name} {score:.3f})")
+
+    titles = ["truth", _title("winner", winner, winner_score),
+              _title("loser", loser, loser_score)]
+    size = float(np.clip(3000 / len(X), 2, 30))
+    xlabel, ylabel = proj.labels()
+    for ax, codes, title in zip(axes, colours, titles, strict=True):
+        for c in np.unique(codes):
+            mask = codes == c
+            ax.scatter(P[mask, 0], P[mask, 1], s=size, color=f"C{c % 10}", alpha=0.7,
+                       linewidths=0)
+        ax.set_title(title)
+        ax.set_xlabel(xlabel)
+    axes[0].set_ylabel(ylabel)
+    return fig
+
+
+# --------------------------------------------------------------------------- collections
+
+
+def plot_instance_space(coords: Any, groups: Sequence[str], *, space: Any = None,
+                        ax: Any = None, title: str | None = None,
+                        legend_title: str | None = None,
+                        order: Sequence[str] | None = None) -> Any:
+    """Datasets as points of an instance space, coloured by group (paper, Fig. 2).
+
+    Parameters
+    ----------
+    coords : array of shape (n_datasets, 2)
+        Coordinates, e.g. ``InstanceSpace.transform(features)``.
+    groups : sequence of str
+        One label per dataset: its source (Fig. 2a) or its best algorithm
+        (`hawks_deap.features.best_algorithms`, Fig. 2b).
+    space : InstanceSpace, optional
+        Gives the axis labels (with explained variance).
+    ax : matplotlib Axes, optional
+        Where to draw.
+    title, legend_title : str, optional
+        Texts.
+    order : sequence of str, optional
+        Legend order (default: sorted).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    coords = np.asarray(coords, dtype=float)
+    groups = [str(g) for g in groups]
+    if coords.ndim != 2 or coords.shape[1] < 2:
+        raise ValueError(f"coords must have shape (n, 2), got {coords.shape}")
+    if len(groups) != coords.shape[0]:
+        raise ValueError(f"groups must have one label per dataset ({coords.shape[0]}), got "
+                         f"{len(groups)}")
+    fig, ax = _new_axes(ax, figsize=(6, 5))
+    names = list(order) if order is not None else sorted(set(groups))
+    missing = set(groups) - set(names)
+    if missing:
+        raise ValueError(f"order misses the groups {sorted(missing)}")
+    labels = np.array(groups)
+    for i, name in enumerate(names):
+        mask = labels == name
+        if not mask.any():
+            continue
+        ax.scatter(coords[mask, 0], coords[mask, 1], s=36, color=f"C{i % 10}",
+                   marker=_MARKERS[i % len(_MARKERS)], alpha=0.8, edgecolors="none",
+                   label=name)
+    xlabel, ylabel = (space.axis_labels()[:2] if space is not None else ("PC1", "PC2"))
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.legend(title=legend_title, fontsize="small", loc="best")
+    ax.set_title(title if title is not None else "instance space")
+    return fig
+
+
+def plot_performance(table: Any, *, groups: Sequence[str] | None = None, ax: Any = None,
+                     title: str | None = None, ylabel: str = "ARI") -> Any:
+    """Boxplots of each algorithm's scores over datasets (paper, Fig. 3).
+
+    Parameters
+    ----------
+    table : hawks_deap.features.Table
+        From `hawks_deap.features.performance_table`: one row per dataset, one column
+        per algorithm.
+    groups : sequence of str, optional
+        One label per dataset (e.g. its source): one box per (algorithm, group), side
+        by side.
+    ax : matplotlib Axes, optional
+        Where to draw.
+    title : str, optional
+        Axes title.
+    ylabel : str
+        Label of the score axis.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    values = np.asarray(table.values, dtype=float)
+    columns = list(table.columns)
+    if groups is None:
+        group_names = [""]
+        group_of = np.zeros(values.shape[0], dtype=int)
+    else:
+        groups = [str(g) for g in groups]
+        if len(groups) != values.shape[0]:
+            raise ValueError(f"groups must have one label per dataset ({values.shape[0]}), "
+                             f"got {len(groups)}")
+        group_names = sorted(set(groups))
+        group_of = np.array([group_names.index(g) for g in groups])
+    n_groups = len(group_names)
+    fig, ax = _new_axes(ax, figsize=(max(6.0, 1.1 * len(columns) * max(1, n_groups / 2)),
+                                     4.2))
+    width = 0.8 / n_groups
+    from matplotlib.patches import Patch
+
+    for g in range(n_groups):
+        data = [values[group_of == g, j] for j in range(len(columns))]
+        positions = np.arange(len(columns)) + (g - (n_groups - 1) / 2) * width
+        colour = f"C{g % 10}" if n_groups > 1 else "C0"
+        box = ax.boxplot(data, positions=positions, widths=width * 0.85, patch_artist=True,
+                         manage_ticks=False)
+        for patch in box["boxes"]:
+            patch.set_facecolor(colour)
+            patch.set_alpha(0.55)
+        for median in box["medians"]:
+            median.set_color("black")
+    ax.set_xticks(np.arange(len(columns)), columns, rotation=30, ha="right")
+    ax.set_xlim(-0.6, len(columns) - 0.4)
+    ax.set_ylabel(ylabel)
+    ax.set_xlabel("algorithm")
+    if n_groups > 1:
+        ax.legend(handles=[Patch(facecolor=f"C{g % 10}", alpha=0.55, label=name)
+                           for g, name in enumerate(group_names)], fontsize="small")
+    ax.set_title(title if title is not None else f"{ylabel} per algorithm")
+    return fig

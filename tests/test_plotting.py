@@ -1,0 +1,176 @@
+"""Figures: content checks (artists, labels, titles), not pixels. Agg backend."""
+
+import sys
+
+import numpy as np
+import pytest
+
+matplotlib = pytest.importorskip("matplotlib")
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.patches import Ellipse  # noqa: E402
+
+import hawks_deap as hd  # noqa: E402
+from hawks_deap import plotting  # noqa: E402
+from hawks_deap.features import InstanceSpace, Table  # noqa: E402
+from hawks_deap.initialization import haar_rotation  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    plt.close("all")
+
+
+def make_dataset(d=2, k=3, seed=0, n_per=40):
+    rng = np.random.default_rng(seed)
+    genes = [hd.Cluster(rng.normal(scale=6, size=d), rng.uniform(0.2, 2.0, size=d),
+                        haar_rotation(d, rng)) for _ in range(k)]
+    X = np.concatenate([g.sample(rng.standard_normal((n_per, d))) for g in genes])
+    y = np.repeat(np.arange(k), n_per)
+    return hd.Dataset(X, y, genes, {"record": {"index": 0.4321}})
+
+
+def ellipses(ax):
+    return [p for p in ax.patches if isinstance(p, Ellipse)]
+
+
+def test_dataset_scatter_with_gene_ellipses():
+    ds = make_dataset()
+    fig = plotting.plot_dataset(ds, n_std=2.0)
+    ax = fig.axes[0]
+    assert len(ax.collections) == 3  # one scatter per cluster
+    found = ellipses(ax)
+    assert len(found) == 3
+    for e, gene in zip(found, ds.genotype):
+        np.testing.assert_allclose(e.center, gene.mean)
+        eig = np.sort(np.linalg.eigvalsh(gene.covariance))[::-1]
+        assert e.width == pytest.approx(4 * np.sqrt(eig[0]))
+        assert e.height == pytest.approx(4 * np.sqrt(eig[1]))
+    assert ax.get_xlabel() == "x0" and ax.get_ylabel() == "x1"
+    assert ax.get_title() == "N=120, K=3, D=2, silhouette 0.432"
+
+
+def test_dataset_projects_high_dimensions_with_pca():
+    ds = make_dataset(d=5, k=4)
+    fig = plotting.plot_dataset(ds)
+    ax = fig.axes[0]
+    assert ax.get_xlabel().startswith("PC1") and ax.get_ylabel().startswith("PC2")
+    found = ellipses(ax)
+    assert len(found) == 4
+    centre = ds.X.mean(axis=0)
+    _, _, vt = np.linalg.svd(ds.X - centre, full_matrices=False)
+    for e, gene in zip(found, ds.genotype):
+        expected = (gene.mean - centre) @ vt[:2].T
+        np.testing.assert_allclose(np.abs(e.center), np.abs(expected), rtol=1e-9)
+        projected = vt[:2] @ gene.covariance @ vt[:2].T
+        eig = np.sort(np.linalg.eigvalsh(projected))[::-1]
+        assert e.width == pytest.approx(4 * np.sqrt(eig[0]))
+
+
+def test_dataset_without_genes_uses_sample_covariances_and_given_ax():
+    ds = make_dataset()
+    fig, axes = plt.subplots(1, 2)
+    out = plotting.plot_dataset(ds.X, ds.y, ax=axes[1], title="mine")
+    assert out is fig
+    found = ellipses(axes[1])
+    assert len(found) == 3 and not axes[0].patches
+    np.testing.assert_allclose(found[0].center, ds.X[ds.y == 0].mean(axis=0))
+    assert axes[1].get_title() == "mine"
+    no = plotting.plot_dataset(ds, ellipses=False)
+    assert not ellipses(no.axes[0])
+
+
+def test_dataset_one_dimension():
+    ds = make_dataset(d=1, k=2)
+    ax = plotting.plot_dataset(ds).axes[0]
+    assert not ellipses(ax) and ax.get_xlabel() == "x0" and ax.get_ylabel() == "cluster"
+
+
+def test_convergence_from_a_real_logbook(small_problem):
+    result = hd.evolve(small_problem, population_size=4, generations=5, seed=0)
+    fig = plotting.plot_convergence(result.logbook, target=0.5)
+    ax, twin = fig.axes
+    labels = [line.get_label() for line in ax.get_lines()]
+    assert labels == ["best fitness", "median fitness", "index value (best)", "target 0.5"]
+    np.testing.assert_array_equal(ax.get_lines()[0].get_xdata(), np.arange(6))
+    np.testing.assert_allclose(ax.get_lines()[0].get_ydata(),
+                               result.logbook.select("fitness_best"))
+    assert twin.get_ylabel() == "penalty" and len(twin.get_lines()) == 1
+    assert ax.get_xlabel() == "generation"
+    assert len(ax.get_legend().get_texts()) == 5
+
+
+def test_convergence_versus_columns_and_errors():
+    rows = [{"gen": g, "fitness_best": 0.1 * g, "fitness_median": 0.05 * g,
+             "winner_score": 0.5 + 0.05 * g, "loser_score": 0.5 - 0.05 * g}
+            for g in range(4)]
+    fig = plotting.plot_convergence(rows)
+    assert len(fig.axes) == 1  # no penalty column: no twin axis
+    labels = [x.get_label() for x in fig.axes[0].get_lines()]
+    assert labels[-2:] == ["winner score", "loser score"]
+    with pytest.raises(ValueError, match="fitness_best"):
+        plotting.plot_convergence([{"gen": 0}])
+
+
+def test_versus_panels_titles_and_colour_matching():
+    ds = make_dataset(k=3)
+    permuted = np.array([2, 0, 1])[ds.y]  # same partition, other label values
+    noisy = ds.y.copy()
+    noisy[:10] = 1
+    fig = plotting.plot_versus(ds.X, ds.y, permuted, noisy, winner="gmm",
+                               loser="single-linkage", winner_score=1.0, loser_score=0.25)
+    axes = fig.axes
+    assert len(axes) == 3
+    assert [a.get_title() for a in axes] == ["truth", "winner: gmm  (ARI 1.000)",
+                                             "loser: single-linkage  (ARI 0.250)"]
+    # a relabelled copy of the truth is drawn in the truth's colours
+    truth_colours = [tuple(c.get_facecolor()[0]) for c in axes[0].collections]
+    winner_colours = [tuple(c.get_facecolor()[0]) for c in axes[1].collections]
+    assert truth_colours == winner_colours
+    np.testing.assert_array_equal(plotting._match_colours(ds.y, permuted), ds.y)
+    with pytest.raises(ValueError, match="winner_labels"):
+        plotting.plot_versus(ds.X, ds.y, ds.y[:5], ds.y)
+
+
+def test_instance_space_by_source_and_best_algorithm():
+    rng = np.random.default_rng(0)
+    feats = rng.normal(size=(12, 7))
+    space = InstanceSpace().fit(feats)
+    coords = space.transform(feats)
+    groups = ["HAWKS"] * 6 + ["HK"] * 4 + ["QJ"] * 2
+    fig = plotting.plot_instance_space(coords, groups, space=space, legend_title="source")
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["HAWKS", "HK", "QJ"]
+    assert ax.get_legend().get_title().get_text() == "source"
+    assert ax.get_xlabel().startswith("PC1 (") and len(ax.collections) == 3
+    assert sum(len(c.get_offsets()) for c in ax.collections) == 12
+    with pytest.raises(ValueError, match="one label per dataset"):
+        plotting.plot_instance_space(coords, groups[:3])
+
+
+def test_performance_boxplots_per_algorithm_and_group():
+    table = Table(tuple("abcdef"), ("kmeans++", "gmm", "single-linkage"),
+                  np.random.default_rng(0).uniform(size=(6, 3)))
+    ax = plotting.plot_performance(table).axes[0]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["kmeans++", "gmm",
+                                                            "single-linkage"]
+    assert len(ax.patches) == 3 and ax.get_ylabel() == "ARI"
+    ax = plotting.plot_performance(table, groups=["x", "y"] * 3).axes[0]
+    assert len(ax.get_legend().get_texts()) == 2
+    boxes = [p for p in ax.patches if type(p).__name__ == "PathPatch"]
+    assert len(boxes) == 6  # 3 algorithms x 2 groups
+
+
+def test_save_figure_is_atomic_png(tmp_path):
+    fig = plotting.plot_dataset(make_dataset())
+    path = plotting.save_figure(fig, tmp_path / "sub" / "d.png", dpi=50)
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 1000
+    assert [p.name for p in (tmp_path / "sub").iterdir()] == ["d.png"]
+
+
+def test_missing_matplotlib_names_the_extra(monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)
+    with pytest.raises(ImportError, match=r"hawks-deap\[plot\]"):
+        plotting.plot_dataset(make_dataset())
