@@ -32,8 +32,6 @@ import argparse
 import csv
 import json
 import math
-import os
-import shutil
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -126,21 +124,7 @@ def _check_out_dir(out: Path, overwrite: bool) -> None:
 
 def _write_run(out: Path, dataset: Any, files: dict[str, str], overwrite: bool) -> Path:
     """Write the dataset and extra text files as one directory, atomically."""
-    from hawks_deap.dataset import _temp_dir
-
-    out.parent.mkdir(parents=True, exist_ok=True)
-    staging = _temp_dir(out.parent, f".{out.name}.", ".tmp")
-    try:
-        built = dataset.save(staging / out.name)
-        for name, text in files.items():
-            (built / name).write_text(text, encoding="utf-8")
-        if out.exists():
-            trash = staging / "old"
-            os.replace(out, trash)
-        os.replace(built, out)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    return out
+    return dataset.save(out, overwrite=overwrite, extra_files=files)
 
 
 def _dataset_dirs(paths: Sequence[str]) -> list[Path]:
@@ -312,23 +296,6 @@ def _settings(args: argparse.Namespace, command: str) -> dict[str, Any]:
     return config.resolve(command, file_values, config.cli_values(args, command))
 
 
-def _constraints(values: dict[str, Any]) -> list[Any]:
-    import hawks_deap as hd
-
-    out = []
-    if values["max_overlap"] is not None:
-        out.append(hd.Overlap(max=values["max_overlap"]))
-    if values["min_eccentricity"] is not None:
-        out.append(hd.Eccentricity(min=values["min_eccentricity"]))
-    return out
-
-
-def _check_mean_mutation(values: dict[str, Any]) -> None:
-    if values["mean_mutation"] == "de" and values["n_clusters"] < 3:
-        raise UsageError("--mean-mutation de needs --n-clusters >= 3 (it combines three "
-                         "other clusters' means)")
-
-
 def _command_metadata(command: str, args: argparse.Namespace, values: dict[str, Any]
                       ) -> dict[str, Any]:
     return {"name": command, "settings": dict(values),
@@ -341,18 +308,12 @@ def _prepare_generate(args: argparse.Namespace) -> Callable[[], int]:
     values = _settings(args, "generate")
     out = Path(args.out)
     _check_out_dir(out, args.overwrite)
-    _check_mean_mutation(values)
-    problem = hd.IndexProblem(values["n_samples"], values["n_clusters"], values["n_dims"],
-                              values["target"], index=values["index"],
-                              metric=values["metric"], constraints=_constraints(values))
+    problem = config.build_problem("generate", values)
 
     def run() -> int:
         progress = not args.quiet and sys.stderr.isatty()
-        result = hd.evolve(problem, population_size=values["population_size"],
-                           generations=values["generations"],
-                           p_crossover=values["p_crossover"], p_f=values["p_f"],
-                           mean_mutation=values["mean_mutation"], seed=values["seed"],
-                           progress=progress)
+        result = hd.evolve(problem, seed=values["seed"], progress=progress,
+                           **config.evolve_options(values))
         dataset = result.best_dataset()
         dataset.metadata["command"] = _command_metadata("generate", args, values)
         _write_run(out, dataset, {LOGBOOK_FILE: _logbook_csv(result.logbook)},
@@ -379,23 +340,12 @@ def _prepare_versus(args: argparse.Namespace) -> Callable[[], int]:
                          "--config")
     out = Path(args.out)
     _check_out_dir(out, args.overwrite)
-    _check_mean_mutation(values)
-    try:
-        from hawks_deap.problems.versus import VersusProblem
-    except ImportError as error:
-        raise ImportError(f"Versus mode is not available in this installation "
-                          f"(hawks_deap.problems.versus: {error})") from None
-    problem = VersusProblem(values["winner"], values["loser"], n_samples=values["n_samples"],
-                            n_clusters=values["n_clusters"], n_dims=values["n_dims"],
-                            score=values["score"], constraints=_constraints(values))
+    problem = config.build_problem("versus", values)
 
     def run() -> int:
         progress = not args.quiet and sys.stderr.isatty()
-        result = hd.evolve(problem, population_size=values["population_size"],
-                           generations=values["generations"],
-                           p_crossover=values["p_crossover"], p_f=values["p_f"],
-                           mean_mutation=values["mean_mutation"], seed=values["seed"],
-                           n_jobs=values["n_jobs"], progress=progress)
+        result = hd.evolve(problem, seed=values["seed"], progress=progress,
+                           **config.evolve_options(values))
         dataset = result.best_dataset()
         dataset.metadata["command"] = _command_metadata("versus", args, values)
         winner_labels, loser_labels = problem.partitions(result.best)

@@ -57,7 +57,9 @@ __all__ = [
     "OPTIONS",
     "Option",
     "add_arguments",
+    "build_problem",
     "cli_values",
+    "evolve_options",
     "expand_grid",
     "find_option",
     "load_config",
@@ -597,3 +599,59 @@ def expand_grid(config: Mapping[str, Mapping[str, Any]],
             point[section][key] = value
         out.append(point)
     return out
+
+
+# --------------------------------------------------------------------------- runs
+
+
+def build_problem(command: str, values: Mapping[str, Any]):
+    """The problem that resolved settings describe.
+
+    Parameters
+    ----------
+    command : {"generate", "versus"}
+        Index mode (`hawks_deap.IndexProblem`) or Versus mode (``VersusProblem``).
+    values : mapping
+        ``{key: value}`` as returned by `resolve`.
+
+    Raises
+    ------
+    ValueError
+        For settings that are valid one by one but not together (e.g. the DE mean
+        mutation with fewer than 3 clusters, Versus without a winner), naming them.
+    """
+    import hawks_deap as hd
+
+    if values["mean_mutation"] == "de" and values["n_clusters"] < 3:
+        raise ValueError("--mean-mutation de ([ga] mean_mutation = 'de') needs --n-clusters "
+                         ">= 3 ([dataset] n_clusters): it combines three other clusters' "
+                         "means")
+    constraints = []
+    if values.get("max_overlap") is not None:
+        constraints.append(hd.Overlap(max=values["max_overlap"]))
+    if values.get("min_eccentricity") is not None:
+        constraints.append(hd.Eccentricity(min=values["min_eccentricity"]))
+    if command == "generate":
+        return hd.IndexProblem(values["n_samples"], values["n_clusters"], values["n_dims"],
+                               values["target"], index=values["index"],
+                               metric=values["metric"], constraints=constraints)
+    if command != "versus":
+        raise ValueError(f"unknown command {command!r}; valid: {', '.join(COMMANDS)}")
+    missing = [k for k in ("winner", "loser") if values.get(k) is None]
+    if missing:
+        raise ValueError(f"Versus mode needs a winner and a loser ({' and '.join(missing)} "
+                         "missing)")
+    try:
+        from hawks_deap.problems.versus import VersusProblem
+    except ImportError as error:
+        raise ImportError(f"Versus mode is not available in this installation "
+                          f"(hawks_deap.problems.versus: {error})") from None
+    return VersusProblem(values["winner"], values["loser"], n_samples=values["n_samples"],
+                         n_clusters=values["n_clusters"], n_dims=values["n_dims"],
+                         score=values["score"], constraints=constraints)
+
+
+def evolve_options(values: Mapping[str, Any]) -> dict[str, Any]:
+    """Keyword arguments of `hawks_deap.evolve` from resolved settings (seed excluded)."""
+    keys = ("population_size", "generations", "p_crossover", "p_f", "mean_mutation", "n_jobs")
+    return {k: values[k] for k in keys if k in values}

@@ -18,6 +18,7 @@ import json
 import os
 import secrets
 import shutil
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -234,10 +235,19 @@ class Dataset:
             lines.append(",".join([f"{v:.17g}" for v in row] + [str(label)]))
         return "\n".join(lines) + "\n"
 
-    def save(self, path: str | os.PathLike, *, overwrite: bool = False) -> Path:
+    def save(self, path: str | os.PathLike, *, overwrite: bool = False,
+             extra_files: Mapping[str, str] | None = None) -> Path:
         """Write the dataset directory atomically; returns its path.
 
-        Raises ``FileExistsError`` if ``path`` exists, unless ``overwrite``.
+        Parameters
+        ----------
+        path : path
+            The directory to write.
+        overwrite : bool
+            Replace an existing directory; otherwise raise ``FileExistsError``.
+        extra_files : mapping, optional
+            More text files to write into the directory (name -> content), as part of
+            the same atomic write (e.g. a run's logbook).
         """
         path = Path(path)
         if path.exists() and not overwrite:
@@ -252,6 +262,10 @@ class Dataset:
             }
             (tmp / GENES_FILE).write_text(_dumps(genes), encoding="utf-8")
             (tmp / METADATA_FILE).write_text(_dumps(self.metadata), encoding="utf-8")
+            for name, text in (extra_files or {}).items():
+                if Path(name).name != name or name in (DATA_FILE, GENES_FILE, METADATA_FILE):
+                    raise ValueError(f"extra_files: invalid file name {name!r}")
+                (tmp / name).write_text(text, encoding="utf-8")
             if path.exists():
                 old = _temp_dir(path.parent, f".{path.name}.", ".old")
                 os.replace(path, old / "x")
