@@ -285,6 +285,24 @@ def _build_parser() -> argparse.ArgumentParser:
     plot.add_argument("--dpi", type=int, default=150, help="resolution (default 150)")
     plot.add_argument("--overwrite", action="store_true",
                       help="replace existing figures")
+
+    suite = sub.add_parser(
+        "suite", help="run a parameter-grid campaign (resumable)",
+        description="Run every configuration of a grid file (the sections of --config "
+                    "plus [suite] runs, seed, mode; list values are expanded into their "
+                    "cartesian product), one dataset directory per run under DIR/runs and "
+                    "one row per finished run in DIR/summary.csv. Running the same "
+                    "command again resumes: finished runs are skipped.")
+    suite.add_argument("grid", metavar="GRID.toml", help="the grid file")
+    suite.add_argument("--out", required=True, metavar="DIR", help="output directory")
+    suite.add_argument("--workers", type=int, default=1,
+                       help="runs at once: local processes or dask workers (default 1)")
+    suite.add_argument("--backend", choices=["processes", "dask"], default="processes",
+                       help="local processes (default) or dask.distributed")
+    suite.add_argument("--scheduler", metavar="ADDRESS",
+                       help="an existing dask scheduler, e.g. tcp://host:8786 (default: a "
+                            "local cluster of --workers workers)")
+    suite.add_argument("--quiet", action="store_true", help="no progress bar or messages")
     return parser
 
 
@@ -542,11 +560,47 @@ def _plot_collection(datasets: Sequence[Any], dirs: Sequence[Path], algorithms: 
     return written
 
 
+def _prepare_suite(args: argparse.Namespace) -> Callable[[], int]:
+    from hawks_deap import suite as suite_module
+
+    if args.workers < 1:
+        raise UsageError(f"--workers must be >= 1, got {args.workers}")
+    if args.scheduler is not None and args.backend != "dask":
+        raise UsageError("--scheduler needs --backend dask")
+    grid = suite_module.load_suite(args.grid)
+    out = Path(args.out)
+    suite_module.check_output(out, grid)
+    client = None
+    if args.backend == "dask":
+        client = suite_module.connect_dask(args.workers, args.scheduler)
+
+    def run() -> int:
+        progress = not args.quiet and sys.stderr.isatty()
+        try:
+            path = suite_module.run_suite(grid, out, workers=args.workers,
+                                          backend=args.backend, progress=progress,
+                                          client=client)
+        finally:
+            if client is not None:
+                cluster = getattr(client, "cluster", None)
+                client.close()
+                if cluster is not None:
+                    cluster.close()
+        if not args.quiet:
+            n = len(suite_module.read_summary(out))
+            print(f"wrote {path}: {n} runs ({len(grid.configurations)} configurations x "
+                  f"{grid.runs} runs)")
+        return EXIT_OK
+
+    return run
+
+
 _PREPARE = {
     "generate": _prepare_generate,
     "versus": _prepare_versus,
     "features": _prepare_features,
     "plot": _prepare_plot,
+    "suite": _prepare_suite,
 }
 
 

@@ -1,0 +1,404 @@
+"""Benchmark suites: parameter-grid campaigns on local processes or a dask cluster.
+
+A grid file is a config file (sections ``[dataset]``, ``[objective]``,
+``[constraints]``, ``[ga]``, see `hawks_deap.config`) plus a ``[suite]`` section::
+
+    [suite]
+    runs = 7          # runs per configuration
+    seed = 0          # suite seed
+    mode = "index"    # or "versus"
+
+    [dataset]
+    n_samples = [500, 2500]     # a list: every value is tried
+    n_clusters = [5, 30]
+
+Every list is expanded into the cartesian product, as in HAWKS. Each run is one task
+whose seed derives from (suite seed, configuration, run index): it does not depend on
+the backend, the number of workers or the order of completion, and ``hawks-deap
+generate --seed SEED`` with the configuration's settings repeats it alone.
+
+Results stream to the output directory as runs finish: ``runs/<config>-r<run>/`` (a
+dataset directory with its logbook) and ``summary.csv`` (one row per finished run),
+both written atomically. Running the same suite again on the same directory resumes it:
+finished runs are skipped and unfinished ones are redone, so a suite killed at any
+moment and resumed gives the same summary and byte-identical datasets.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import os
+import shutil
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from hawks_deap import config
+from hawks_deap._validation import check_choice, check_int
+from hawks_deap.dataset import write_text_atomic
+
+__all__ = [
+    "BACKENDS",
+    "SUITE_OPTIONS",
+    "Suite",
+    "SuiteTask",
+    "load_suite",
+    "run_suite",
+    "run_task",
+]
+
+BACKENDS = ("processes", "dask")
+MODES = {"index": "generate", "versus": "versus"}
+SUMMARY_FILE = "summary.csv"
+GRID_FILE = "suite.json"
+RUNS_DIR = "runs"
+LOGBOOK_FILE = "logbook.csv"
+
+#: The ``[suite]`` section of grid files.
+SUITE_OPTIONS: tuple[config.Option, ...] = (
+    config.Option("suite", "runs", "int", 1, "runs per configuration", low=1),
+    config.Option("suite", "seed", "int", 0, "suite seed", low=0),
+    config.Option("suite", "mode", "str", "index", "Index or Versus mode",
+                  choices=tuple(MODES)),
+)
+
+#: Settings a grid may not set: each run's seed is derived, and runs are the unit of
+#: parallelism.
+_FORBIDDEN = {("ga", "seed"): "per-run seeds derive from [suite] seed",
+              ("ga", "n_jobs"): "runs are evaluated one per worker (use --workers)"}
+
+
+@dataclass(frozen=True)
+class SuiteTask:
+    """One run of a suite: a configuration, a run index and its derived seed."""
+
+    config_id: str
+    run: int
+    seed: int
+    command: str
+    values: dict[str, Any]
+
+    @property
+    def name(self) -> str:
+        """Directory name of the run, e.g. ``c003-r02``."""
+        return f"{self.config_id}-r{self.run:02d}"
+
+
+@dataclass
+class Suite:
+    """A parsed and validated grid file."""
+
+    mode: str
+    runs: int
+    seed: int
+    configurations: list[dict[str, Any]]
+    grid: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    @property
+    def command(self) -> str:
+        """The single-run command of the mode ("generate" or "versus")."""
+        return MODES[self.mode]
+
+    def tasks(self) -> list[SuiteTask]:
+        """Every run, configuration by configuration."""
+        out = []
+        width = max(3, len(str(len(self.configurations) - 1)))
+        for i, values in enumerate(self.configurations):
+            for r in range(self.runs):
+                out.append(SuiteTask(f"c{i:0{width}d}", r, derive_seed(self.seed, values, r),
+                                     self.command, values))
+        return out
+
+    def describe(self) -> dict[str, Any]:
+        """JSON-ready description, stored in the output directory."""
+        return {"mode": self.mode, "runs": self.runs, "seed": self.seed, "grid": self.grid}
+
+
+def derive_seed(suite_seed: int, values: Mapping[str, Any], run: int) -> int:
+    """Seed of one run from the suite seed, the configuration and the run index.
+
+    The configuration enters through a BLAKE2b digest of its canonical JSON, so a run's
+    seed does not change when other configurations are added to the grid.
+    """
+    canonical = json.dumps(dict(values), sort_keys=True, default=str).encode()
+    digest = hashlib.blake2b(canonical, digest_size=16).digest()
+    words = [int.from_bytes(digest[i:i + 4], "little") for i in range(0, 16, 4)]
+    ss = np.random.SeedSequence(suite_seed, spawn_key=(*words, run))
+    return int(ss.generate_state(1, np.uint32)[0])
+
+
+def load_suite(path: str | os.PathLike) -> Suite:
+    """Read and validate a grid file; every configuration is checked before any run.
+
+    Raises ``ValueError`` / ``TypeError`` naming the section and key (an unknown key
+    suggests the closest valid one), for an empty product, and for configurations that
+    are invalid as a whole (naming the configuration).
+    """
+    raw = config.load_toml(path)
+    return parse_suite(raw, source=str(path))
+
+
+def parse_suite(raw: Mapping[str, Any], *, source: str = "") -> Suite:
+    """Validate a parsed grid (see `load_suite`)."""
+    where = f" in {source}" if source else ""
+    options = (*config.OPTIONS, *SUITE_OPTIONS)
+    suite_table = raw.get("suite", {})
+    if not isinstance(suite_table, Mapping):
+        raise TypeError(f"[suite]{where} must be a table of keys")
+    mode = suite_table.get("mode", "index")
+    check_choice("[suite] mode", mode, MODES)
+    command = MODES[mode]
+    validated = config.validate_config(raw, command=command, options=options,
+                                       allow_lists=True, source=source)
+    suite = validated.pop("suite", {})
+    for key, value in suite.items():
+        if isinstance(value, list):
+            raise TypeError(f"[suite] {key}{where} must be a single value, got a list")
+    for (section, key), why in _FORBIDDEN.items():
+        if key in validated.get(section, {}):
+            raise ValueError(f"[{section}] {key}{where} cannot be set in a suite: {why}")
+    points = config.expand_grid(validated, options)
+    if not points:
+        raise ValueError(f"the grid{where} expands to no configuration")
+    configurations = []
+    for i, point in enumerate(points):
+        values = config.resolve(command, point, options=config.OPTIONS)
+        values.pop("seed", None)
+        values.pop("n_jobs", None)
+        try:
+            config.build_problem(command, {**values})
+        except (TypeError, ValueError) as error:
+            raise type(error)(f"configuration {i} ({_short(point)}){where}: {error}") from None
+        configurations.append(values)
+    return Suite(mode=mode, runs=int(suite.get("runs", 1)), seed=int(suite.get("seed", 0)),
+                 configurations=configurations, grid=validated)
+
+
+def _short(point: Mapping[str, Mapping[str, Any]]) -> str:
+    return ", ".join(f"{k}={v}" for table in point.values() for k, v in table.items())
+
+
+# --------------------------------------------------------------------------- one run
+
+
+def _fmt(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool | np.bool_):
+        return str(bool(value))
+    if isinstance(value, float | np.floating):
+        return repr(float(value))
+    return str(value)
+
+
+def run_task(task: SuiteTask, out: str | os.PathLike) -> dict[str, str]:
+    """Run one task, save its dataset under ``out/runs/``, return its summary row.
+
+    The row's values are already formatted as text (floats with ``repr``), so a summary
+    read back from disk and written again is unchanged.
+    """
+    import hawks_deap as hd
+    from hawks_deap.cli import _logbook_csv
+    from hawks_deap.features import problem_features
+
+    problem = config.build_problem(task.command, task.values)
+    result = hd.evolve(problem, seed=task.seed, **config.evolve_options(task.values))
+    dataset = result.best_dataset()
+    dataset.metadata["suite"] = {"config_id": task.config_id, "run": task.run,
+                                 "seed": task.seed}
+    path = Path(out) / RUNS_DIR / task.name
+    dataset.save(path, overwrite=True, extra_files={LOGBOOK_FILE: _logbook_csv(result.logbook)})
+    row: dict[str, str] = {"config_id": task.config_id, "run": str(task.run),
+                           "seed": str(task.seed)}
+    for key, value in task.values.items():
+        row[key] = _fmt(value)
+    row["fitness"] = _fmt(result.best.fitness.values[0])
+    for key, value in result.best.record.items():
+        if isinstance(value, bool | int | float | np.number):
+            # the record's "index" (the index value) must not hide the setting "index"
+            row[key if key not in row else f"{key}_value"] = _fmt(value)
+    for key, value in problem_features(dataset.X, dataset.y).items():
+        row[f"feature_{key}"] = _fmt(value)
+    row["path"] = f"{RUNS_DIR}/{task.name}"
+    return row
+
+
+def _run_task_star(args: tuple[SuiteTask, str]) -> dict[str, str]:
+    return run_task(*args)
+
+
+# --------------------------------------------------------------------------- summary
+
+
+def read_summary(out: str | os.PathLike) -> dict[tuple[str, int], dict[str, str]]:
+    """Rows of an existing ``summary.csv``, keyed by (config_id, run)."""
+    path = Path(out) / SUMMARY_FILE
+    if not path.is_file():
+        return {}
+    with open(path, newline="", encoding="utf-8") as fh:
+        return {(r["config_id"], int(r["run"])): dict(r) for r in csv.DictReader(fh)}
+
+
+def summary_text(rows: Mapping[tuple[str, int], Mapping[str, str]]) -> str:
+    """CSV text of the rows, sorted by (config_id, run), columns in first-seen order."""
+    ordered = [rows[k] for k in sorted(rows)]
+    columns: list[str] = []
+    for row in ordered:
+        for key in row:
+            if key not in columns:
+                columns.append(key)
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=columns, lineterminator="\n")
+    writer.writeheader()
+    for row in ordered:
+        writer.writerow({c: row.get(c, "") for c in columns})
+    return buf.getvalue()
+
+
+# --------------------------------------------------------------------------- backends
+
+
+def check_output(out: Path, suite: Suite) -> None:
+    """Refuse a directory holding another suite (resuming needs the same grid)."""
+    grid = out / GRID_FILE
+    if grid.is_file():
+        previous = json.loads(grid.read_text(encoding="utf-8"))
+        if previous != json.loads(json.dumps(suite.describe(), default=str)):
+            raise ValueError(f"--out {out} holds a different suite ({grid}); use a new "
+                             "directory to run this grid")
+    elif out.exists() and any(out.iterdir()):
+        raise ValueError(f"--out {out} exists and is not a suite directory")
+
+
+def _clean_partial(out: Path) -> None:
+    runs = out / RUNS_DIR
+    if runs.is_dir():
+        for entry in runs.iterdir():
+            if entry.name.startswith("."):
+                shutil.rmtree(entry, ignore_errors=True) if entry.is_dir() else entry.unlink()
+
+
+def connect_dask(workers: int, scheduler: str | None, timeout: float = 10.0):
+    """A ``dask.distributed.Client``: a new LocalCluster, or an existing scheduler.
+
+    Raises ``ValueError`` naming the address when the scheduler cannot be reached
+    within ``timeout`` seconds, and ``ImportError`` naming the extra when dask is
+    missing.
+    """
+    try:
+        from dask.distributed import Client, LocalCluster
+    except ImportError as error:
+        raise ImportError("the dask backend needs dask.distributed: install "
+                          f"hawks-deap[distributed] ({error})") from None
+    if scheduler is None:
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                               dashboard_address=None)
+        return Client(cluster)
+    try:
+        return Client(scheduler, timeout=f"{timeout}s")
+    except (OSError, TimeoutError) as error:
+        raise ValueError(f"--scheduler {scheduler}: cannot reach the dask scheduler within "
+                         f"{timeout:g} s ({type(error).__name__}: {error})") from None
+
+
+def _iter_processes(tasks: list[SuiteTask], out: str, workers: int):
+    if workers == 1:
+        for task in tasks:
+            yield run_task(task, out)
+        return
+    import multiprocess
+
+    with multiprocess.get_context().Pool(workers, maxtasksperchild=None) as pool:
+        yield from pool.imap_unordered(_run_task_star, [(t, out) for t in tasks])
+
+
+def _iter_dask(tasks: list[SuiteTask], out: str, client):
+    from dask.distributed import as_completed
+
+    futures = client.map(run_task, tasks, out=out, pure=False)
+    for future in as_completed(futures):
+        yield future.result()
+
+
+def run_suite(suite: Suite, out: str | os.PathLike, *, workers: int = 1,
+              backend: str = "processes", scheduler: str | None = None,
+              progress: bool = False, client: Any = None,
+              on_row: Callable[[dict[str, str]], None] | None = None) -> Path:
+    """Run (or resume) a suite into ``out``; returns the path of ``summary.csv``.
+
+    Parameters
+    ----------
+    suite : Suite
+        From `load_suite`.
+    out : path
+        Output directory (created; an existing one of the same suite is resumed).
+    workers : int
+        Processes running tasks at once (local processes, or LocalCluster workers).
+    backend : {"processes", "dask"}
+        Local processes (no server needed), or ``dask.distributed``.
+    scheduler : str, optional
+        Address of an existing dask scheduler (``tcp://host:8786``); a LocalCluster
+        with ``workers`` workers when omitted.
+    progress : bool
+        A tqdm progress bar over runs.
+    client : dask.distributed.Client, optional
+        Use this client instead of making one.
+    on_row : callable, optional
+        Called with each new summary row (after it is written).
+    """
+    workers = check_int("workers", workers, minimum=1)
+    check_choice("backend", backend, BACKENDS)
+    if scheduler is not None and backend != "dask":
+        raise ValueError("--scheduler needs --backend dask")
+    out = Path(out)
+    check_output(out, suite)
+    own_client = None
+    if backend == "dask" and client is None:
+        own_client = client = connect_dask(workers, scheduler)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        write_text_atomic(out / GRID_FILE,
+                          json.dumps(suite.describe(), indent=2, sort_keys=True, default=str)
+                          + "\n")
+        _clean_partial(out)
+        rows = read_summary(out)
+        todo = [t for t in suite.tasks() if (t.config_id, t.run) not in rows]
+        from tqdm.auto import tqdm
+
+        total = len(rows) + len(todo)
+        bar = tqdm(total=total, initial=len(rows), disable=not progress, desc="runs")
+        results: Iterable[dict[str, str]]
+        if backend == "dask":
+            results = _iter_dask(todo, str(out), client)
+        else:
+            results = _iter_processes(todo, str(out), workers)
+        try:
+            for row in results:
+                rows[(row["config_id"], int(row["run"]))] = row
+                write_text_atomic(out / SUMMARY_FILE, summary_text(rows))
+                bar.update(1)
+                if on_row is not None:
+                    on_row(row)
+        finally:
+            bar.close()
+        if not (out / SUMMARY_FILE).exists():
+            write_text_atomic(out / SUMMARY_FILE, summary_text(rows))
+    finally:
+        if own_client is not None:
+            cluster = getattr(own_client, "cluster", None)
+            own_client.close()
+            if cluster is not None:
+                cluster.close()
+    return out / SUMMARY_FILE
+
+
+def summary_rows(out: str | os.PathLike) -> list[dict[str, str]]:
+    """The summary of a suite directory, sorted by (config_id, run)."""
+    rows = read_summary(out)
+    return [rows[k] for k in sorted(rows)]

@@ -1,0 +1,155 @@
+"""Suites: grid parsing, determinism across backends and workers, kill-and-resume."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from hawks_deap import suite as hs
+
+GRID = """
+[suite]
+runs = {runs}
+seed = 3
+mode = "index"
+
+[dataset]
+n_samples = [120, 160]
+n_clusters = 3
+
+[objective]
+target = [0.3, 0.6]
+
+[ga]
+generations = {generations}
+population_size = 6
+"""
+
+
+def write_grid(tmp_path, runs=1, generations=4, text=None):
+    path = tmp_path / "grid.toml"
+    path.write_text(text if text is not None else GRID.format(runs=runs,
+                                                              generations=generations))
+    return path
+
+
+def cli(*args, cwd=None, timeout=600):
+    return subprocess.run([sys.executable, "-m", "hawks_deap.cli", *args], capture_output=True,
+                          text=True, cwd=cwd, timeout=timeout)
+
+
+def snapshot(out: Path) -> dict[str, bytes]:
+    files = {"summary.csv": (out / "summary.csv").read_bytes()}
+    for path in sorted((out / "runs").rglob("*")):
+        if path.is_file():
+            files[str(path.relative_to(out))] = path.read_bytes()
+    return files
+
+
+def test_grid_expands_to_cartesian_product_with_stable_seeds(tmp_path):
+    suite = hs.load_suite(write_grid(tmp_path, runs=2))
+    tasks = suite.tasks()
+    assert len(suite.configurations) == 4 and len(tasks) == 8
+    combos = {(c["n_samples"], c["target"]) for c in suite.configurations}
+    assert combos == {(120, 0.3), (120, 0.6), (160, 0.3), (160, 0.6)}
+    assert len({t.seed for t in tasks}) == 8
+    # adding a value to the grid does not change the seeds of existing configurations
+    bigger = hs.load_suite(write_grid(tmp_path, text=GRID.format(runs=2, generations=4)
+                                      .replace("[120, 160]", "[120, 140, 160]")))
+    old = {(t.values["n_samples"], t.values["target"], t.run): t.seed for t in tasks}
+    new = {(t.values["n_samples"], t.values["target"], t.run): t.seed for t in bigger.tasks()}
+    assert all(new[k] == v for k, v in old.items())
+
+
+@pytest.mark.parametrize("text, exc, match", [
+    (GRID.replace("n_clusters = 3", "n_cluster = 3"), ValueError, "n_clusters"),
+    (GRID.replace("[120, 160]", "[]"), ValueError, "empty"),
+    (GRID.replace("population_size = 6", "population_size = 6\nseed = 1"), ValueError,
+     r"\[ga\] seed"),
+    (GRID.replace('mode = "index"', 'mode = "idx"'), ValueError, "'index'"),
+    (GRID.replace("runs = {runs}", "runs = [1, 2]").replace("{generations}", "2"), TypeError,
+     "single value"),
+    (GRID.replace("n_samples = [120, 160]", "n_samples = [120, 20]"), ValueError,
+     r"configuration 2 \(n_samples=20"),
+])
+def test_bad_grids(tmp_path, text, exc, match):
+    path = write_grid(tmp_path, text=text.format(runs=1, generations=2)
+                      if "{runs}" in text else text)
+    with pytest.raises(exc, match=match):
+        hs.load_suite(path)
+
+
+def test_bad_grid_cli_exit_2_writes_nothing(tmp_path):
+    path = write_grid(tmp_path, text=GRID.format(runs=1, generations=2)
+                      .replace("n_clusters = 3", "n_clustrs = 3"))
+    r = cli("suite", str(path), "--out", str(tmp_path / "out"))
+    assert r.returncode == 2 and "n_clustrs" in r.stderr and "n_clusters" in r.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_unreachable_scheduler_exit_2_within_timeout(tmp_path):
+    path = write_grid(tmp_path)
+    t0 = time.monotonic()
+    r = cli("suite", str(path), "--out", str(tmp_path / "out"), "--backend", "dask",
+            "--scheduler", "tcp://127.0.0.1:1", timeout=120)
+    assert r.returncode == 2 and "tcp://127.0.0.1:1" in r.stderr
+    assert time.monotonic() - t0 < 60
+    assert not (tmp_path / "out").exists()
+
+
+def test_workers_and_backends_give_identical_results(tmp_path):
+    suite = hs.load_suite(write_grid(tmp_path))
+    hs.run_suite(suite, tmp_path / "one", workers=1)
+    hs.run_suite(suite, tmp_path / "two", workers=2)
+    hs.run_suite(suite, tmp_path / "dask", workers=2, backend="dask")
+    ref = snapshot(tmp_path / "one")
+    assert len([k for k in ref if k.endswith("data.csv")]) == 4
+    assert snapshot(tmp_path / "two") == ref
+    assert snapshot(tmp_path / "dask") == ref
+    rows = hs.summary_rows(tmp_path / "one")
+    assert [r["config_id"] for r in rows] == ["c000", "c001", "c002", "c003"]
+    assert {"fitness", "index_value", "overlap", "feature_silhouette", "path"} <= set(rows[0])
+    assert rows[0]["index"] == "silhouette"
+
+
+def test_resume_skips_finished_runs_and_refuses_other_grids(tmp_path):
+    suite = hs.load_suite(write_grid(tmp_path))
+    out = tmp_path / "out"
+    hs.run_suite(suite, out)
+    seen = []
+    hs.run_suite(suite, out, on_row=seen.append)
+    assert seen == []
+    other = hs.load_suite(write_grid(tmp_path, generations=3))
+    with pytest.raises(ValueError, match="different suite"):
+        hs.run_suite(other, out)
+
+
+def test_sigkill_then_resume_gives_identical_results(tmp_path):
+    grid = write_grid(tmp_path, runs=3, generations=6)
+    ref = tmp_path / "ref"
+    r = cli("suite", str(grid), "--out", str(ref), "--quiet")
+    assert r.returncode == 0, r.stderr
+    out = tmp_path / "killed"
+    interrupted = []
+    for wait_rows in (2, 7):  # kill twice, at different moments
+        proc = subprocess.Popen([sys.executable, "-m", "hawks_deap.cli", "suite", str(grid),
+                                 "--out", str(out), "--quiet"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline and proc.poll() is None:
+            summary = out / "summary.csv"
+            if summary.exists() and len(summary.read_text().splitlines()) - 1 >= wait_rows:
+                break
+            time.sleep(0.02)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=60)
+        interrupted.append(len(hs.read_summary(out)))
+    assert interrupted[0] < 12  # the first kill stopped an unfinished suite
+    r = cli("suite", str(grid), "--out", str(out), "--quiet")
+    assert r.returncode == 0, r.stderr
+    assert snapshot(out) == snapshot(ref)
+    assert not [p for p in (out / "runs").iterdir() if p.name.startswith(".")]
