@@ -38,8 +38,8 @@ Features of a labelled dataset (X of shape (N, D), labels y with K distinct valu
     gives the textbook silhouette. Both are NaN when K = 1 or K = N (undefined).
 
 The paper gives no tie rule for nearest neighbours; with ties (duplicate points or
-equal distances) the order among tied neighbours is that of scikit-learn's
-`~sklearn.neighbors.NearestNeighbors`.
+equal distances) the order among tied neighbours is that of scipy's KD-tree (connectivity
+is `hawks_deap.metrics.connectivity`).
 """
 
 from __future__ import annotations
@@ -101,18 +101,6 @@ def _check_data(X: Any, y: Any) -> tuple[np.ndarray, np.ndarray, int]:
 # --------------------------------------------------------------------------- features
 
 
-def _connectivity_sum(X: np.ndarray, codes: np.ndarray, n_neighbors: int) -> float:
-    """``sum_i sum_j [y_i != y_nn_i(j)] / j`` (not normalised)."""
-    from sklearn.neighbors import NearestNeighbors
-
-    nn = NearestNeighbors(n_neighbors=n_neighbors).fit(X)
-    # With X=None each point is left out of its own neighbours (also with duplicates).
-    neighbours = nn.kneighbors(n_neighbors=n_neighbors, return_distance=False)
-    different = codes[neighbours] != codes[:, None]
-    weights = 1.0 / np.arange(1, n_neighbors + 1)
-    return float((different * weights).sum())
-
-
 def connectivity(X: Any, labels: Any, n_neighbors: int = 10, *,
                  normalize: bool = True) -> float:
     """Connectivity of a partition (Handl and Knowles; HAWKS paper IV-A2).
@@ -134,13 +122,15 @@ def connectivity(X: Any, labels: Any, n_neighbors: int = 10, *,
         ``sum_i sum_{j=1..L} [y_i != y_{nn_i(j)}] / j``, divided by N if ``normalize``.
         Lower is better (0: neighbours always share the cluster).
     """
+    from hawks_deap.metrics import connectivity as normalised_connectivity
+
     X, codes, _ = _check_data(X, labels)
     n = X.shape[0]
     n_neighbors = check_int("n_neighbors", n_neighbors, minimum=1)
     if n_neighbors > n - 1:
         raise ValueError(f"n_neighbors must be <= n_samples - 1 = {n - 1}, got {n_neighbors}")
-    total = _connectivity_sum(X, codes, n_neighbors)
-    return total / n if normalize else total
+    value = normalised_connectivity(X, codes, n_neighbors=n_neighbors)
+    return value if normalize else value * n
 
 
 def _cluster_eccentricity(points: np.ndarray, variance_kept: float) -> float:

@@ -314,7 +314,9 @@ def _iter_processes(tasks: list[SuiteTask], out: str, workers: int):
         return
     import multiprocess
 
-    with multiprocess.get_context().Pool(workers, maxtasksperchild=None) as pool:
+    # spawn: a forked child of a process that already ran OpenMP code (scikit-learn)
+    # can deadlock in libgomp; fresh interpreters cannot.
+    with multiprocess.get_context("spawn").Pool(workers) as pool:
         yield from pool.imap_unordered(_run_task_star, [(t, out) for t in tasks])
 
 

@@ -1,0 +1,374 @@
+"""Internal indices, Hopkins and stability: scikit-learn and brute-force oracles."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.cluster.vq import kmeans2
+from scipy.spatial.distance import cdist
+from sklearn import metrics as skm
+from sklearn.cluster import KMeans
+from sklearn.mixture import GaussianMixture
+
+import hawks_deap.metrics as hm
+
+
+def datasets(seed: int, count: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Random data (continuous, so no ties) with random labellings of 2..n-1 clusters."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for i in range(count):
+        n = int(rng.integers(3, 50))
+        d = int(rng.integers(1, 5))
+        k = int(rng.integers(2, n if i % 3 == 0 else max(3, n // 3)))
+        labels = np.concatenate([np.arange(k), rng.integers(0, k, n - k)])
+        rng.shuffle(labels)
+        centres = rng.normal(scale=3, size=(k, d))
+        X = centres[labels] + rng.normal(size=(n, d))
+        out.append((X, labels))
+    return out
+
+
+CASES = datasets(0, 150)
+
+
+def rel_close(got: float, want: float, tol: float = 1e-12) -> bool:
+    if math.isnan(want) or math.isinf(want):
+        return (math.isnan(got) and math.isnan(want)) or got == want
+    return abs(got - want) <= tol * max(1.0, abs(want))
+
+
+# ----------------------------------------------------------------------- scikit-learn
+
+
+@pytest.mark.parametrize("metric", ["euclidean", "sqeuclidean"])
+def test_silhouette_agrees_with_sklearn(metric):
+    for X, labels in CASES:
+        got = hm.silhouette(X, labels, metric=metric)
+        assert rel_close(got, skm.silhouette_score(X, labels, metric=metric))
+
+
+def test_silhouette_default_metric_is_euclidean():
+    X, labels = CASES[0]
+    assert hm.silhouette(X, labels) == hm.silhouette(X, labels, metric="euclidean")
+
+
+def test_calinski_harabasz_agrees_with_sklearn():
+    for X, labels in CASES:
+        assert rel_close(hm.calinski_harabasz(X, labels), skm.calinski_harabasz_score(X, labels))
+
+
+def test_davies_bouldin_agrees_with_sklearn():
+    compared = 0
+    for X, labels in CASES:
+        got, want = hm.davies_bouldin(X, labels), skm.davies_bouldin_score(X, labels)
+        if np.bincount(labels).min() > 1:
+            assert rel_close(got, want), labels
+            compared += 1
+        else:
+            # scikit-learn's distance to the centroid of a singleton is sqrt(rounding
+            # error of ||x||^2 - 2 x.c + ||c||^2), up to ~1e-7 instead of 0; ours is exact
+            # (checked against the brute-force definition below).
+            assert abs(got - want) < 1e-6
+    assert compared > 75
+
+
+# ------------------------------------------------------------------------ brute force
+
+
+def bf_dunn(X, labels):
+    D = cdist(X, X)
+    same = labels[:, None] == labels[None, :]
+    return D[~same].min() / D[same].max()
+
+
+def bf_beta_cv(X, labels, metric):
+    D = cdist(X, X, metric)
+    i, j = np.triu_indices(len(X), k=1)
+    same = labels[i] == labels[j]
+    return D[i, j][same].mean() / D[i, j][~same].mean()
+
+
+def bf_db(X, labels, scatter):
+    ks = np.unique(labels)
+    mu = np.array([X[labels == k].mean(axis=0) for k in ks])
+    spread = []
+    for k, centre in zip(ks, mu, strict=True):
+        P = X[labels == k]
+        i, j = np.triu_indices(len(P), k=1)
+        if scatter == "centroid":
+            spread.append(np.mean([math.dist(p, centre) for p in P]))
+        else:
+            spread.append(cdist(P, P)[i, j].mean() if len(P) > 1 else 0.0)
+    scores = [max((spread[a] + spread[b]) / math.dist(mu[a], mu[b])
+                  for b in range(len(ks)) if b != a) for a in range(len(ks))]
+    return float(np.mean(scores))
+
+
+def bf_connectivity(X, labels, L):
+    D = cdist(X, X)
+    np.fill_diagonal(D, np.inf)
+    total = 0.0
+    for i in range(len(X)):
+        for rank, j in enumerate(np.argsort(D[i], kind="stable")[:L], start=1):
+            total += (labels[j] != labels[i]) / rank
+    return total / len(X)
+
+
+def test_dunn_against_brute_force():
+    for X, labels in CASES:
+        assert rel_close(hm.dunn(X, labels), bf_dunn(X, labels))
+
+
+@pytest.mark.parametrize("metric", ["euclidean", "sqeuclidean"])
+def test_beta_cv_against_brute_force(metric):
+    for X, labels in CASES:
+        want = bf_beta_cv(X, labels, metric) if len(set(labels)) < len(labels) else math.nan
+        assert rel_close(hm.beta_cv(X, labels, metric=metric), want, 1e-10)
+
+
+@pytest.mark.parametrize("scatter", ["centroid", "pairwise"])
+def test_davies_bouldin_against_brute_force(scatter):
+    for X, labels in CASES:
+        assert rel_close(hm.davies_bouldin(X, labels, scatter=scatter),
+                         bf_db(X, labels, scatter), 1e-12)
+
+
+@pytest.mark.parametrize("L", [1, 3, 10])
+def test_connectivity_against_brute_force(L):
+    for X, labels in CASES:
+        if L < len(X):
+            assert rel_close(hm.connectivity(X, labels, n_neighbors=L),
+                             bf_connectivity(X, labels, L))
+
+
+def test_connectivity_with_duplicates_excludes_only_the_point_itself():
+    X = np.array([[0.0], [0.0], [3.0], [3.5]])
+    # Points 0 and 1 coincide: each one's nearest *other* point is the other one.
+    assert hm.connectivity(X, [0, 1, 1, 1], n_neighbors=1) == 0.5
+    many = np.zeros((6, 1))
+    assert hm.connectivity(many, [0, 0, 0, 0, 0, 0], n_neighbors=5) == 0.0
+
+
+# ------------------------------------------------------------------------- edge cases
+
+
+def test_undefined_values_are_nan_or_inf_never_errors():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(6, 2))
+    one, singles = np.zeros(6), np.arange(6)
+    for f in (hm.silhouette, hm.davies_bouldin, hm.dunn, hm.beta_cv, hm.calinski_harabasz):
+        assert math.isnan(f(X, one)), f.__name__
+    assert math.isnan(hm.silhouette(X, singles))
+    assert hm.davies_bouldin(X, singles) == 0.0  # every scatter is 0
+    assert hm.dunn(X, singles) == math.inf  # every diameter is 0
+    assert math.isnan(hm.beta_cv(X, singles))  # no intra-cluster pair
+    assert math.isnan(hm.calinski_harabasz(X, singles))  # 0 (n - k) / (0 (k - 1))
+    assert hm.connectivity(X, one, n_neighbors=5) == 0.0
+    assert hm.connectivity(X, singles, n_neighbors=2) == pytest.approx(1.5)
+    # Clusters of identical points, at different places.
+    Y = np.repeat([[0.0, 0.0], [3.0, 4.0]], 3, axis=0)
+    two = np.repeat([0, 1], 3)
+    assert hm.calinski_harabasz(Y, two) == math.inf
+    assert hm.beta_cv(Y, two) == 0.0
+    assert hm.dunn(Y, two) == math.inf
+    assert hm.davies_bouldin(Y, two) == 0.0
+    # Two clusters sharing a centroid.
+    Z = np.array([[-1.0, 0.0], [1.0, 0.0], [0.0, -2.0], [0.0, 2.0]])
+    assert hm.davies_bouldin(Z, [0, 0, 1, 1]) == math.inf
+
+
+def test_non_integer_labels():
+    X, labels = next((X, y) for X, y in CASES if len(X) > 20)
+    names = np.array([f"cluster-{v}" for v in labels], dtype=object)
+    mixed = [None if v == 0 else (v, "x") for v in labels]
+    for f in (hm.silhouette, hm.davies_bouldin, hm.dunn, hm.beta_cv, hm.calinski_harabasz,
+              hm.connectivity):
+        value = f(X, labels)  # equal up to the summation order of the clusters
+        assert rel_close(f(X, names), value) and rel_close(f(X, mixed), value), f.__name__
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10**6), st.permutations(range(6)))
+def test_invariant_to_label_permutation_and_bounded(seed, perm):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(3, 30))
+    X = rng.normal(size=(n, 2))
+    labels = rng.integers(0, 6, n)
+    relabelled = np.array([perm[v] for v in labels]) * 7 - 3
+    options = {"connectivity": {"n_neighbors": min(10, n - 1)}}
+    for name in ("silhouette", "davies_bouldin", "dunn", "beta_cv", "calinski_harabasz",
+                 "connectivity"):
+        f = getattr(hm, name)
+        a, b = f(X, labels, **options.get(name, {})), f(X, relabelled, **options.get(name, {}))
+        assert rel_close(a, b, 1e-10), name
+        assert math.isnan(a) or hm.get(name).in_bounds(a), (name, a)
+
+
+# ------------------------------------------------------------------------------ Hopkins
+
+
+def test_hopkins_matches_brute_force_on_its_draws():
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(60, 3))
+    m, seed = 9, 42
+    draws = np.random.default_rng(seed)
+    sample = draws.choice(60, size=m, replace=False)
+    uniform = draws.uniform(X.min(axis=0), X.max(axis=0), size=(m, 3))
+    D = cdist(X, X)
+    np.fill_diagonal(D, np.inf)
+    delta_x = D[sample].min(axis=1)
+    delta_y = cdist(uniform, X).min(axis=1)
+    want = np.sum(delta_y**3) / (np.sum(delta_y**3) + np.sum(delta_x**3))
+    assert hm.hopkins(X, n_samples=m, seed=seed) == pytest.approx(want, rel=1e-12)
+
+
+def test_hopkins_convention_near_one_means_clustered():
+    rng = np.random.default_rng(12345)
+    uniform = rng.random((1000, 2))
+    blobs = np.concatenate([rng.normal(c, 0.05, size=(200, 2)) for c in rng.random((5, 2))])
+    grid = np.stack(np.meshgrid(np.arange(30.0), np.arange(30.0)), -1).reshape(-1, 2)
+    assert hm.hopkins(blobs, seed=0, n_repeats=3) > 0.9
+    assert 0.4 < hm.hopkins(uniform, seed=0, n_repeats=5) < 0.6
+    assert hm.hopkins(grid, seed=0, n_repeats=3) < 0.3
+
+
+def test_hopkins_determinism_and_high_dimension():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(200, 400))  # distances^400 would overflow without log space
+    value = hm.hopkins(X, seed=5)
+    assert 0.0 <= value <= 1.0 and value == hm.hopkins(X, seed=5)
+    assert hm.hopkins(X[:, :3], seed=1) != hm.hopkins(X[:, :3], seed=2)
+    assert math.isnan(hm.hopkins(np.zeros((5, 2)), seed=0))  # every distance is 0
+
+
+def test_hopkins_bad_input():
+    X = np.random.default_rng(0).normal(size=(20, 2))
+    with pytest.raises(ValueError, match="n_samples must be <= 20"):
+        hm.hopkins(X, n_samples=21)
+    with pytest.raises(ValueError, match="n_samples must be >= 1"):
+        hm.hopkins(X, n_samples=0)
+    with pytest.raises(ValueError, match="at least 2 rows"):
+        hm.hopkins(X[:1])
+    with pytest.raises(ValueError, match="X must be a non-empty 2-D array"):
+        hm.hopkins(np.empty((0, 2)))
+    with pytest.raises(TypeError, match="seed"):
+        hm.hopkins(X, seed="zero")
+
+
+# ---------------------------------------------------------------------------- bad input
+
+INTERNAL = [hm.silhouette, hm.davies_bouldin, hm.dunn, hm.beta_cv, hm.calinski_harabasz,
+            hm.connectivity]
+
+
+@pytest.mark.parametrize("func", INTERNAL)
+def test_bad_input_names_the_parameter(func):
+    X = np.zeros((4, 2))
+    with pytest.raises(ValueError, match="X and labels must have the same length"):
+        func(X, [0, 1, 0])
+    with pytest.raises(ValueError, match="X must be a non-empty 2-D array"):
+        func(np.empty((0, 2)), [])
+    with pytest.raises(ValueError, match="labels must not be empty"):
+        func(X, [])
+
+
+def test_options_are_validated():
+    X = np.random.default_rng(0).normal(size=(5, 2))
+    labels = [0, 0, 1, 1, 1]
+    with pytest.raises(ValueError, match="n_neighbors must be < n_samples = 5"):
+        hm.connectivity(X, labels, n_neighbors=5)
+    with pytest.raises(ValueError, match="n_neighbors must be >= 1"):
+        hm.connectivity(X, labels, n_neighbors=0)
+    with pytest.raises(TypeError, match="n_neighbors must be an integer"):
+        hm.connectivity(X, labels, n_neighbors=2.5)
+    with pytest.raises(ValueError, match="unknown metric 'cosine'.*'euclidean'"):
+        hm.silhouette(X, labels, metric="cosine")
+    with pytest.raises(ValueError, match="unknown scatter 'centroids'.*did you mean"):
+        hm.davies_bouldin(X, labels, scatter="centroids")
+    with pytest.raises(ValueError, match="only finite"):
+        hm.dunn(np.array([[0.0], [np.nan]]), [0, 1])
+    with pytest.raises(TypeError):
+        hm.connectivity(X, labels, 3)  # options are keyword-only
+
+
+# ---------------------------------------------------------------------------- stability
+
+
+def kmeans(X, n_clusters, seed):
+    _, labels = kmeans2(X, n_clusters, seed=seed, minit="++")
+    return labels
+
+
+def three_blobs(n=150, seed=0):
+    rng = np.random.default_rng(seed)
+    corners = np.array([[0.0, 0.0], [10.0, 0.0], [5.0, 8.66]])  # equilateral: k=2 ambiguous
+    return corners[np.arange(n) % 3] + rng.normal(size=(n, 2))
+
+
+def test_stability_finds_three_blobs():
+    result = hm.stability(three_blobs(), kmeans, [2, 3, 4, 5], n_bootstrap=8, seed=0)
+    assert result.best_k == 3
+    assert result.score == "adjusted_rand_index" and result.higher_is_better
+    assert result.mean[3] > 0.95
+    assert set(result.values) == {2, 3, 4, 5}
+    assert all(v.shape == (28,) for v in result.values.values())
+    assert result.std[3] < result.std[2]
+
+
+def test_stability_with_a_distance_prefers_low_values():
+    result = hm.stability(three_blobs(), kmeans, [2, 3, 4], n_bootstrap=6, seed=1,
+                          score="vi")
+    assert not result.higher_is_better and result.best_k == 3
+
+
+def test_stability_is_reproducible_and_per_k_independent():
+    X = three_blobs(90, seed=2)
+    a = hm.stability(X, kmeans, [3, 2, 3], n_bootstrap=4, seed=11)
+    b = hm.stability(X, kmeans, [3], n_bootstrap=4, seed=11)
+    assert a.k_values == (2, 3)
+    np.testing.assert_array_equal(a.values[3], b.values[3])
+    c = hm.stability(X, kmeans, [3], n_bootstrap=4, seed=12)
+    assert c.values[3].shape == (6,)
+
+
+def test_stability_accepts_sklearn_estimators():
+    X = three_blobs(90, seed=3)
+    km = hm.stability(X, KMeans(n_init=1), [3], n_bootstrap=3, seed=0)
+    assert km.mean[3] > 0.9
+    assert np.array_equal(km.values[3],
+                          hm.stability(X, KMeans(n_init=1), [3], n_bootstrap=3, seed=0).values[3])
+    gm = hm.stability(X, GaussianMixture(), [3], n_bootstrap=3, seed=0)
+    assert gm.mean[3] > 0.9
+
+
+def test_stability_bad_input():
+    X = three_blobs(30)
+    with pytest.raises(TypeError, match="pass an instance"):
+        hm.stability(X, KMeans, [2])
+    with pytest.raises(TypeError, match="algorithm must be a callable"):
+        hm.stability(X, 3, [2])
+    with pytest.raises(ValueError, match="k_values must be >= 2"):
+        hm.stability(X, kmeans, [1, 2])
+    with pytest.raises(ValueError, match="k_values must not be empty"):
+        hm.stability(X, kmeans, [])
+    with pytest.raises(ValueError, match="n_bootstrap must be >= 2"):
+        hm.stability(X, kmeans, [2], n_bootstrap=1)
+    with pytest.raises(ValueError, match="score must be an external index"):
+        hm.stability(X, kmeans, [2], score="silhouette")
+    with pytest.raises(ValueError, match="labels of shape"):
+        hm.stability(X, lambda X, k, s: np.zeros(3), [2], n_bootstrap=2)
+    with pytest.raises(TypeError, match="n_clusters"):
+        hm.stability(X, _NoSize(), [2])
+
+
+class _NoSize:
+    def get_params(self, deep=False):
+        return {"eps": 0.5}
+
+    def fit_predict(self, X):
+        return np.zeros(len(X), dtype=int)
