@@ -8,7 +8,7 @@
 (200, 2)
 """
 
-from hawks_deap import features, operators
+from hawks_deap import features, metrics, operators
 from hawks_deap.algorithms import (
     ALGORITHMS,
     GenerationState,
@@ -69,6 +69,7 @@ __all__ = [
     "features",
     "genotype_equal",
     "make_toolbox",
+    "metrics",
     "nearest_neighbour_overlap",
     "operators",
     "performance_table",
