@@ -12,10 +12,8 @@ from __future__ import annotations
 import math
 import os
 import pickle
-import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -534,18 +532,9 @@ class _Run:
             "fallback": self.fallback,
             "logbook": self.logbook,
         }
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                pickle.dump(payload, fh, protocol=pickle.HIGHEST_PROTOCOL)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        from hawks_deap.dataset import write_bytes_atomic
+
+        write_bytes_atomic(path, pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL))
 
     # -- the loop ----------------------------------------------------------------------
     def _evaluate(self, evaluate_map: Callable, individuals: list[Genotype]) -> int:

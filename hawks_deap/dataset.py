@@ -87,20 +87,29 @@ def _temp_file(parent: Path, prefix: str, suffix: str) -> tuple[int, Path]:
     raise FileExistsError(f"cannot create a temporary file in {parent}")
 
 
-def write_text_atomic(path: str | os.PathLike, text: str) -> None:
-    """Write a text file atomically (temporary file in the same folder, then rename)."""
+def write_bytes_atomic(path: str | os.PathLike, data: bytes) -> None:
+    """Write a file atomically: a temporary file in the same folder, synced, renamed.
+
+    Readers see the old content or the new one, never a part; an interrupted write
+    leaves at most a hidden ``.NAME.*.tmp`` file behind.
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = _temp_file(path.parent, f".{path.name}.", ".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def write_text_atomic(path: str | os.PathLike, text: str) -> None:
+    """Write a UTF-8 text file atomically (see `write_bytes_atomic`)."""
+    write_bytes_atomic(path, text.encode("utf-8"))
 
 
 class Dataset:
