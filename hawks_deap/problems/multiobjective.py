@@ -69,7 +69,7 @@ class MultiObjectiveProblem(Problem):
             raise ValueError(f"objectives must be distinct, got {objectives}")
         self.base = base
         self.objectives = tuple(objectives)
-        primary = tuple(base.fitness_class.weights)
+        primary = tuple(base.fitness_class().weights)
         specs = [_constraint_objective(constraints[m]) for m in self.objectives]
         self._use_violation = tuple(v for _, v in specs)
         self.weights = primary + tuple(w for w, _ in specs)
