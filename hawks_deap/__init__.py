@@ -39,7 +39,7 @@ from hawks_deap.genotype import (
     clone,
     genotype_equal,
 )
-from hawks_deap.problems import IndexProblem, MultiObjectiveProblem, Problem
+from hawks_deap.problems import IndexProblem, MultiObjectiveProblem, Problem, VersusProblem
 
 __version__ = "0.1.0"
 
@@ -64,6 +64,7 @@ __all__ = [
     "RecordFitness",
     "Result",
     "VersusFitness",
+    "VersusProblem",
     "clone",
     "evolve",
     "features",

@@ -312,7 +312,8 @@ def _log_row(gen: int, nevals: int, population: Sequence[Genotype]) -> dict[str,
 def evolve(problem: Problem, *, population_size: int = 10, generations: int = 100,
            p_crossover: float = 0.7, p_f: float = 0.5, mean_mutation: str = "pso",
            seed: object = None, map: Callable | None = None,  # noqa: A002 - DEAP's name
-           n_jobs: int = 1, callbacks: Iterable[Callable[[GenerationState], Any]] = (),
+           n_jobs: int | None = None,
+           callbacks: Iterable[Callable[[GenerationState], Any]] = (),
            progress: bool = False, p_mean: float | None = None, p_cov: float | None = None,
            mean_kwargs: Mapping[str, Any] | None = None,
            cov_kwargs: Mapping[str, Any] | None = None,
@@ -340,9 +341,11 @@ def evolve(problem: Problem, *, population_size: int = 10, generations: int = 10
         byte-identical datasets, whatever ``map`` or ``n_jobs``.
     map : callable, optional
         A ``map`` for evaluations (DEAP style, e.g. ``pool.map``).
-    n_jobs : int
+    n_jobs : int, optional
         With no ``map``: evaluate in a ``multiprocess`` pool of this many processes kept
-        for the whole run (1: serial).
+        for the whole run (1: serial). Default: serial, except for problems whose
+        evaluations are expensive (``parallel_by_default``: Versus mode), which get one
+        process per core (at most one per individual). Results never depend on it.
     callbacks : iterable of callables
         Called with a `GenerationState` after each generation; a true return value stops
         the run.
@@ -378,10 +381,15 @@ def evolve(problem: Problem, *, population_size: int = 10, generations: int = 10
     generations = check_int("generations", generations, minimum=1)
     p_crossover = check_probability("p_crossover", p_crossover)
     p_f = check_probability("p_f", p_f)
-    n_jobs = check_int("n_jobs", n_jobs, minimum=1)
+    n_jobs = (_default_n_jobs(problem, map, population_size) if n_jobs is None
+              else check_int("n_jobs", n_jobs, minimum=1))
     hall_of_fame_size = check_int("hall_of_fame_size", hall_of_fame_size, minimum=1)
     checkpoint_every = check_int("checkpoint_every", checkpoint_every, minimum=1)
     check_choice("mean_mutation", mean_mutation, MEAN_MUTATIONS)
+    if mean_mutation == "pso-informed" and "target" not in problem.mutation_context():
+        raise ValueError(f"mean_mutation='pso-informed' needs a target index value, which "
+                         f"{type(problem).__name__} has not; valid here: "
+                         f"{', '.join(repr(m) for m in MEAN_MUTATIONS if m != 'pso-informed')}")
     callbacks = _check_callbacks(callbacks)
     _check_map(map, n_jobs)
     if p_mean is not None:
@@ -464,6 +472,17 @@ def _check_callbacks(callbacks: Iterable[Any]) -> list[Callable]:
         if not callable(cb):
             raise TypeError(f"callbacks must be callables, got {cb!r}")
     return callbacks
+
+
+def _default_n_jobs(problem: Problem, map_fn: Callable | None, population_size: int) -> int:
+    """Default ``n_jobs``: 1, or one process per core for expensive problems.
+
+    Problems with ``parallel_by_default`` (Versus mode) run without ``map=`` get one
+    process per core, at most one per individual.
+    """
+    if map_fn is not None or not getattr(problem, "parallel_by_default", False):
+        return 1
+    return max(1, min(os.cpu_count() or 1, population_size))
 
 
 def _check_map(map_fn: Callable | None, n_jobs: int) -> None:

@@ -1,7 +1,9 @@
-"""Problem definitions: Index mode (and, later, Versus mode)."""
+"""Problem definitions: Index mode and Versus mode."""
 
 from hawks_deap.problems.base import DatasetProblem, Problem
 from hawks_deap.problems.index import IndexProblem
 from hawks_deap.problems.multiobjective import MultiObjectiveProblem
+from hawks_deap.problems.versus import VersusProblem
 
-__all__ = ["DatasetProblem", "IndexProblem", "MultiObjectiveProblem", "Problem"]
+__all__ = ["DatasetProblem", "IndexProblem", "MultiObjectiveProblem", "Problem",
+           "VersusProblem"]

@@ -14,7 +14,8 @@ from typing import Any
 import numpy as np
 
 from hawks_deap._validation import check_float, check_int
-from hawks_deap.constraints import Constraint, check_constraints, penalty
+from hawks_deap.constraints import Constraint, Eccentricity, Overlap, check_constraints, penalty
+from hawks_deap.evaluation import Evaluator
 from hawks_deap.genotype import Evaluation, Genotype, Layout, RecordFitness
 from hawks_deap.initialization import cluster_sizes, random_genotype
 
@@ -75,12 +76,20 @@ class DatasetProblem(Problem):
         Minimum cluster size when sizes are random.
     initial_mean_upper, initial_cov_upper : float
         Upper bounds of the uniform initial means and variances (paper III-B).
+    cache_bytes : int
+        Memory budget of the evaluator's caches (default 512 MiB).
+
+    Attributes
+    ----------
+    evaluator : Evaluator or None
+        The evaluator of the current layout (points, overlap, silhouette and their
+        caches), made by `_make_evaluator` at every `prepare`.
     """
 
     def __init__(self, *, n_samples: int, n_clusters: int, n_dims: int,
                  constraints: Iterable[Constraint] = (), equal_sizes: bool = False,
                  min_size: int = 10, initial_mean_upper: float = 2.0,
-                 initial_cov_upper: float = 0.5) -> None:
+                 initial_cov_upper: float = 0.5, cache_bytes: int = 512 * 2**20) -> None:
         self.n_clusters = check_int("n_clusters", n_clusters, minimum=2)
         self.n_dims = check_int("n_dims", n_dims, minimum=1)
         self.min_size = check_int("min_size", min_size, minimum=1)
@@ -95,6 +104,8 @@ class DatasetProblem(Problem):
         self.initial_cov_upper = check_float("initial_cov_upper", initial_cov_upper, low=0.0,
                                              low_open=True)
         self.constraints = check_constraints(constraints)
+        self.cache_bytes = check_int("cache_bytes", cache_bytes, minimum=0)
+        self.evaluator: Evaluator | None = None
         self.layout = None
 
     def prepare(self, rng: np.random.Generator) -> Layout:
@@ -107,6 +118,11 @@ class DatasetProblem(Problem):
 
     def _on_new_layout(self) -> None:
         """Hook: rebuild evaluators and caches for ``self.layout``."""
+        self.evaluator = self._make_evaluator()
+
+    def _make_evaluator(self) -> Evaluator:
+        """The evaluator of ``self.layout``; subclasses override it to pass options."""
+        return Evaluator(self.layout, cache_bytes=self.cache_bytes)
 
     def require_layout(self) -> Layout:
         """The current layout; raises if `prepare` has not been called."""
@@ -126,13 +142,32 @@ class DatasetProblem(Problem):
         """The dataset (X, y) of an individual under the current layout."""
         return self.require_layout().sample(individual)
 
-    def constraint_values(self, individual: Genotype, X: np.ndarray) -> dict[str, float]:
-        """Measured value of each constraint."""
+    def constraint_values(self, individual: Genotype,
+                          X: np.ndarray | None = None) -> dict[str, float]:
+        """Measured value of each constraint.
+
+        ``X`` is the individual's data when the caller has built it; with None, the
+        evaluator works from the genotype (its caches are keyed by gene content) and X is
+        only built for constraints that need it.
+        """
         labels = self.require_layout().labels
         return {c.measure: self._measure(c, individual, X, labels) for c in self.constraints}
 
-    def _measure(self, constraint: Constraint, individual: Genotype, X: np.ndarray,
+    def constraint_record(self, individual: Genotype,
+                          X: np.ndarray | None = None) -> dict[str, Any]:
+        """Constraint values, ``"penalty"`` and ``"feasible"``, for an evaluation record."""
+        record: dict[str, Any] = self.constraint_values(individual, X)
+        pen = self.penalty_of(record)
+        record["penalty"] = pen
+        record["feasible"] = pen == 0.0
+        return record
+
+    def _measure(self, constraint: Constraint, individual: Genotype, X: np.ndarray | None,
                  labels: np.ndarray) -> float:
+        if isinstance(constraint, Overlap):
+            return self.evaluator.overlap(individual if X is None else X)
+        if X is None and not isinstance(constraint, Eccentricity):
+            X = self.evaluator.points(individual)
         return constraint.compute(individual, X, labels)
 
     def penalty_of(self, values: dict[str, float]) -> float:

@@ -1,0 +1,405 @@
+"""Versus mode: evolve datasets on which one clustering algorithm beats another.
+
+HAWKS paper, section III-C2, Eq. (4): maximise ``phi(A_w) - phi(A_l)``, the gap between
+the scores of a "winning" algorithm ``A_w`` and a "losing" algorithm ``A_l``, each given
+the true number of clusters K and scored against the known labels with an external
+index ``phi`` (the paper uses the adjusted Rand index).
+
+Seeds. Stochastic algorithms (GMM, K-Means++) get a fresh seed at every evaluation; with
+a fixed seed the evolution exploits the fixed initial centroids (the paper's footnote to
+section V-B). The seed comes from the ``eval_seed`` that `hawks_deap.evolve` derives from
+(run seed, generation, position in the offspring), so results do not depend on the
+number of workers or on scheduling. The winner and the loser get two independent seeds
+spawned from it (with one shared seed, GMM's k-means initialisation and K-Means++ would
+start from the very same centroids). When ``evaluate`` is called without a seed (e.g. by
+a DEAP algorithm through ``toolbox.evaluate(individual)``), the seed is derived from the
+genotype's content key: the same genotype always gets the same seed, a changed one gets
+a new seed.
+
+Threads. Each clustering call runs with at most ``n_threads`` BLAS/OpenMP threads
+(default 1, through ``threadpoolctl``): at N = 2000 more threads do not pay, oversubscribe
+the cores when several workers run, and make scikit-learn's parallel reductions (K-Means)
+depend on the thread count, which would break the identity of results across ``n_jobs``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from collections.abc import Callable, Iterable
+from typing import Any, ClassVar
+
+import numpy as np
+
+from hawks_deap._validation import check_choice, check_int
+from hawks_deap.clustering import (
+    AlgorithmSpec,
+    ClusteringAlgorithm,
+    available_algorithms,
+    get_algorithm,
+)
+from hawks_deap.constraints import Constraint
+from hawks_deap.genotype import Evaluation, Genotype, VersusFitness
+from hawks_deap.problems.base import DatasetProblem
+
+__all__ = ["VersusProblem", "adjusted_rand_index"]
+
+ScoreFunction = Callable[[np.ndarray, np.ndarray], float]
+"""``score(labels_true, labels_pred) -> float``, an external validity index."""
+
+
+# --------------------------------------------------------------------------- scores
+
+
+def adjusted_rand_index(labels_true: np.ndarray, labels_pred: np.ndarray) -> float:
+    """Adjusted Rand index (Hubert and Arabie 1985), the paper's ``phi``.
+
+    The same integer pair counts and the same final floating-point expression as
+    ``sklearn.metrics.adjusted_rand_score``, hence bit-identical results, computed from a
+    dense contingency table built with ``np.bincount`` (about 20x faster at N = 2000:
+    Versus mode scores two partitions per evaluation).
+
+    Parameters
+    ----------
+    labels_true, labels_pred : array of shape (N,)
+        Two labelings; any values numpy can sort.
+
+    Returns
+    -------
+    float
+        ``2 (tp tn - fn fp) / ((tp + fn)(fn + tn) + (tp + fp)(fp + tn))`` over ordered
+        pairs of points, 1.0 when the partitions agree on every pair.
+
+    Examples
+    --------
+    >>> adjusted_rand_index([0, 0, 1, 1], [1, 1, 0, 0])
+    1.0
+    >>> adjusted_rand_index([0, 0, 1, 1], [0, 1, 0, 1])
+    -0.5
+    """
+    a = _codes(labels_true, "labels_true")
+    b = _codes(labels_pred, "labels_pred")
+    if a.shape != b.shape:
+        raise ValueError(f"labels_true and labels_pred must have the same length, got "
+                         f"{a.shape[0]} and {b.shape[0]}")
+    n = a.shape[0]
+    n_a = int(a.max()) + 1 if n else 0
+    n_b = int(b.max()) + 1 if n else 0
+    if n_a * n_b > max(4 * n, 4096):  # sparse label values: compress them first
+        a = np.unique(a, return_inverse=True)[1].reshape(-1)
+        b = np.unique(b, return_inverse=True)[1].reshape(-1)
+        n_a, n_b = int(a.max()) + 1, int(b.max()) + 1
+    table = np.bincount(a * n_b + b, minlength=n_a * n_b).reshape(n_a, n_b).astype(np.int64)
+    rows = table.sum(axis=1)
+    cols = table.sum(axis=0)
+    sum_squares = int((table * table).sum())
+    n_pairs_11 = sum_squares - n                                  # same in both
+    n_pairs_01 = int((table @ cols).sum()) - sum_squares          # fp
+    n_pairs_10 = int((table.T @ rows).sum()) - sum_squares        # fn
+    n_pairs_00 = n * n - n_pairs_01 - n_pairs_10 - sum_squares    # tn
+    tn, fp, fn, tp = n_pairs_00, n_pairs_01, n_pairs_10, n_pairs_11
+    if fn == 0 and fp == 0:
+        return 1.0
+    return 2.0 * (tp * tn - fn * fp) / ((tp + fn) * (fn + tn) + (tp + fp) * (fp + tn))
+
+
+def _codes(labels: Any, name: str) -> np.ndarray:
+    """Labels as codes 0..L-1 (cheap when they already are small non-negative ints)."""
+    arr = np.asarray(labels)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-D, got shape {arr.shape}")
+    small_ints = (arr.size > 0 and np.issubdtype(arr.dtype, np.integer)
+                  and int(arr.min()) >= 0 and int(arr.max()) < 2**62)
+    if small_ints:
+        return arr.astype(np.int64, copy=False)
+    _, codes = np.unique(arr, return_inverse=True)
+    return codes.reshape(-1).astype(np.int64, copy=False)
+
+
+def _metrics_registry() -> Any:
+    """The ``hawks_deap.metrics`` registry module, or None while it does not exist."""
+    try:
+        from hawks_deap import metrics
+    except ImportError:
+        return None
+    return metrics if callable(getattr(metrics, "get", None)) else None
+
+
+def _external_names(metrics: Any) -> list[str]:
+    """``"ari"`` and the external indices of the metrics registry (best effort)."""
+    names = ["ari"]
+    try:
+        names += [n for n in metrics.available(kind="external") if n not in names]
+    except Exception:  # noqa: BLE001 - a listing for an error message must not fail
+        pass
+    return names
+
+
+def resolve_score(score: str | ScoreFunction) -> tuple[str, ScoreFunction, bool]:
+    """Turn a score specification into ``(name, function, higher_is_better)``.
+
+    Parameters
+    ----------
+    score : str or callable
+        ``"ari"`` (`adjusted_rand_index`, equal to scikit-learn's
+        ``adjusted_rand_score``); the name (or alias) of any external index of
+        ``hawks_deap.metrics``; or a callable ``(labels_true, labels_pred) -> float``,
+        taken as higher-is-better.
+
+    Returns
+    -------
+    tuple
+        The score's name, its function and whether higher values are better.
+
+    Raises
+    ------
+    ValueError
+        For an unknown name or an internal index, listing the valid names.
+    TypeError
+        For anything that is neither a string nor a callable.
+    """
+    if callable(score) and not isinstance(score, str):
+        name = getattr(score, "__qualname__", None) or type(score).__name__
+        return name, score, True
+    if not isinstance(score, str):
+        raise TypeError(f"score must be a name or a callable (labels_true, labels_pred) -> "
+                        f"float, got {score!r} ({type(score).__name__})")
+    if score.lower() in ("ari", "adjusted_rand", "adjusted_rand_score", "adjusted-rand"):
+        return "ari", adjusted_rand_index, True
+    metrics = _metrics_registry()
+    if metrics is None:
+        check_choice("score", score, ["ari"])
+    try:
+        info = metrics.get(score)
+    except (KeyError, ValueError) as error:
+        valid = ", ".join(repr(n) for n in _external_names(metrics))
+        raise ValueError(f"unknown score {score!r}; valid: {valid}") from error
+    if getattr(info, "kind", "external") != "external":
+        valid = ", ".join(repr(n) for n in _external_names(metrics))
+        raise ValueError(f"score {score!r} is an {info.kind} index; Versus mode scores "
+                         f"partitions against the true labels and needs an external index: "
+                         f"{valid}")
+    return info.name, info.function, bool(getattr(info, "higher_is_better", True))
+
+
+def _algorithm(role: str, spec: AlgorithmSpec) -> ClusteringAlgorithm:
+    if isinstance(spec, str):
+        check_choice(role, spec, available_algorithms())
+    return get_algorithm(spec)
+
+
+def role_seeds(eval_seed: int) -> tuple[int, int]:
+    """The winner's and the loser's seeds of one evaluation, spawned from ``eval_seed``.
+
+    ``SeedSequence(eval_seed).generate_state(2)``: two independent 32-bit seeds.
+    """
+    winner_seed, loser_seed = np.random.SeedSequence(eval_seed).generate_state(2, np.uint32)
+    return int(winner_seed), int(loser_seed)
+
+
+# --------------------------------------------------------------------------- problem
+
+
+class VersusProblem(DatasetProblem):
+    """Maximise ``phi(A_w) - phi(A_l)``, the score gap of two clustering algorithms (Eq. 4).
+
+    Parameters
+    ----------
+    winner, loser : str, ClusteringAlgorithm, estimator or callable
+        The algorithm to favour and the one to defeat: a name of
+        `hawks_deap.clustering.available_algorithms` (``"kmeans++"``, ``"gmm"``,
+        ``"average-linkage"``, ``"single-linkage"``, ``"average-linkage-2k"``,
+        ``"single-linkage-2k"``) or anything `hawks_deap.clustering.get_algorithm`
+        accepts. They must differ.
+    n_samples, n_clusters, n_dims : int
+        Dataset size N, number of clusters K (>= 2) and dimension D (>= 1); the paper's
+        Versus experiments use N = 2000, K = 5, D = 2.
+    score : str or callable
+        ``phi``: ``"ari"`` (the paper's), any external index of ``hawks_deap.metrics``
+        by name, or a callable ``(labels_true, labels_pred) -> float`` (higher is
+        better). For an index where lower is better the fitness is
+        ``phi(A_l) - phi(A_w)``, so it is always maximised.
+    constraints : iterable of Constraint
+        E.g. ``[Overlap(max=0.1)]`` (the paper discourages fully overlapping clusters).
+    equal_sizes, min_size, initial_cov_upper
+        See `hawks_deap.problems.base.DatasetProblem`.
+    initial_mean_upper : float
+        Upper bound of the uniform initial means; 10 in the paper's Versus experiments
+        (the default here), so that clusters start apart.
+    n_threads : int or None
+        BLAS/OpenMP threads per clustering call (default 1; None leaves the libraries'
+        own settings, and then results may depend on the thread count).
+    cache_bytes : int
+        Memory budget of the evaluator's point cache (default 512 MiB).
+
+    Notes
+    -----
+    The evaluation record holds ``"winner_score"`` and ``"loser_score"``, one entry per
+    constraint (``"overlap"``, ...), ``"penalty"``, ``"feasible"`` and ``"seeds"`` (the
+    winner's and loser's seeds of that evaluation, which `partitions` reuses to repeat
+    it). A clustering algorithm that fails or returns labels of the wrong length raises
+    ``RuntimeError`` naming it; so does a score that is not a finite number.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from hawks_deap.constraints import Overlap
+    >>> problem = VersusProblem("gmm", "single-linkage", n_samples=200, n_clusters=3,
+    ...                         n_dims=2, constraints=[Overlap(max=0.1)])
+    >>> _ = problem.prepare(np.random.default_rng(0))
+    >>> individual = problem.random_individual(np.random.default_rng(1))
+    >>> evaluation = problem.evaluate(individual, eval_seed=7)
+    >>> sorted(evaluation.record)
+    ['feasible', 'loser_score', 'overlap', 'penalty', 'seeds', 'winner_score']
+    >>> bool(evaluation[0] == evaluation.record["winner_score"]
+    ...      - evaluation.record["loser_score"])
+    True
+    """
+
+    fitness_class = VersusFitness
+
+    #: Evaluations are expensive (two clustering runs): `hawks_deap.evolve` may default to
+    #: a process pool for this problem. Results never depend on it.
+    parallel_by_default: ClassVar[bool] = True
+
+    def __init__(self, winner: AlgorithmSpec, loser: AlgorithmSpec, *, n_samples: int,
+                 n_clusters: int, n_dims: int, score: str | ScoreFunction = "ari",
+                 constraints: Iterable[Constraint] = (), equal_sizes: bool = False,
+                 min_size: int = 10, initial_mean_upper: float = 10.0,
+                 initial_cov_upper: float = 0.5, n_threads: int | None = 1,
+                 cache_bytes: int = 512 * 2**20) -> None:
+        self.winner = _algorithm("winner", winner)
+        self.loser = _algorithm("loser", loser)
+        if self.winner == self.loser:
+            raise ValueError(
+                f"winner and loser must be different algorithms, got {self.winner.name!r} "
+                f"twice; valid names: {', '.join(repr(n) for n in available_algorithms())}"
+            )
+        self.score_name, self.score, self.higher_is_better = resolve_score(score)
+        self.n_threads = None if n_threads is None else check_int("n_threads", n_threads,
+                                                                   minimum=1)
+        super().__init__(n_samples=n_samples, n_clusters=n_clusters, n_dims=n_dims,
+                         constraints=constraints, equal_sizes=equal_sizes, min_size=min_size,
+                         initial_mean_upper=initial_mean_upper,
+                         initial_cov_upper=initial_cov_upper, cache_bytes=cache_bytes)
+        for role, algorithm in (("winner", self.winner), ("loser", self.loser)):
+            k = self.n_clusters * algorithm.k_multiplier
+            if k > self.n_samples:
+                raise ValueError(f"{role} {algorithm.name!r} asks for {k} clusters, more than "
+                                 f"n_samples = {self.n_samples}")
+        self._controller: Any = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        state["_controller"] = None  # threadpoolctl handles are per process
+        return state
+
+    def _thread_limit(self) -> contextlib.AbstractContextManager:
+        if self.n_threads is None:
+            return contextlib.nullcontext()
+        if self._controller is None:
+            from threadpoolctl import ThreadpoolController
+
+            self._controller = ThreadpoolController()
+        return self._controller.limit(limits=self.n_threads)
+
+    @staticmethod
+    def genotype_seed(individual: Genotype) -> int:
+        """Evaluation seed used when none is given: ``int(individual.key, 16)``."""
+        return int(individual.key, 16)
+
+    def partitions(self, individual: Genotype, seeds: tuple[int, int] | None = None,
+                   ) -> tuple[np.ndarray, np.ndarray]:
+        """The winner's and the loser's labels on an individual's dataset.
+
+        Parameters
+        ----------
+        individual : Genotype
+            A genotype of this problem (current layout).
+        seeds : (int, int), optional
+            The winner's and loser's seeds; by default those of the individual's last
+            evaluation (``individual.record["seeds"]``), so the partitions are exactly
+            the scored ones, or else those of `genotype_seed`.
+
+        Returns
+        -------
+        tuple of ndarray
+            Winner labels and loser labels, each of shape (N,).
+        """
+        self.require_layout()
+        if seeds is None:
+            recorded = individual.record.get("seeds") if individual.fitness.valid else None
+            if recorded is not None:
+                seeds = (recorded["winner"], recorded["loser"])
+            else:
+                seeds = role_seeds(self.genotype_seed(individual))
+        X = self.evaluator.points(individual)
+        with self._thread_limit():
+            return (self.winner(X, self.n_clusters, seeds[0]),
+                    self.loser(X, self.n_clusters, seeds[1]))
+
+    def _score(self, labels_pred: np.ndarray, algorithm: ClusteringAlgorithm) -> float:
+        value = self.score(self.layout.labels, labels_pred)
+        try:
+            value = float(value)
+        except (TypeError, ValueError):
+            value = math.nan
+        if not math.isfinite(value):
+            raise RuntimeError(f"score {self.score_name!r} returned {value!r} for the "
+                               f"partition of algorithm {algorithm.name!r}; it must be a "
+                               "finite number")
+        return value
+
+    def evaluate(self, individual: Genotype, eval_seed: int | None = None) -> Evaluation:
+        """``(phi(A_w) - phi(A_l),)`` with the record (scores, constraints, penalty).
+
+        Parameters
+        ----------
+        individual : Genotype
+            A genotype of this problem.
+        eval_seed : int, optional
+            Seed of this evaluation (`hawks_deap.evolve` derives it from the run seed,
+            the generation and the position in the offspring); the winner's and loser's
+            seeds are spawned from it (`role_seeds`). None: `genotype_seed`.
+
+        Returns
+        -------
+        Evaluation
+            The fitness tuple carrying the record.
+        """
+        self.require_layout()
+        seed = self.genotype_seed(individual) if eval_seed is None else int(eval_seed)
+        winner_seed, loser_seed = role_seeds(seed)
+        X = self.evaluator.points(individual)
+        with self._thread_limit():
+            winner_labels = self.winner(X, self.n_clusters, winner_seed)
+            loser_labels = self.loser(X, self.n_clusters, loser_seed)
+        winner_score = self._score(winner_labels, self.winner)
+        loser_score = self._score(loser_labels, self.loser)
+        gap = winner_score - loser_score if self.higher_is_better else loser_score - winner_score
+        record: dict[str, Any] = {"winner_score": winner_score, "loser_score": loser_score}
+        # X is passed: one plain overlap pass on the data built for the clustering calls
+        # (in Versus runs genes move a lot, and this beat the per-gene-pair cache).
+        record.update(self.constraint_record(individual, X))
+        record["seeds"] = {"winner": winner_seed, "loser": loser_seed}
+        return Evaluation((gap,), record)
+
+    def parameters(self) -> dict[str, Any]:
+        """JSON-ready description of the problem."""
+        return {
+            "mode": "versus",
+            "winner": self.winner.name,
+            "loser": self.loser.name,
+            "winner_k_multiplier": self.winner.k_multiplier,
+            "loser_k_multiplier": self.loser.k_multiplier,
+            "score": self.score_name,
+            "higher_is_better": self.higher_is_better,
+            "n_threads": self.n_threads,
+            **self.dataset_parameters(),
+        }
+
+    def __repr__(self) -> str:
+        return (f"VersusProblem(winner={self.winner.name!r}, loser={self.loser.name!r}, "
+                f"n_samples={self.n_samples}, n_clusters={self.n_clusters}, "
+                f"n_dims={self.n_dims}, score={self.score_name!r}, "
+                f"constraints={list(self.constraints)})")
