@@ -39,7 +39,13 @@ from hawks_deap.genotype import (
     clone,
     genotype_equal,
 )
-from hawks_deap.problems import IndexProblem, MultiObjectiveProblem, Problem, VersusProblem
+from hawks_deap.problems import (
+    IndexProblem,
+    MultiObjectiveProblem,
+    MultiVersusProblem,
+    Problem,
+    VersusProblem,
+)
 
 __version__ = "0.1.0"
 
@@ -59,6 +65,7 @@ __all__ = [
     "Layout",
     "MultiObjectiveFitness",
     "MultiObjectiveProblem",
+    "MultiVersusProblem",
     "Overlap",
     "Problem",
     "RecordFitness",

@@ -108,3 +108,52 @@ def test_hawks_refuses_multiobjective_and_unknown_objective():
         hd.evolve(index_problem().as_multiobjective(), algorithm="hawks", generations=2)
     with pytest.raises(ValueError, match="'overlap'"):
         index_problem().as_multiobjective(["silhouette"])
+
+
+def test_multi_loser_versus_nsga3_front_and_records():
+    p = hd.MultiVersusProblem("gmm", ["single-linkage", "average-linkage", "kmeans++"],
+                              n_samples=150, n_clusters=3, n_dims=2,
+                              constraints=[hd.Overlap(max=0.1)])
+    assert p.objective_names == ("gap_single-linkage", "gap_average-linkage", "gap_kmeans++")
+    r = hd.evolve(p, algorithm="nsga3", population_size=8, generations=3, seed=1)
+    front = list(r.pareto_front)
+    assert front and all(len(i.fitness.values) == 3 for i in front)
+    for ind in front:
+        rec = ind.record
+        for j, loser in enumerate(["single-linkage", "average-linkage", "kmeans++"]):
+            assert ind.fitness.values[j] == pytest.approx(
+                rec["score_gmm"] - rec[f"score_{loser}"])
+    for a in front:
+        for b in front:
+            assert not dominates(a, b)
+
+
+def test_versus_with_spread_of_others():
+    p = hd.MultiVersusProblem("gmm", ["single-linkage"], others=["kmeans++", "average-linkage"],
+                              n_samples=120, n_clusters=3, n_dims=2)
+    p.prepare(np.random.default_rng(0))
+    ind = p.random_individual(np.random.default_rng(1))
+    ev = p.evaluate(ind, eval_seed=3)
+    rec = ev.record
+    assert ev[1] == pytest.approx(np.std([rec["score_kmeans++"], rec["score_average-linkage"]]))
+    assert p.evaluate(ind, eval_seed=3) == ev  # same seed, same scores
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(losers=["single-linkage"]), "at least 2 objectives"),
+    (dict(losers=[]), "at least one"),
+    (dict(losers=["single-linkage", "gmm"]), "must all differ"),
+    (dict(losers=["single-linkage"], others=["kmeans++"]), "at least two"),
+    (dict(losers=["single-linkage", "nope"]), "'kmeans\\+\\+'"),
+])
+def test_multi_versus_bad_input(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        hd.MultiVersusProblem("gmm", n_samples=100, n_clusters=3, n_dims=2, **kwargs)
+
+
+def test_multi_versus_as_multiobjective_adds_constraint_objectives():
+    p = hd.MultiVersusProblem("gmm", ["single-linkage", "kmeans++"], n_samples=100,
+                              n_clusters=3, n_dims=2, constraints=[hd.Overlap(max=0.1)])
+    mo = p.as_multiobjective()
+    assert mo.weights == (1.0, 1.0, -1.0)
+    assert mo.objective_names == ("gap_single-linkage", "gap_kmeans++", "overlap")

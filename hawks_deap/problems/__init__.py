@@ -3,7 +3,7 @@
 from hawks_deap.problems.base import DatasetProblem, Problem
 from hawks_deap.problems.index import IndexProblem
 from hawks_deap.problems.multiobjective import MultiObjectiveProblem
-from hawks_deap.problems.versus import VersusProblem
+from hawks_deap.problems.versus import MultiVersusProblem, VersusProblem
 
-__all__ = ["DatasetProblem", "IndexProblem", "MultiObjectiveProblem", "Problem",
-           "VersusProblem"]
+__all__ = ["DatasetProblem", "IndexProblem", "MultiObjectiveProblem", "MultiVersusProblem",
+           "Problem", "VersusProblem"]

@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import math
 from collections.abc import Callable, Iterable
+from functools import partial
 from typing import Any, ClassVar
 
 import numpy as np
@@ -39,10 +40,10 @@ from hawks_deap.clustering import (
     get_algorithm,
 )
 from hawks_deap.constraints import Constraint
-from hawks_deap.genotype import Evaluation, Genotype, VersusFitness
+from hawks_deap.genotype import Evaluation, Genotype, MultiObjectiveFitness, VersusFitness
 from hawks_deap.problems.base import DatasetProblem
 
-__all__ = ["VersusProblem", "adjusted_rand_index"]
+__all__ = ["MultiVersusProblem", "VersusProblem", "adjusted_rand_index"]
 
 ScoreFunction = Callable[[np.ndarray, np.ndarray], float]
 """``score(labels_true, labels_pred) -> float``, an external validity index."""
@@ -403,3 +404,113 @@ class VersusProblem(DatasetProblem):
                 f"n_samples={self.n_samples}, n_clusters={self.n_clusters}, "
                 f"n_dims={self.n_dims}, score={self.score_name!r}, "
                 f"constraints={list(self.constraints)})")
+
+
+class MultiVersusProblem(VersusProblem):
+    """Many-objective Versus mode, DIGEN-style: one winner against several algorithms.
+
+    Objectives, all maximised (use ``evolve(..., algorithm="nsga2" | "nsga3")``):
+
+    - one gap ``phi(A_w) - phi(A_l)`` per loser in ``losers``;
+    - with ``others``: the spread (population standard deviation) of the scores of those
+      algorithms, so that the dataset also separates them (DIGEN's diversity of the
+      other algorithms' performance, ``seeds/002``).
+
+    Parameters
+    ----------
+    winner : str, ClusteringAlgorithm, estimator or callable
+        The algorithm to favour.
+    losers : sequence of algorithm specs
+        The algorithms to defeat (at least one).
+    others : sequence of algorithm specs, optional
+        Algorithms whose score spread is maximised (at least two when given).
+    **kwargs
+        As `VersusProblem` (``n_samples``, ``n_clusters``, ``n_dims``, ``score``,
+        ``constraints``, ...).
+
+    Notes
+    -----
+    The record holds ``"winner_score"``, ``"loser_score"`` (the first loser's, so Versus
+    tools keep working), ``"score_<name>"`` for every algorithm, ``"spread"`` when
+    ``others`` are given, the constraint values, ``"penalty"``, ``"feasible"`` and the
+    per-algorithm ``"seeds"``. Each algorithm gets its own seed, spawned from the
+    evaluation seed.
+    """
+
+    parallel_by_default: ClassVar[bool] = True
+
+    def __init__(self, winner: AlgorithmSpec, losers: Iterable[AlgorithmSpec], *,
+                 others: Iterable[AlgorithmSpec] = (), **kwargs: Any) -> None:
+        if isinstance(losers, str):
+            losers = [losers]
+        loser_list = [_algorithm("losers", spec) for spec in losers]
+        other_list = [_algorithm("others", spec) for spec in others]
+        if not loser_list:
+            raise ValueError("losers must name at least one clustering algorithm; valid: "
+                             + ", ".join(repr(n) for n in available_algorithms()))
+        if len(other_list) == 1:
+            raise ValueError("others must name at least two algorithms (their score spread "
+                             f"is maximised), got {other_list[0].name!r} alone")
+        super().__init__(winner, loser_list[0], **kwargs)
+        self.losers = tuple(loser_list)
+        self.others = tuple(other_list)
+        names = [a.name for a in (self.winner, *self.losers, *self.others)]
+        if len(set(names)) != len(names):
+            raise ValueError(f"winner, losers and others must all differ, got {names}")
+        for role, algorithm in [("loser", a) for a in self.losers] + [
+                ("other", a) for a in self.others]:
+            k = self.n_clusters * algorithm.k_multiplier
+            if k > self.n_samples:
+                raise ValueError(f"{role} {algorithm.name!r} asks for {k} clusters, more "
+                                 f"than n_samples = {self.n_samples}")
+        self.objective_names = tuple([f"gap_{a.name}" for a in self.losers]
+                                     + (["spread"] if self.others else []))
+        if len(self.objective_names) < 2:
+            raise ValueError("a multi-algorithm Versus problem needs at least 2 objectives: "
+                             "give two or more losers, or others; for one loser use "
+                             "VersusProblem")
+        self.fitness_class = partial(MultiObjectiveFitness,
+                                     weights=(1.0,) * len(self.objective_names))
+
+    def evaluate(self, individual: Genotype, eval_seed: int | None = None) -> Evaluation:
+        """One gap per loser (and the others' spread), with the record."""
+        self.require_layout()
+        seed = self.genotype_seed(individual) if eval_seed is None else int(eval_seed)
+        algorithms = (self.winner, *self.losers, *self.others)
+        seeds = [int(s) for s in np.random.SeedSequence(seed).generate_state(len(algorithms),
+                                                                              np.uint32)]
+        X = self.evaluator.points(individual)
+        scores = {}
+        with self._thread_limit():
+            for algorithm, s in zip(algorithms, seeds, strict=True):
+                scores[algorithm.name] = self._score(algorithm(X, self.n_clusters, s),
+                                                     algorithm)
+        sign = 1.0 if self.higher_is_better else -1.0
+        w = scores[self.winner.name]
+        values = [sign * (w - scores[a.name]) for a in self.losers]
+        record: dict[str, Any] = {"winner_score": w,
+                                  "loser_score": scores[self.losers[0].name]}
+        record.update({f"score_{name}": value for name, value in scores.items()})
+        if self.others:
+            spread = float(np.std([scores[a.name] for a in self.others]))
+            values.append(spread)
+            record["spread"] = spread
+        record.update(self.constraint_record(individual, X))
+        record["seeds"] = {a.name: s for a, s in zip(algorithms, seeds, strict=True)}
+        return Evaluation(values, record)
+
+    def parameters(self) -> dict[str, Any]:
+        """JSON-ready description of the problem."""
+        params = super().parameters()
+        params.update(mode="multi-versus", losers=[a.name for a in self.losers],
+                      others=[a.name for a in self.others],
+                      objectives=list(self.objective_names))
+        params.pop("loser", None)
+        params.pop("loser_k_multiplier", None)
+        return params
+
+    def __repr__(self) -> str:
+        return (f"MultiVersusProblem(winner={self.winner.name!r}, "
+                f"losers={[a.name for a in self.losers]}, "
+                f"others={[a.name for a in self.others]}, n_samples={self.n_samples}, "
+                f"n_clusters={self.n_clusters}, n_dims={self.n_dims})")
