@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from scipy import linalg
-from scipy.stats import special_ortho_group
 
 from hawks_deap._validation import check_float, check_int
+from hawks_deap.evaluation import blas_thread_limit
 from hawks_deap.genotype import Cluster, Genotype, RecordFitness
 
 __all__ = [
@@ -68,24 +70,80 @@ def cluster_sizes(n_samples: int, n_clusters: int, rng: np.random.Generator, *,
 
 
 def haar_rotation(n_dims: int, rng: np.random.Generator) -> np.ndarray:
-    """A rotation drawn from the Haar measure on SO(D) (determinant +1)."""
+    """A rotation drawn from the Haar measure on SO(D) (determinant +1).
+
+    The algorithm of ``scipy.stats.special_ortho_group.rvs`` (Mezzadri 2007), inlined
+    without its per-call overhead and with the same draws and arithmetic, so the result
+    is bit-identical to ``special_ortho_group.rvs(D, random_state=rng)``: Q R = G with
+    G a standard-normal D x D matrix, Q's columns multiplied by the signs of diag(R), and
+    the first row divided by det(Q) so that the determinant is +1.
+    """
     if n_dims == 1:
         return np.ones((1, 1))
-    return np.asarray(special_ortho_group.rvs(n_dims, random_state=rng), dtype=float)
+    z = rng.normal(size=(n_dims, n_dims))
+    with blas_thread_limit(1):  # small matrices: threads only cost (see blas_thread_limit)
+        q, r = np.linalg.qr(z)
+        d = r.diagonal()
+        q *= (d / abs(d))[np.newaxis, :]
+        q[0, :] /= np.linalg.det(q)
+    return q
+
+
+#: Below this rotation sine, a plane is taken as a half turn: `rotation_power` then uses
+#: the Schur form, which pairs half turns explicitly.
+_HALF_TURN_SINE = 1e-7
 
 
 def rotation_power(rotation: np.ndarray, power: float) -> np.ndarray:
     """Raise a proper rotation to a real power, staying a proper rotation.
 
-    Uses the real Schur form ``R = Z T Z^T`` (T block diagonal with 2x2 rotation
-    blocks and +-1 entries): each plane rotation by angle theta becomes one by
-    ``power * theta``; pairs of -1 entries (rotations by pi) become rotations by
-    ``power * pi``. The result is ``Z T^power Z^T``: orthogonal with determinant +1, and
-    equal to the principal matrix power where that is real.
+    R is normal, so its symmetric part ``S = (R + R^T)/2`` and skew part
+    ``A = (R - R^T)/2`` commute. In each invariant plane R turns by an angle t, ``S``
+    has the double eigenvalue ``cos(t)`` and ``A`` acts as ``sin(t) J`` (J a quarter
+    turn of the plane). With ``S v_i = c_i v_i`` (one symmetric eigendecomposition),
+    ``w_i = A v_i``, ``s_i = |w_i| = sin(t_i)`` and ``t_i = atan2(s_i, c_i)``:
+
+        R^p = sum_i cos(p t_i) v_i v_i^T + sin(p t_i) (w_i / s_i) v_i^T,
+
+    i.e. each plane rotation by t becomes one by ``p t``: the principal power
+    ``Z T^p Z^T`` of the real Schur form. Taking the angle from ``atan2`` and the
+    direction from ``w_i / s_i`` keeps the error at the problem's own conditioning
+    (``~eps / sin(t)`` near half turns); one Newton-Schulz step
+    ``X (3 I - X^T X) / 2`` then restores orthogonality to rounding. Exact half turns
+    (``s_i`` ~ 0 with ``c_i < 0``, where the direction is undefined) go through the Schur
+    form, which pairs them as rotations by ``p pi``. The result is orthogonal with
+    determinant +1.
     """
     d = rotation.shape[0]
     if d == 1:
         return np.ones((1, 1))
+    if d == 2:  # one plane: t = atan2(R_10 - R_01, R_00 + R_11), as in the Schur form
+        t = power * math.atan2(rotation[1, 0] - rotation[0, 1], rotation[0, 0] + rotation[1, 1])
+        c, s = math.cos(t), math.sin(t)
+        return np.array([[c, -s], [s, c]])
+    with blas_thread_limit(1):  # small matrices: threads only cost (see blas_thread_limit)
+        sym = (rotation + rotation.T) * 0.5
+        skew = (rotation - rotation.T) * 0.5
+        c, v = np.linalg.eigh(sym)
+        w = skew @ v
+        sine = np.sqrt(np.einsum("ij,ij->j", w, w))
+        if np.any((sine < _HALF_TURN_SINE) & (c < 0.0)):
+            return _rotation_power_schur(rotation, power)
+        theta = np.arctan2(sine, c)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.where(sine > 0.0, np.sin(power * theta) / sine, 0.0)
+        out = (v * np.cos(power * theta) + w * ratio) @ v.T
+        return out @ (1.5 * np.eye(d) - 0.5 * (out.T @ out))
+
+
+def _rotation_power_schur(rotation: np.ndarray, power: float) -> np.ndarray:
+    """`rotation_power` through the real Schur form ``R = Z T Z^T``.
+
+    T is block diagonal with 2x2 rotation blocks and +-1 entries: each plane rotation
+    by angle theta becomes one by ``power * theta``; pairs of -1 entries (rotations by
+    pi) become rotations by ``power * pi``. The result is ``Z T^power Z^T``.
+    """
+    d = rotation.shape[0]
     t, z = linalg.schur(rotation, output="real")
     tp = np.zeros_like(t)
     i = 0

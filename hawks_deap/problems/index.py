@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from hawks_deap._validation import check_choice, check_float
-from hawks_deap.constraints import Constraint, Overlap
-from hawks_deap.evaluation import SILHOUETTE_METRICS, Evaluator
+from hawks_deap._validation import check_choice, check_float, check_int
+from hawks_deap.constraints import Constraint, Eccentricity, Overlap
+from hawks_deap.evaluation import EVALUATORS, SILHOUETTE_METRICS, Evaluator, make_evaluator
 from hawks_deap.genotype import Evaluation, Genotype, IndexFitness
 from hawks_deap.problems.base import DatasetProblem
 
@@ -38,6 +38,12 @@ class IndexProblem(DatasetProblem):
         U(0, 0.5)).
     cache_bytes : int
         Memory budget of the evaluator's caches (default 512 MiB).
+    evaluator : {"fast", "naive"}
+        ``"fast"`` (default): the incremental, cached `hawks_deap.evaluation.Evaluator`;
+        ``"naive"``: full ``sklearn.metrics.silhouette_score`` and a full
+        nearest-neighbour pass at every evaluation (a reference for checks and
+        benchmarks). Both give the same overlap exactly and the same silhouette up to
+        rounding (1e-12 relative).
 
     Notes
     -----
@@ -52,7 +58,8 @@ class IndexProblem(DatasetProblem):
                  index: str = "silhouette", metric: str = "sqeuclidean",
                  constraints: Iterable[Constraint] = (), equal_sizes: bool = False,
                  min_size: int = 10, initial_mean_upper: float = 2.0,
-                 initial_cov_upper: float = 0.5, cache_bytes: int = 512 * 2**20) -> None:
+                 initial_cov_upper: float = 0.5, cache_bytes: int = 512 * 2**20,
+                 evaluator: str = "fast") -> None:
         self.index = check_choice("index", index, INDICES)
         self.metric = check_choice("metric", metric, SILHOUETTE_METRICS)
         self.target = check_float("target", target, low=-1.0, high=1.0)
@@ -60,24 +67,33 @@ class IndexProblem(DatasetProblem):
                          constraints=constraints, equal_sizes=equal_sizes, min_size=min_size,
                          initial_mean_upper=initial_mean_upper,
                          initial_cov_upper=initial_cov_upper)
-        self.cache_bytes = int(cache_bytes)
+        self.cache_bytes = check_int("cache_bytes", cache_bytes, minimum=0)
+        self.evaluator_name = check_choice("evaluator", evaluator, EVALUATORS)
         self.evaluator: Evaluator | None = None
 
     def _on_new_layout(self) -> None:
-        self.evaluator = Evaluator(self.layout, metric=self.metric, cache_bytes=self.cache_bytes)
+        self.evaluator = make_evaluator(self.evaluator_name, self.layout, metric=self.metric,
+                                        cache_bytes=self.cache_bytes)
 
     def _measure(self, constraint, individual, X, labels):
         if isinstance(constraint, Overlap):
-            return self.evaluator.overlap(X)
+            return self.evaluator.overlap(individual if X is None else X)
+        if X is None and not isinstance(constraint, Eccentricity):
+            X = self.evaluator.points(individual)
         return super()._measure(constraint, individual, X, labels)
 
     def evaluate(self, individual: Genotype, eval_seed: int | None = None) -> Evaluation:
-        """``(|s_t - s|,)`` with the record (index, constraint values, penalty, feasible)."""
+        """``(|s_t - s|,)`` with the record (index, constraint values, penalty, feasible).
+
+        The evaluator works from the genotype (its caches are keyed by gene content);
+        the dataset X is only built when a constraint other than overlap and
+        eccentricity needs it.
+        """
         self.require_layout()
-        X = self.evaluator.points(individual)
-        value = self.evaluator.silhouette(X)
+        with self.evaluator.limit_threads():
+            value = self.evaluator.silhouette(individual)
+            measures = self.constraint_values(individual, None)
         record: dict[str, Any] = {"index": value}
-        measures = self.constraint_values(individual, X)
         record.update(measures)
         pen = self.penalty_of(measures)
         record["penalty"] = pen

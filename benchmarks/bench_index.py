@@ -1,0 +1,194 @@
+"""Speed of Index mode with the fast evaluator, side by side with a naive evaluator.
+
+P=10, G=100, p_c=0.7, P_f=0.5, PSO-random mean mutation, overlap <= 0.1; configs
+a (N=2000, K=5, D=2, s_t=0.5), b (N=1000, K=10, D=20, s_t=0.9), c (N=2000, K=30, D=50,
+s_t=0.2) and scale (N=100,000, K=20, D=2, s_t=0.5); seeds 0, 1, 2. Every run is a child
+process (clean peak resident memory, measured with ``resource.getrusage``). In the same
+run, the same seeds go through ``IndexProblem(evaluator="naive")`` (full
+``sklearn.metrics.silhouette_score`` plus a full exact nearest-neighbour pass at every
+evaluation): the speed-up is the ratio of median wall times, and the two evaluators must
+select the same individuals and return byte-identical datasets. At N=100,000 a naive run
+is out of reach (each silhouette is O(N^2)): its time is estimated from one timed naive
+evaluation times the median number of evaluations of the fast runs ("est.").
+
+    python benchmarks/bench_index.py [--seeds 3] [--naive-seeds 3] [--configs a b c scale]
+                                     [--euclidean] [--blas-threads 1] [--quick]
+
+HAWKS 0.2.0 on the same kind of machine (anchors/HAWKS-0.2.0.md): a 29.9 s, b 17.0 s,
+c 118 s per run (scale: impossible, one N x N matrix per individual).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+
+CONFIGS = {
+    "a": dict(n_samples=2000, n_clusters=5, n_dims=2, target=0.5),
+    "b": dict(n_samples=1000, n_clusters=10, n_dims=20, target=0.9),
+    "c": dict(n_samples=2000, n_clusters=30, n_dims=50, target=0.2),
+    "scale": dict(n_samples=100_000, n_clusters=20, n_dims=2, target=0.5),
+}
+QUICK_SCALE = dict(n_samples=5_000, n_clusters=20, n_dims=2, target=0.5)
+HAWKS_020 = {"a": 29.9, "b": 17.0, "c": 118.3}
+#: Naive evaluations timed (first naive seed) to estimate a naive run out of reach.
+NAIVE_SAMPLE_EVALS = 1
+
+
+def _problem(cfg: dict, metric: str, evaluator: str):
+    import hawks_deap as hd
+
+    return hd.IndexProblem(**cfg, metric=metric, evaluator=evaluator,
+                           constraints=[hd.Overlap(max=0.1)])
+
+
+def run_one(spec: dict) -> dict:
+    """One seeded run (or, with ``sample``, a few timed naive evaluations)."""
+    import hawks_deap as hd
+
+    cfg = spec["cfg"]
+    problem = _problem(cfg, spec["metric"], spec["evaluator"])
+    if spec.get("sample"):
+        import numpy as np
+
+        problem.prepare(np.random.default_rng(spec["seed"]))
+        rng = np.random.default_rng(spec["seed"] + 1)
+        individuals = [problem.random_individual(rng) for _ in range(spec["sample"])]
+        t0 = time.perf_counter()
+        for ind in individuals:
+            problem.evaluate(ind)
+        wall = (time.perf_counter() - t0) / len(individuals)
+        return {"per_eval": wall, "rss_mb": _rss_mb()}
+    t0, c0 = time.perf_counter(), time.process_time()
+    result = hd.evolve(problem, population_size=10, generations=spec["generations"],
+                       p_crossover=0.7, p_f=0.5, mean_mutation="pso", seed=spec["seed"])
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    X, y = problem.sample(result.best)
+    return {
+        "wall": wall, "cpu": cpu, "rss_mb": _rss_mb(),
+        "error": float(result.best.fitness.values[0]),
+        "feasible": bool(result.best.record.get("feasible")),
+        "nevals": int(sum(row["nevals"] for row in result.logbook)),
+        "dataset": hashlib.sha256(X.tobytes() + y.tobytes()).hexdigest()[:16],
+        "population": hashlib.sha256("".join(i.key for i in result.population).encode())
+        .hexdigest()[:16],
+    }
+
+
+def _rss_mb() -> float:
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / 1024.0 if sys.platform != "darwin" else peak / 2**20
+
+
+def run_child(spec: dict, blas_threads: int | None, in_process: bool) -> dict:
+    """Run ``spec`` in a fresh interpreter (or here, with ``in_process``)."""
+    if in_process:
+        return run_one(spec)
+    env = dict(os.environ)
+    if blas_threads is not None:
+        for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+            env[var] = str(blas_threads)
+    out = subprocess.run([sys.executable, __file__, "--child", json.dumps(spec)], env=env,
+                         capture_output=True, text=True, check=False)
+    if out.returncode != 0:
+        raise RuntimeError(f"child run failed ({spec}):\n{out.stderr}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def bench(name: str, cfg: dict, metric: str, seeds: list[int], naive_seeds: list[int],
+          generations: int, naive_sample: bool, blas_threads: int | None,
+          in_process: bool) -> dict:
+    base = {"cfg": cfg, "metric": metric, "generations": generations}
+    fast = [run_child({**base, "seed": s, "evaluator": "fast"}, blas_threads, in_process)
+            for s in seeds]
+    row = {
+        "name": name, "cfg": cfg, "metric": metric,
+        "fast_wall": statistics.median(r["wall"] for r in fast),
+        "fast_cpu": statistics.median(r["cpu"] for r in fast),
+        "fast_walls": [r["wall"] for r in fast],
+        "rss": max(r["rss_mb"] for r in fast),
+        "error": statistics.median(r["error"] for r in fast),
+        "feasible": sum(r["feasible"] for r in fast),
+        "seeds": len(seeds),
+    }
+    if naive_sample:
+        samples = [run_child({**base, "seed": s, "evaluator": "naive",
+                              "sample": NAIVE_SAMPLE_EVALS}, blas_threads, in_process)
+                   for s in naive_seeds[:1]]
+        per_eval = statistics.median(r["per_eval"] for r in samples)
+        nevals = statistics.median(r["nevals"] for r in fast)
+        row.update(naive_wall=per_eval * nevals, naive_est=True, same="n/a")
+    else:
+        naive = [run_child({**base, "seed": s, "evaluator": "naive"}, blas_threads, in_process)
+                 for s in naive_seeds]
+        same = all(n["dataset"] == f["dataset"] and n["population"] == f["population"]
+                   for n, f in zip(naive, fast, strict=False))
+        # the ratio compares the same seeds: fast median over the naive seeds
+        fast_same = statistics.median(f["wall"] for f in fast[:len(naive)])
+        row.update(naive_wall=statistics.median(r["wall"] for r in naive), naive_est=False,
+                   same="yes" if same else "NO", fast_wall_naive_seeds=fast_same)
+    return row
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--naive-seeds", type=int, default=3)
+    parser.add_argument("--configs", nargs="+", default=list(CONFIGS), choices=list(CONFIGS))
+    parser.add_argument("--euclidean", action=argparse.BooleanOptionalAction, default=True,
+                        help="also config a with the Euclidean silhouette (default: yes)")
+    parser.add_argument("--blas-threads", type=int, default=1,
+                        help="BLAS threads in each run (0: leave the default)")
+    parser.add_argument("--quick", action="store_true",
+                        help="smoke run: 1 seed, 2 generations, scale at N=5,000, in process")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        print(json.dumps(run_one(json.loads(args.child))))
+        return
+    seeds = list(range(1 if args.quick else args.seeds))
+    naive_seeds = list(range(1 if args.quick else min(args.naive_seeds, args.seeds)))
+    generations = 2 if args.quick else 100
+    threads = None if args.blas_threads == 0 else args.blas_threads
+    jobs = [(name, "sqeuclidean") for name in args.configs]
+    if args.euclidean and "a" in args.configs:
+        jobs.insert(1, ("a", "euclidean"))
+    print(f"P=10, G={generations}, p_c=0.7, P_f=0.5, pso, overlap<=0.1; seeds "
+          f"{seeds[0]}..{seeds[-1]} (naive: {naive_seeds[0]}..{naive_seeds[-1]}); "
+          f"BLAS threads {threads or 'default'}; {os.cpu_count()} CPUs")
+    print("| config | N, K, D | metric | fast wall s (median) | fast CPU s | peak RSS MB | "
+          "abs(s_t - s) median | feasible | naive wall s (median) | speed-up | same result |"
+          " vs HAWKS 0.2.0 |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for name, metric in jobs:
+        cfg = dict(CONFIGS[name])
+        if args.quick and name == "scale":
+            cfg = dict(QUICK_SCALE)
+        row = bench(name, cfg, metric, seeds, naive_seeds, generations,
+                    naive_sample=name == "scale", blas_threads=threads,
+                    in_process=args.quick)
+        base_fast = row.get("fast_wall_naive_seeds", row["fast_wall"])
+        ratio = row["naive_wall"] / base_fast
+        naive = f"{row['naive_wall']:.1f}" + (" (est.)" if row["naive_est"] else "")
+        speed = f"{ratio:.1f}x" + (" (est.)" if row["naive_est"] else "")
+        hawks = HAWKS_020.get(name) if metric == "sqeuclidean" and not args.quick else None
+        vs = f"{hawks / row['fast_wall']:.0f}x" if hawks else "-"
+        c = row["cfg"]
+        print(f"| {name} | {c['n_samples']}, {c['n_clusters']}, {c['n_dims']} | {metric} | "
+              f"{row['fast_wall']:.2f} ({', '.join(f'{w:.2f}' for w in row['fast_walls'])}) | "
+              f"{row['fast_cpu']:.2f} | {row['rss']:.0f} | {row['error']:.2e} | "
+              f"{row['feasible']}/{row['seeds']} | {naive} | {speed} | {row['same']} | {vs} |",
+              flush=True)
+    print("speed-up: naive median wall / fast median wall over the same seeds; same result: "
+          "identical final population and best dataset bytes for every seed run both ways.")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,360 @@
+"""The evaluation engine: exactness against naive references, caches, determinism."""
+
+import pickle
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import sklearn.metrics
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from scipy.spatial.distance import cdist
+from scipy.stats import special_ortho_group
+
+import hawks_deap as hd
+from hawks_deap import evaluation as ev_mod
+from hawks_deap.evaluation import (
+    ByteLRU,
+    Evaluator,
+    NaiveEvaluator,
+    make_evaluator,
+    nearest_neighbour_overlap,
+)
+from hawks_deap.genotype import Cluster, Genotype, Layout
+from hawks_deap.initialization import _rotation_power_schur, haar_rotation, rotation_power
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def brute_overlap(X: np.ndarray, y: np.ndarray) -> float:
+    """The definition, from the full matrix of sequential squared distances."""
+    d = cdist(X, X, "sqeuclidean")
+    d[d == 0] = np.inf  # the point itself and duplicates are ignored
+    nearest = d.min(axis=1)
+    tie_foreign = (d == nearest[:, None]) & (y[None, :] != y[:, None])
+    return float(np.mean(np.isfinite(nearest) & tie_foreign.any(axis=1)))
+
+
+def oracle_silhouette(X: np.ndarray, y: np.ndarray, metric: str) -> float:
+    """Mean silhouette with long-double distances (an oracle independent of both paths)."""
+    Xl = X.astype(np.longdouble)
+    diff = Xl[:, None, :] - Xl[None, :, :]
+    sq = np.einsum("ijk,ijk->ij", diff, diff)
+    dist = sq if metric == "sqeuclidean" else np.sqrt(sq)
+    labels = np.unique(y)
+    sums = np.stack([dist[:, y == c].sum(axis=1) for c in labels], axis=1)
+    counts = np.array([np.sum(y == c) for c in labels], dtype=np.longdouble)
+    own = np.searchsorted(labels, y)
+    rows = np.arange(len(y))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        a = sums[rows, own] / (counts[own] - 1)
+        means = sums / counts
+    means[rows, own] = np.inf
+    b = means.min(axis=1)
+    s = np.where(counts[own] > 1, (b - a) / np.maximum(a, b), 0)
+    return float(np.mean(s))
+
+
+def random_genes(rng: np.random.Generator, k: int, d: int, spread: float) -> list[Cluster]:
+    genes = []
+    for _ in range(k):
+        mean = rng.uniform(-spread, spread, d)
+        variances = 10.0 ** rng.uniform(-3, 0.5, d)
+        genes.append(Cluster(mean, variances, haar_rotation(d, rng)))
+    return genes
+
+
+def variants(rng: np.random.Generator, genes: list[Cluster]) -> list[list[Cluster]]:
+    """A genotype and relatives sharing most genes (exercises every cache path)."""
+    k = len(genes)
+    out = [list(genes)]
+    moved = list(genes)
+    moved[0] = moved[0].with_mean(moved[0].mean + rng.normal(0, 0.3, moved[0].n_dims))
+    out.append(moved)
+    reshaped = list(moved)
+    j = k - 1
+    reshaped[j] = reshaped[j].with_shape(reshaped[j].variances[::-1].copy(),
+                                         haar_rotation(reshaped[j].n_dims, rng))
+    out.append(reshaped)
+    out.append(list(genes))  # back to the first: everything cached
+    swapped = list(genes)
+    swapped[0], swapped[-1] = genes[-1].with_mean(genes[0].mean), genes[0].with_mean(
+        genes[-1].mean)
+    out.append(swapped)
+    return out
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), k=st.integers(2, 6),
+       d=st.sampled_from([1, 2, 3, 5, 8, 9, 16]), spread=st.sampled_from([0.3, 2.0, 20.0]),
+       small=st.booleans())
+def test_fast_equals_naive_on_random_genotypes(seed, k, d, spread, small):
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1 if small else 5, 8 if small else 60, size=k)
+    layout = Layout(sizes, d, rng=rng)
+    fast_sq = Evaluator(layout)
+    fast_eu = Evaluator(layout, metric="euclidean")
+    naive = NaiveEvaluator(layout)
+    y = layout.labels
+    for genes in variants(rng, random_genes(rng, k, d, spread)):
+        g = Genotype(genes)
+        X, _ = layout.sample(g)
+        np.testing.assert_array_equal(fast_sq.points(g), X)
+        # overlap: exactly the definition (ties, duplicates), fast and naive alike
+        expected = brute_overlap(X, y)
+        assert fast_sq.overlap(g) == expected
+        assert fast_eu.overlap(g) == expected
+        assert naive.overlap(g) == expected
+        if len(np.unique(y)) < 2 or X.shape[0] <= k:
+            continue
+        for fast, metric in ((fast_sq, "sqeuclidean"), (fast_eu, "euclidean")):
+            value = fast.silhouette(g)
+            assert value == pytest.approx(oracle_silhouette(X, y, metric), rel=1e-12,
+                                          abs=1e-14)
+            # scikit-learn's Euclidean distances come from |x|^2 + |y|^2 - 2 x.y, whose
+            # cancellation costs it up to ~1e-12 here; its squared Euclidean ones are exact
+            tol = 1e-12 if metric == "sqeuclidean" else 1e-10
+            ref = sklearn.metrics.silhouette_score(X, y, metric=metric)
+            assert value == pytest.approx(ref, rel=tol, abs=1e-14)
+
+
+@pytest.mark.parametrize("d, tree_min_size", [(2, 400), (6, 0), (6, 10**9), (12, 400)])
+def test_fast_overlap_on_converged_like_genotypes(monkeypatch, d, tree_min_size):
+    """Separated and crowded clusters; KD-trees or matrix products at D=6."""
+    monkeypatch.setattr(ev_mod, "_TREE_MIN_SIZE", tree_min_size)
+    rng = np.random.default_rng(d)
+    layout = Layout(rng.integers(30, 120, size=8), d, rng=rng)
+    fast = Evaluator(layout)
+    for spread in (30.0, 3.0, 0.2):
+        genes = random_genes(rng, 8, d, spread)
+        for genes_v in variants(rng, genes):
+            g = Genotype(genes_v)
+            X, y = layout.sample(g)
+            assert fast.overlap(g) == brute_overlap(X, y)
+            ref = sklearn.metrics.silhouette_score(X, y, metric="sqeuclidean")
+            assert fast.silhouette(g) == pytest.approx(ref, rel=1e-12)
+
+
+@pytest.mark.parametrize("global_cost", [0.0, 1e9])
+def test_whole_dataset_pass_and_pairwise_path_agree(monkeypatch, global_cost):
+    """Low dimension: 0 forces the whole-dataset pass, 1e9 the pair-by-pair path."""
+    monkeypatch.setattr(ev_mod, "_GLOBAL_COST", global_cost)
+    rng = np.random.default_rng(5)
+    layout = Layout(rng.integers(10, 60, size=12), 2, rng=rng)
+    fast = Evaluator(layout)
+    for spread in (0.5, 5.0):
+        for genes in variants(rng, random_genes(rng, 12, 2, spread)):
+            g = Genotype(genes)
+            X, y = layout.sample(g)
+            assert fast.overlap(g) == brute_overlap(X, y)
+
+
+@pytest.mark.parametrize("slotwise", [0, 1 << 40])
+def test_silhouette_reductions_agree_with_sklearn(monkeypatch, slotwise):
+    """The closed form reduced slot by slot (large N K) or all at once (small N K)."""
+    monkeypatch.setattr(ev_mod, "_SLOTWISE_SILHOUETTE", slotwise)
+    rng = np.random.default_rng(8)
+    layout = Layout([1, 40, 25, 60], 3, rng=rng)  # with a singleton
+    fast = Evaluator(layout)
+    for genes in variants(rng, random_genes(rng, 4, 3, 2.0)):
+        g = Genotype(genes)
+        X, y = layout.sample(g)
+        ref = sklearn.metrics.silhouette_score(X, y, metric="sqeuclidean")
+        assert fast.silhouette(g) == pytest.approx(ref, rel=1e-12)
+
+
+def _grid_layout(z_rows: list[list[list[float]]]) -> Layout:
+    z = [np.array(rows, dtype=float) for rows in z_rows]
+    return Layout([len(r) for r in z_rows], z[0].shape[1], z=z)
+
+
+def _unit_gene(mean) -> Cluster:
+    mean = np.asarray(mean, dtype=float)
+    return Cluster(mean, np.ones(mean.size), np.eye(mean.size))
+
+
+@pytest.mark.parametrize("evaluator", ["fast", "naive"])
+def test_ties_count_as_overlap_and_duplicates_are_ignored(evaluator):
+    # cluster 0: (0,0), (2,0), (0,0) duplicated; cluster 1: (0,2), (0,5)
+    # (0,0): nearest positive distance 4, reached by (2,0) (own) and (0,2) (foreign): tie
+    layout = _grid_layout([[[0, 0], [2, 0], [0, 0]], [[0, 2], [0, 5]]])
+    g = Genotype([_unit_gene([0, 0]), _unit_gene([0, 0])])
+    X, y = layout.sample(g)
+    e = make_evaluator(evaluator, layout)
+    expected = brute_overlap(X, y)
+    # flags: (0,0) x2 tie -> True; (2,0): nearest (0,0) own -> False;
+    # (0,2): nearest (0,0) foreign at 4 -> True; (0,5): nearest (0,2) own -> False
+    assert expected == pytest.approx(3 / 5)
+    assert e.overlap(g) == expected
+    assert nearest_neighbour_overlap(X, y) == expected
+
+
+@pytest.mark.parametrize("d", [2, 10])
+def test_duplicate_points_across_clusters_and_singletons(d):
+    rng = np.random.default_rng(0)
+    z0 = rng.standard_normal((6, d))
+    z1 = np.vstack([z0[:2], rng.standard_normal((3, d))])  # two points duplicated
+    z2 = rng.standard_normal((1, d))  # a singleton
+    layout = Layout([6, 5, 1], d, z=[z0, z1, z2])
+    gene = Cluster(np.zeros(d), np.full(d, 0.5), haar_rotation(d, rng))
+    g = Genotype([gene, gene, Cluster(np.full(d, 0.1), np.ones(d), np.eye(d))])
+    X, y = layout.sample(g)
+    fast = Evaluator(layout)
+    assert fast.overlap(g) == brute_overlap(X, y)
+    assert fast.silhouette(g) == pytest.approx(
+        sklearn.metrics.silhouette_score(X, y, metric="sqeuclidean"), rel=1e-12)
+
+
+def test_results_do_not_depend_on_cache_history_or_budget():
+    rng = np.random.default_rng(3)
+    layout = Layout(rng.integers(20, 80, size=6), 2, rng=rng)
+    genotypes = [Genotype(v) for v in variants(rng, random_genes(rng, 6, 2, 2.0))]
+    genotypes += [Genotype(random_genes(rng, 6, 2, 2.0)) for _ in range(4)]
+    for metric in ("sqeuclidean", "euclidean"):
+        cold = [(Evaluator(layout, metric=metric).silhouette(g),
+                 Evaluator(layout, metric=metric).overlap(g)) for g in genotypes]
+        warm_eval = Evaluator(layout, metric=metric)
+        warm = [(warm_eval.silhouette(g), warm_eval.overlap(g)) for g in genotypes]
+        tiny_eval = Evaluator(layout, metric=metric, cache_bytes=20_000)
+        tiny = [(tiny_eval.silhouette(g), tiny_eval.overlap(g)) for g in reversed(genotypes)]
+        assert cold == warm == tiny[::-1]  # bit for bit
+        assert tiny_eval.cache.nbytes <= 20_000 and tiny_eval.cache.evictions > 0
+
+
+def test_byte_lru_respects_budget_and_evicts_least_recent():
+    over = ByteLRU.OVERHEAD
+    cache = ByteLRU(1000 + 2 * over)
+    a, b, c = np.zeros(50), np.zeros(50), np.zeros(50)  # 400 bytes each
+    cache.put("a", a)
+    cache.put("b", b)
+    assert cache.get("a") is a  # a is now the most recent
+    cache.put("c", c)  # 1200 + 3 overheads > budget: evicts b, the least recently used
+    assert "b" not in cache and "a" in cache and "c" in cache
+    assert cache.nbytes == 800 + 2 * over and cache.evictions == 1
+    cache.put("big", np.zeros(200))  # larger than the budget: not stored
+    assert "big" not in cache and cache.nbytes == 800 + 2 * over
+    cache.put("a", np.zeros(10))  # re-put re-measures
+    assert cache.nbytes == 480 + 2 * over
+    assert cache.get_many(["a", "zzz", "c"])[1] is None
+    stats = cache.stats()
+    assert stats["entries"] == 2 and stats["max_bytes"] == 1000 + 2 * over
+    cache.clear()
+    assert len(cache) == 0 and cache.nbytes == 0
+    with pytest.raises(TypeError, match="cache_bytes must be an integer"):
+        ByteLRU(1.5)
+    with pytest.raises(ValueError, match="cache_bytes must be >= 0"):
+        ByteLRU(-1)
+
+
+def test_evaluator_cache_fills_past_small_budget_and_stays_bounded():
+    budget = 150_000
+    p = hd.IndexProblem(600, 5, 3, 0.5, constraints=[hd.Overlap(max=0.1)], cache_bytes=budget)
+    r = hd.evolve(p, population_size=6, generations=8, seed=4)
+    cache = p.evaluator.cache
+    assert cache.nbytes <= budget and cache.evictions > 0
+    assert sum(cache._sizes.values()) == cache.nbytes  # the accounting is exact
+    big = hd.IndexProblem(600, 5, 3, 0.5, constraints=[hd.Overlap(max=0.1)])
+    r_big = hd.evolve(big, population_size=6, generations=8, seed=4)
+    assert [i.key for i in r.population] == [i.key for i in r_big.population]
+
+
+@pytest.mark.parametrize("n, k, d, metric", [
+    (300, 4, 2, "sqeuclidean"),
+    (240, 5, 12, "sqeuclidean"),
+    (200, 3, 2, "euclidean"),
+])
+def test_seeded_run_fast_and_naive_agree(n, k, d, metric):
+    runs = {}
+    for name in ("fast", "naive"):
+        p = hd.IndexProblem(n, k, d, 0.5, metric=metric, evaluator=name,
+                            constraints=[hd.Overlap(max=0.1)])
+        runs[name] = (p, hd.evolve(p, population_size=6, generations=12, seed=11))
+    (pf, rf), (pn, rn) = runs["fast"], runs["naive"]
+    # same selection at every step: same final population, same best, same datasets
+    assert [i.key for i in rf.population] == [i.key for i in rn.population]
+    assert rf.best.key == rn.best.key
+    Xf, yf = pf.sample(rf.best)
+    Xn, yn = pn.sample(rn.best)
+    assert Xf.tobytes() == Xn.tobytes() and yf.tobytes() == yn.tobytes()
+    assert rf.best.record["overlap"] == rn.best.record["overlap"]
+    assert rf.best.fitness.values[0] == pytest.approx(rn.best.fitness.values[0], rel=1e-12,
+                                                      abs=1e-15)
+    assert [row["n_feasible"] for row in rf.logbook] == [row["n_feasible"] for row in rn.logbook]
+
+
+def test_problem_evaluation_record_matches_plain_computations():
+    p = hd.IndexProblem(400, 4, 3, target=0.3, constraints=[hd.Overlap(max=0.1),
+                                                           hd.Eccentricity(min=2.0)])
+    p.prepare(np.random.default_rng(0))
+    rng = np.random.default_rng(1)
+    for _ in range(3):
+        ind = p.random_individual(rng)
+        ev = p.evaluate(ind)
+        X, y = p.sample(ind)
+        assert ev.record["overlap"] == brute_overlap(X, y)
+        s = sklearn.metrics.silhouette_score(X, y, metric="sqeuclidean")
+        assert ev.record["index"] == pytest.approx(s, rel=1e-12)
+        assert ev.record["eccentricity"] == max(g.eccentricity for g in ind)
+
+
+def test_evaluator_accepts_data_arrays_and_pickles_without_cache():
+    p = hd.IndexProblem(300, 3, 2, 0.5, constraints=[hd.Overlap(max=0.1)])
+    p.prepare(np.random.default_rng(2))
+    ind = p.random_individual(np.random.default_rng(3))
+    ev = p.evaluator
+    X = ev.points(ind)
+    assert ev.overlap(X) == ev.overlap(ind)
+    assert ev.silhouette(X) == pytest.approx(ev.silhouette(ind), rel=1e-12)
+    clone = pickle.loads(pickle.dumps(ev))
+    assert len(clone.cache) == 0 and clone.cache.max_bytes == ev.cache.max_bytes
+    assert clone.overlap(ind) == ev.overlap(ind)
+    assert clone.silhouette(ind) == ev.silhouette(ind)
+
+
+def test_evaluator_choice_is_validated():
+    with pytest.raises(ValueError, match="unknown evaluator 'slow'.*'fast', 'naive'"):
+        hd.IndexProblem(100, 3, 2, 0.5, evaluator="slow")
+    with pytest.raises(ValueError, match="unknown evaluator"):
+        make_evaluator("fastest", Layout([5, 5], 2, rng=np.random.default_rng(0)))
+    with pytest.raises(TypeError, match="cache_bytes"):
+        hd.IndexProblem(100, 3, 2, 0.5, cache_bytes="1GB")
+
+
+def test_sequential_rows_match_cdist_bitwise():
+    rng = np.random.default_rng(0)
+    for d in (1, 2, 7, 50):
+        a = rng.standard_normal((200, d)) * rng.uniform(0.01, 100, d) + 3.0
+        b = rng.standard_normal((200, d)) + 3.0
+        full = cdist(a, b, "sqeuclidean")
+        rows = ev_mod._sqdist_rows(a, b)
+        np.testing.assert_array_equal(rows, np.diagonal(full))
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), d=st.integers(2, 30), power=st.floats(0.0, 1.5))
+def test_rotation_power_matches_schur_form_and_stays_a_rotation(seed, d, power):
+    q = haar_rotation(d, np.random.default_rng(seed))
+    r = rotation_power(q, power)
+    np.testing.assert_allclose(r, _rotation_power_schur(q, power), atol=1e-10)
+    np.testing.assert_allclose(r @ r.T, np.eye(d), atol=1e-13)
+    assert np.linalg.det(r) == pytest.approx(1.0, abs=1e-12)
+
+
+def test_rotation_power_half_turns_and_haar_draw():
+    half = np.diag([-1.0, -1.0, 1.0])  # exact half turn: through the Schur form
+    r = rotation_power(half, 0.5)
+    np.testing.assert_allclose(r @ r, half, atol=1e-12)
+    np.testing.assert_allclose(rotation_power(np.eye(4), 0.3), np.eye(4))
+    for d in (2, 5, 20):
+        a = haar_rotation(d, np.random.default_rng(d))
+        b = special_ortho_group.rvs(d, random_state=np.random.default_rng(d))
+        np.testing.assert_array_equal(a, b)  # the same draw as scipy's
+
+
+def test_benchmark_quick_runs():
+    out = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_index.py"),
+                          "--quick"], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    assert "speed-up" in out.stdout and "| a |" in out.stdout
