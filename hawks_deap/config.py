@@ -263,9 +263,9 @@ def _silhouette_metrics() -> tuple[str, ...]:
 
 
 def _indices() -> tuple[str, ...]:
-    from hawks_deap.problems.index import INDICES
+    from hawks_deap.problems.index import available_indices
 
-    return tuple(INDICES)
+    return tuple(available_indices())
 
 
 def _algorithms() -> list[str]:

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from typing import Any
+
+import numpy as np
 
 from hawks_deap._validation import check_choice, check_float, check_int
 from hawks_deap.constraints import Constraint, Eccentricity, Overlap
@@ -14,6 +17,37 @@ from hawks_deap.problems.base import DatasetProblem
 __all__ = ["IndexProblem"]
 
 INDICES = ("silhouette",)
+"""Indices with a fast incremental evaluator; any other internal index of
+`hawks_deap.metrics` is computed on the dataset by its registry function."""
+
+
+def available_indices() -> list[str]:
+    """Names that ``IndexProblem(index=...)`` accepts.
+
+    The internal indices of the metrics registry; their aliases (``"db"``, ``"ch"``, ...)
+    are accepted too.
+    """
+    from hawks_deap import metrics
+
+    return sorted(set(INDICES) | set(metrics.available("internal")))
+
+
+def _resolve_index(index: str):
+    """(canonical name, MetricInfo or None for the built-in silhouette)."""
+    from hawks_deap import metrics
+
+    if not isinstance(index, str):
+        raise TypeError(f"index must be a name, got {index!r}")
+    try:
+        info = metrics.get(index)
+    except ValueError:
+        check_choice("index", index, available_indices())
+        raise
+    if info.kind != "internal":
+        raise ValueError(f"index {index!r} is an external index (it needs true labels); "
+                         f"valid internal indices: "
+                         + ", ".join(repr(n) for n in available_indices()))
+    return info.name, (None if info.name == "silhouette" else info)
 
 
 class IndexProblem(DatasetProblem):
@@ -60,9 +94,13 @@ class IndexProblem(DatasetProblem):
                  min_size: int = 10, initial_mean_upper: float = 2.0,
                  initial_cov_upper: float = 0.5, cache_bytes: int = 512 * 2**20,
                  evaluator: str = "fast") -> None:
-        self.index = check_choice("index", index, INDICES)
+        self.index, self._index_info = _resolve_index(index)
         self.metric = check_choice("metric", metric, SILHOUETTE_METRICS)
-        self.target = check_float("target", target, low=-1.0, high=1.0)
+        if self._index_info is None:
+            self.target = check_float("target", target, low=-1.0, high=1.0)
+        else:
+            low, high = self._index_info.bounds
+            self.target = check_float("target", target, low=low, high=high)
         super().__init__(n_samples=n_samples, n_clusters=n_clusters, n_dims=n_dims,
                          constraints=constraints, equal_sizes=equal_sizes, min_size=min_size,
                          initial_mean_upper=initial_mean_upper,
@@ -91,14 +129,20 @@ class IndexProblem(DatasetProblem):
         """
         self.require_layout()
         with self.evaluator.limit_threads():
-            value = self.evaluator.silhouette(individual)
+            if self._index_info is None:
+                value = self.evaluator.silhouette(individual)
+            else:
+                X = self.evaluator.points(individual)
+                value = float(self._index_info.function(X, self.layout.labels))
             measures = self.constraint_values(individual, None)
         record: dict[str, Any] = {"index": value}
         record.update(measures)
         pen = self.penalty_of(measures)
         record["penalty"] = pen
         record["feasible"] = pen == 0.0
-        return Evaluation((abs(self.target - value),), record)
+        # An undefined index value (nan) ranks last rather than breaking comparisons.
+        error = abs(self.target - value) if np.isfinite(value) else math.inf
+        return Evaluation((error,), record)
 
     def mutation_context(self) -> dict[str, Any]:
         """The target, for PSO-informed mutation."""
