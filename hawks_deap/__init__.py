@@ -41,6 +41,7 @@ from hawks_deap.genotype import (
 )
 from hawks_deap.problems import (
     IndexProblem,
+    MultiIndexProblem,
     MultiObjectiveProblem,
     MultiVersusProblem,
     Problem,
@@ -63,6 +64,7 @@ __all__ = [
     "IndexProblem",
     "InstanceSpace",
     "Layout",
+    "MultiIndexProblem",
     "MultiObjectiveFitness",
     "MultiObjectiveProblem",
     "MultiVersusProblem",

@@ -157,3 +157,35 @@ def test_multi_versus_as_multiobjective_adds_constraint_objectives():
     mo = p.as_multiobjective()
     assert mo.weights == (1.0, 1.0, -1.0)
     assert mo.objective_names == ("gap_single-linkage", "gap_kmeans++", "overlap")
+
+
+def test_multi_index_nsga3_with_constraint_objective():
+    p = hd.MultiIndexProblem(200, 3, 2, {"silhouette": 0.5, "davies_bouldin": 1.2},
+                             constraints=[hd.Overlap(max=0.1)])
+    assert p.objective_names == ("silhouette", "davies_bouldin")
+    mo = p.as_multiobjective()
+    assert mo.weights == (-1.0, -1.0, -1.0)
+    r = hd.evolve(mo, algorithm="nsga3", population_size=8, generations=4, seed=2)
+    front = list(r.pareto_front)
+    assert front and all(len(i.fitness.values) == 3 for i in front)
+    for ind in front:
+        X, y = mo.sample(ind)
+        db = hd.metrics.davies_bouldin(X, y)
+        assert ind.record["index_davies_bouldin"] == pytest.approx(db, rel=1e-12)
+        assert ind.fitness.values[1] == pytest.approx(abs(1.2 - db), rel=1e-9)
+        assert ind.fitness.values[0] == pytest.approx(
+            abs(0.5 - hd.silhouette_score(X, y)), abs=1e-12)
+    for a in front:
+        for b in front:
+            assert not dominates(a, b)
+
+
+@pytest.mark.parametrize("targets, match", [
+    ({"silhouette": 0.5}, "at least 2"),
+    ({"silhouette": 0.5, "davies_bouldin": -1.0}, "target must lie in"),
+    ({"silhouette": 0.5, "sil": 0.4}, "same index twice"),
+    ({"silhouette": 1.5, "davies_bouldin": 1.0}, r"\[-1, 1\]"),
+])
+def test_multi_index_bad_targets(targets, match):
+    with pytest.raises(ValueError, match=match):
+        hd.MultiIndexProblem(100, 3, 2, targets)

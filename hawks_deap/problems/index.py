@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -11,10 +12,10 @@ import numpy as np
 from hawks_deap._validation import check_choice, check_float, check_int
 from hawks_deap.constraints import Constraint, Eccentricity, Overlap
 from hawks_deap.evaluation import EVALUATORS, SILHOUETTE_METRICS, Evaluator, make_evaluator
-from hawks_deap.genotype import Evaluation, Genotype, IndexFitness
+from hawks_deap.genotype import Evaluation, Genotype, IndexFitness, MultiObjectiveFitness
 from hawks_deap.problems.base import DatasetProblem
 
-__all__ = ["IndexProblem"]
+__all__ = ["IndexProblem", "MultiIndexProblem", "available_indices"]
 
 INDICES = ("silhouette",)
 """Indices with a fast incremental evaluator; any other internal index of
@@ -162,3 +163,81 @@ class IndexProblem(DatasetProblem):
         return (f"IndexProblem(n_samples={self.n_samples}, n_clusters={self.n_clusters}, "
                 f"n_dims={self.n_dims}, target={self.target}, index={self.index!r}, "
                 f"metric={self.metric!r}, constraints={list(self.constraints)})")
+
+
+class MultiIndexProblem(IndexProblem):
+    """Index mode with several validity indices at once, one objective each.
+
+    Minimise ``|t_j - index_j|`` for every index j (e.g. silhouette 0.5 and
+    Davies-Bouldin 1.2); use ``evolve(..., algorithm="nsga2" | "nsga3")``.
+
+    Parameters
+    ----------
+    n_samples, n_clusters, n_dims : int
+        As `IndexProblem`.
+    targets : mapping of str to float
+        Index name (any internal index of `hawks_deap.metrics`, or an alias) -> target;
+        at least two, each target within its index's range.
+    **kwargs
+        As `IndexProblem` (``metric`` is the silhouette's distance, ``constraints``, ...).
+
+    Notes
+    -----
+    The record holds ``"index"`` (the first index's value, read by PSO-informed
+    mutation), ``"index_<name>"`` for each index, the constraint values, ``"penalty"``
+    and ``"feasible"``.
+    """
+
+    def __init__(self, n_samples: int, n_clusters: int, n_dims: int,
+                 targets: Mapping[str, float], **kwargs: Any) -> None:
+        if not isinstance(targets, Mapping):
+            raise TypeError(f"targets must be a mapping index name -> target, got {targets!r}")
+        items = list(targets.items())
+        if len(items) < 2:
+            raise ValueError(f"targets must give at least 2 indices (one objective each), "
+                             f"got {len(items)}; for one index use IndexProblem")
+        first_name, first_target = items[0]
+        super().__init__(n_samples, n_clusters, n_dims, first_target, index=first_name,
+                         **kwargs)
+        self.indices = []
+        for name, target in items:
+            probe = IndexProblem(n_samples, n_clusters, n_dims, target, index=name,
+                                 metric=self.metric)
+            self.indices.append((probe.index, probe._index_info, probe.target))
+        names = [n for n, _, _ in self.indices]
+        if len(set(names)) != len(names):
+            raise ValueError(f"targets name the same index twice: {names}")
+        self.objective_names = tuple(names)
+        self.fitness_class = partial(MultiObjectiveFitness, weights=(-1.0,) * len(names))
+
+    def evaluate(self, individual: Genotype, eval_seed: int | None = None) -> Evaluation:
+        """One ``|t_j - index_j|`` per index, with the record."""
+        self.require_layout()
+        values, errors = {}, []
+        with self.evaluator.limit_threads():
+            X = None
+            for name, info, target in self.indices:
+                if info is None:
+                    value = self.evaluator.silhouette(individual)
+                else:
+                    if X is None:
+                        X = self.evaluator.points(individual)
+                    value = float(info.function(X, self.layout.labels))
+                values[name] = value
+                errors.append(abs(target - value) if np.isfinite(value) else math.inf)
+            measures = self.constraint_values(individual, None)
+        record: dict[str, Any] = {"index": values[self.indices[0][0]]}
+        record.update({f"index_{name}": v for name, v in values.items()})
+        record.update(measures)
+        pen = self.penalty_of(measures)
+        record["penalty"] = pen
+        record["feasible"] = pen == 0.0
+        return Evaluation(errors, record)
+
+    def parameters(self) -> dict[str, Any]:
+        """JSON-ready description of the problem."""
+        params = super().parameters()
+        params.update(mode="multi-index", targets={n: t for n, _, t in self.indices})
+        params.pop("target", None)
+        params.pop("index", None)
+        return params
