@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from hawks_deap._validation import check_choice, check_float, check_int
-from hawks_deap.constraints import Constraint, Eccentricity, Overlap
+from hawks_deap.constraints import Constraint
 from hawks_deap.evaluation import EVALUATORS, SILHOUETTE_METRICS, Evaluator, make_evaluator
 from hawks_deap.genotype import Evaluation, Genotype, IndexFitness, MultiObjectiveFitness
 from hawks_deap.problems.base import DatasetProblem
@@ -114,13 +114,6 @@ class IndexProblem(DatasetProblem):
         self.evaluator = make_evaluator(self.evaluator_name, self.layout, metric=self.metric,
                                         cache_bytes=self.cache_bytes)
 
-    def _measure(self, constraint, individual, X, labels):
-        if isinstance(constraint, Overlap):
-            return self.evaluator.overlap(individual if X is None else X)
-        if X is None and not isinstance(constraint, Eccentricity):
-            X = self.evaluator.points(individual)
-        return super()._measure(constraint, individual, X, labels)
-
     def evaluate(self, individual: Genotype, eval_seed: int | None = None) -> Evaluation:
         """``(|s_t - s|,)`` with the record (index, constraint values, penalty, feasible).
 
@@ -135,12 +128,7 @@ class IndexProblem(DatasetProblem):
             else:
                 X = self.evaluator.points(individual)
                 value = float(self._index_info.function(X, self.layout.labels))
-            measures = self.constraint_values(individual, None)
-        record: dict[str, Any] = {"index": value}
-        record.update(measures)
-        pen = self.penalty_of(measures)
-        record["penalty"] = pen
-        record["feasible"] = pen == 0.0
+            record: dict[str, Any] = {"index": value, **self.constraint_record(individual)}
         # An undefined index value (nan) ranks last rather than breaking comparisons.
         error = abs(self.target - value) if np.isfinite(value) else math.inf
         return Evaluation((error,), record)
@@ -225,13 +213,9 @@ class MultiIndexProblem(IndexProblem):
                     value = float(info.function(X, self.layout.labels))
                 values[name] = value
                 errors.append(abs(target - value) if np.isfinite(value) else math.inf)
-            measures = self.constraint_values(individual, None)
-        record: dict[str, Any] = {"index": values[self.indices[0][0]]}
-        record.update({f"index_{name}": v for name, v in values.items()})
-        record.update(measures)
-        pen = self.penalty_of(measures)
-        record["penalty"] = pen
-        record["feasible"] = pen == 0.0
+            record: dict[str, Any] = {"index": values[self.indices[0][0]]}
+            record.update({f"index_{name}": v for name, v in values.items()})
+            record.update(self.constraint_record(individual))
         return Evaluation(errors, record)
 
     def parameters(self) -> dict[str, Any]:
