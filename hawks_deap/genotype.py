@@ -66,7 +66,7 @@ class Cluster:
     variation operators build new ones with `with_mean` and `with_shape`.
     """
 
-    __slots__ = ("mean", "variances", "rotation", "_key")
+    __slots__ = ("mean", "variances", "rotation", "_key", "_shape_key")
 
     mean: np.ndarray
     variances: np.ndarray
@@ -84,6 +84,7 @@ class Cluster:
         object.__setattr__(self, "variances", variances_arr)
         object.__setattr__(self, "rotation", _frozen(rotation, (d, d), "rotation"))
         object.__setattr__(self, "_key", None)
+        object.__setattr__(self, "_shape_key", None)
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("Cluster genes are immutable; use with_mean / with_shape")
@@ -109,23 +110,34 @@ class Cluster:
 
     @property
     def key(self) -> str:
-        """Content key: a hex BLAKE2b digest of the arrays, stable across processes."""
+        """Content key, stable across processes.
+
+        A BLAKE2b digest of the mean's bytes and of the `shape_key`: genes with equal
+        arrays have equal keys.
+        """
         key = self._key
         if key is None:
             h = hashlib.blake2b(digest_size=16)
-            for arr in (self.mean, self.variances, self.rotation):
-                h.update(np.ascontiguousarray(arr).tobytes())
+            h.update(np.ascontiguousarray(self.mean).tobytes())
+            h.update(self.shape_key.encode())
             key = h.hexdigest()
             object.__setattr__(self, "_key", key)
         return key
 
     @property
     def shape_key(self) -> str:
-        """Key of the shape alone (variances and rotation): points minus the mean."""
-        h = hashlib.blake2b(digest_size=16)
-        for arr in (self.variances, self.rotation):
-            h.update(np.ascontiguousarray(arr).tobytes())
-        return h.hexdigest()
+        """Key of the shape alone (variances and rotation): points minus the mean.
+
+        Cached and shared by `with_mean`, so moving a mean never re-hashes the rotation.
+        """
+        key = self._shape_key
+        if key is None:
+            h = hashlib.blake2b(digest_size=16)
+            for arr in (self.variances, self.rotation):
+                h.update(np.ascontiguousarray(arr).tobytes())
+            key = h.hexdigest()
+            object.__setattr__(self, "_shape_key", key)
+        return key
 
     @property
     def covariance(self) -> np.ndarray:
@@ -146,6 +158,7 @@ class Cluster:
         object.__setattr__(new, "variances", self.variances)
         object.__setattr__(new, "rotation", self.rotation)
         object.__setattr__(new, "_key", None)
+        object.__setattr__(new, "_shape_key", self._shape_key)
         return new
 
     def with_shape(self, variances: Any, rotation: Any) -> Cluster:

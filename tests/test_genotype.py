@@ -41,9 +41,13 @@ def test_cluster_key_is_content_based_and_stable_across_pickle():
     import hashlib
 
     h = hashlib.blake2b(digest_size=16)
-    for a in (g.mean, g.variances, g.rotation):
+    for a in (g.variances, g.rotation):
         h.update(a.tobytes())
-    assert g.key == h.hexdigest()
+    k = hashlib.blake2b(digest_size=16)
+    k.update(g.mean.tobytes())
+    k.update(h.hexdigest().encode())
+    assert g.shape_key == h.hexdigest() and g.key == k.hexdigest()
+    assert moved.shape_key == g.shape_key
 
 
 def test_cluster_rejects_bad_arrays():
