@@ -8,6 +8,10 @@ K=5). "Overlapping" draws the initial means from U(0, 0.5)^D, "apart" from U(0, 
 individual's silhouette per generation is drawn as the paper's convergence plots and
 summarised in a table; the runs go in parallel over processes.
 
+Each finished run is appended to ``OUT/runs.jsonl`` as soon as it completes (one JSON
+line, flushed and fsynced), so an interrupted study loses no finished run: the same
+command again skips the runs already in the file (a torn last line is ignored and redone).
+
     python examples/operator_study.py [--runs 30] [--generations 100] [--workers 2]
                                       [--out operator-study] [--quick]
 """
@@ -17,6 +21,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import os
 import time
 from pathlib import Path
 
@@ -30,8 +35,11 @@ INITS = {"overlapping": 0.5, "apart": 10.0}
 DIMS = (2, 50)
 
 
-def one_run(task: tuple[str, float, str, int, int, int, int]) -> list[float]:
-    """Silhouette of the best individual per generation for one run."""
+Task = tuple[str, float, str, int, int, int, int]
+
+
+def one_run(task: Task) -> dict:
+    """Silhouette and overlap of the best individual per generation for one run."""
     op, target, init, d, run, generations, n_samples = task
     problem = hd.IndexProblem(n_samples, 5, d, target, constraints=[hd.Overlap(max=0.1)],
                               initial_mean_upper=INITS[init])
@@ -40,19 +48,61 @@ def one_run(task: tuple[str, float, str, int, int, int, int]) -> list[float]:
                                                    run))
     result = hd.evolve(problem, population_size=10, generations=generations, p_f=0.5,
                        mean_mutation=op, seed=seed)
-    return [row["index"] for row in result.logbook]
+    return {"task": list(task), "index": [row["index"] for row in result.logbook],
+            "overlap": [row["overlap"] for row in result.logbook]}
 
 
-def summarise(curves: dict, generations: int) -> list[dict]:
+def load_done(path: Path) -> dict[tuple, dict]:
+    """Finished runs already streamed to ``path`` (a torn last line is skipped)."""
+    done: dict[tuple, dict] = {}
+    if path.exists():
+        for line in path.read_text().splitlines():
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            done[tuple(row["task"])] = row
+    return done
+
+
+def run_all(tasks: list[Task], path: Path, workers: int) -> dict[tuple, dict]:
+    """Run the tasks not yet in ``path``, appending each result as it finishes."""
+    done = load_done(path)
+    if path.exists():  # rewrite without a torn tail before appending
+        text = "".join(json.dumps(row) + "\n" for row in done.values())
+        hd.dataset.write_text_atomic(path, text)
+    todo = [t for t in tasks if tuple(t) not in done]
+    with path.open("a") as fh:
+        def keep(row: dict) -> None:
+            fh.write(json.dumps(row) + "\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+            done[tuple(row["task"])] = row
+
+        if workers > 1 and todo:
+            import multiprocess
+
+            with multiprocess.get_context("spawn").Pool(workers) as pool:
+                for row in pool.imap_unordered(one_run, todo, chunksize=1):
+                    keep(row)
+        else:
+            for task in todo:
+                keep(one_run(task))
+    return done
+
+
+def summarise(curves: dict, overlaps: dict, generations: int) -> list[dict]:
     rows = []
     for (op, target, init, d), runs in sorted(curves.items()):
         mean = np.mean(runs, axis=0)
         err = np.abs(mean - target)
         reached = np.flatnonzero(err < 0.01)
         rows.append({
-            "operator": op, "target": target, "init": init, "D": d,
+            "operator": op, "target": target, "init": init, "D": d, "runs": len(runs),
             "start": float(mean[0]), "gen10": float(mean[min(10, generations)]),
             "final": float(mean[-1]),
+            "max": float(mean.max()),
+            "final_overlap": float(np.mean(overlaps[(op, target, init, d)], axis=0)[-1]),
             "first_gen_within_0.01": int(reached[0]) if reached.size else None,
         })
     return rows
@@ -106,28 +156,28 @@ def main() -> None:
     tasks = [(op, t, init, d, r, args.generations, args.n_samples)
              for op, t, init, d in itertools.product(OPERATORS, TARGETS, INITS, DIMS)
              for r in range(args.runs)]
+    already = len(set(load_done(out / "runs.jsonl")) & {tuple(t) for t in tasks})
     t0 = time.perf_counter()
-    if args.workers > 1:
-        import multiprocess
-
-        with multiprocess.get_context("spawn").Pool(args.workers) as pool:
-            results = pool.map(one_run, tasks, chunksize=1)
-    else:
-        results = [one_run(t) for t in tasks]
+    done = run_all(tasks, out / "runs.jsonl", args.workers)
     wall = time.perf_counter() - t0
     curves: dict = {}
-    for task, curve in zip(tasks, results, strict=True):
-        curves.setdefault(task[:4], []).append(curve)
-    rows = summarise(curves, args.generations)
-    (out / "summary.json").write_text(json.dumps(rows, indent=1) + "\n")
-    print(f"{len(tasks)} runs in {wall:.0f} s with {args.workers} workers")
-    print("| D | init | s_t | operator | start | gen 10 | final | first gen within 0.01 |")
-    print("|---|---|---|---|---|---|---|---|")
+    overlaps: dict = {}
+    for task in tasks:
+        row = done[tuple(task)]
+        curves.setdefault(task[:4], []).append(row["index"])
+        overlaps.setdefault(task[:4], []).append(row["overlap"])
+    rows = summarise(curves, overlaps, args.generations)
+    hd.dataset.write_text_atomic(out / "summary.json", json.dumps(rows, indent=1) + "\n")
+    print(f"{len(tasks)} runs ({len(tasks) - already} run this time) "
+          f"in {wall:.0f} s with {args.workers} workers")
+    print("| D | init | s_t | operator | start | gen 10 | max | final | final overlap "
+          "| first gen within 0.01 |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for r in sorted(rows, key=lambda r: (r["D"], r["init"], r["target"],
                                          OPERATORS.index(r["operator"]))):
         print(f"| {r['D']} | {r['init']} | {r['target']} | {r['operator']} | "
-              f"{r['start']:.3f} | {r['gen10']:.3f} | {r['final']:.3f} | "
-              f"{r['first_gen_within_0.01']} |")
+              f"{r['start']:.3f} | {r['gen10']:.3f} | {r['max']:.3f} | {r['final']:.3f} | "
+              f"{r['final_overlap']:.3f} | {r['first_gen_within_0.01']} |")
     for path in plot(curves, out, args.generations):
         print(f"wrote {path}")
 
