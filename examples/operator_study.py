@@ -153,9 +153,10 @@ def main() -> None:
         args.runs, args.generations, args.n_samples = 1, 2, 100
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
+    # run-major order: an interrupted study has about as many runs of every scenario
     tasks = [(op, t, init, d, r, args.generations, args.n_samples)
-             for op, t, init, d in itertools.product(OPERATORS, TARGETS, INITS, DIMS)
-             for r in range(args.runs)]
+             for r in range(args.runs)
+             for op, t, init, d in itertools.product(OPERATORS, TARGETS, INITS, DIMS)]
     already = len(set(load_done(out / "runs.jsonl")) & {tuple(t) for t in tasks})
     t0 = time.perf_counter()
     done = run_all(tasks, out / "runs.jsonl", args.workers)

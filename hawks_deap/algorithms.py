@@ -13,6 +13,7 @@ import math
 import os
 import pickle
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,6 +26,7 @@ from hawks_deap._validation import (
     check_int,
     check_probability,
 )
+from hawks_deap.evaluation import blas_thread_limit
 from hawks_deap.genotype import Evaluation, Genotype, clone, genotype_equal
 from hawks_deap.operators import (
     MEAN_MUTATIONS,
@@ -619,7 +621,12 @@ class _Run:
         else:
             evaluate_map = _MapEvaluate(self.toolbox.map, _EvaluateTask(self.toolbox.evaluate))
         total = self.settings["generations"]
-        try:
+        threads = self.problem.loop_threads if pool is None else None
+        with ExitStack() as stack:
+            if pool is not None:
+                stack.callback(pool.close)
+            if threads is not None:
+                stack.enter_context(blas_thread_limit(threads))
             if self.generation < 0:
                 self.initialise(evaluate_map)
             bar = tqdm(total=total, initial=self.generation, disable=not progress,
@@ -640,9 +647,6 @@ class _Run:
                 bar.close()
             if checkpoint is not None:
                 self.save(checkpoint)
-        finally:
-            if pool is not None:
-                pool.close()
         entropy = self.ss.entropy
         seed_value = entropy if isinstance(entropy, int) else [int(e) for e in entropy]
         return Result(problem=self.problem, population=self.population, logbook=self.logbook,

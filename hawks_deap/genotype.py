@@ -397,6 +397,19 @@ class Layout:
         self.labels = np.repeat(np.arange(self.n_clusters), self.sizes)
         self.labels.setflags(write=False)
         self.z_means = np.stack([zk.mean(axis=0) for zk in self.z])
+        self._centroid_offsets: dict[tuple[int, str], np.ndarray] = {}
+
+    #: Entries of the per-(slot, shape) centroid-offset cache before it is cleared.
+    OFFSET_CACHE_ENTRIES = 4096
+
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        state["_centroid_offsets"] = {}  # a cache: not shipped to workers
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        state.setdefault("_centroid_offsets", {})
+        self.__dict__.update(state)
 
     @property
     def n_samples(self) -> int:
@@ -421,12 +434,21 @@ class Layout:
     def data_mean(self, genotype: Sequence[Cluster]) -> np.ndarray:
         """Mean of all data points of a genotype, without sampling them.
 
-        The centroid of slot k is ``mu_k + R_k (sqrt(lambda_k) * zbar_k)``.
+        The centroid of slot k is ``mu_k + R_k (sqrt(lambda_k) * zbar_k)``; the offset
+        ``R_k (sqrt(lambda_k) * zbar_k)`` depends only on the slot and the gene's shape and
+        is cached by (slot, `Cluster.shape_key`), so moving a mean costs no matrix product.
         """
+        cache = self._centroid_offsets
+        if len(cache) > self.OFFSET_CACHE_ENTRIES:
+            cache.clear()
         total = np.zeros(self.n_dims)
         for k, gene in enumerate(genotype):
-            centroid = gene.mean + (self.z_means[k] * np.sqrt(gene.variances)) @ gene.rotation.T
-            total += self.sizes[k] * centroid
+            key = (k, gene.shape_key)
+            offset = cache.get(key)
+            if offset is None:
+                offset = (self.z_means[k] * np.sqrt(gene.variances)) @ gene.rotation.T
+                cache[key] = offset
+            total += self.sizes[k] * (gene.mean + offset)
         return total / self.n_samples
 
     def check(self, genotype: Sequence[Cluster]) -> None:

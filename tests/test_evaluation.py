@@ -358,3 +358,14 @@ def test_benchmark_quick_runs():
                           "--quick"], capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert out.returncode == 0, out.stderr
     assert "speed-up" in out.stdout and "| a |" in out.stdout
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 300), d=st.integers(1, 4),
+       grid=st.sampled_from([2, 4, 50, 0]))
+def test_plain_overlap_pass_matches_brute_force_with_ties(seed, n, d, grid):
+    # integer grids make exact ties and duplicates common; grid 0: continuous data
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, grid, size=(n, d)).astype(float) if grid else rng.normal(size=(n, d))
+    y = rng.integers(0, 3, size=n)
+    assert nearest_neighbour_overlap(X, y) == brute_overlap(X, y)

@@ -31,10 +31,15 @@ class Problem(ABC):
         The DEAP fitness class of its individuals (a `RecordFitness` subclass).
     layout : Layout or None
         The layout of the current run, made by `prepare`.
+    loop_threads : int or None
+        BLAS threads while a serial loop runs this problem (variation and evaluation
+        multiply small matrices, for which more threads only cost); None leaves the
+        libraries' setting alone.
     """
 
     fitness_class: type[RecordFitness]
     layout: Layout | None = None
+    loop_threads: int | None = 1
 
     @abstractmethod
     def prepare(self, rng: np.random.Generator) -> Layout:

@@ -68,6 +68,7 @@ class MultiObjectiveProblem(Problem):
         if len(set(objectives)) != len(objectives):
             raise ValueError(f"objectives must be distinct, got {objectives}")
         self.base = base
+        self.loop_threads = base.loop_threads
         self.objectives = tuple(objectives)
         primary = tuple(base.fitness_class().weights)
         specs = [_constraint_objective(constraints[m]) for m in self.objectives]

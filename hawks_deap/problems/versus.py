@@ -263,6 +263,11 @@ class VersusProblem(DatasetProblem):
     #: a process pool for this problem. Results never depend on it.
     parallel_by_default: ClassVar[bool] = True
 
+    @property
+    def loop_threads(self) -> int | None:  # type: ignore[override]
+        """One BLAS thread in the serial loop, unless ``n_threads=None`` (libraries' own)."""
+        return None if self.n_threads is None else 1
+
     def __init__(self, winner: AlgorithmSpec, loser: AlgorithmSpec, *, n_samples: int,
                  n_clusters: int, n_dims: int, score: str | ScoreFunction = "ari",
                  constraints: Iterable[Constraint] = (), equal_sizes: bool = False,
