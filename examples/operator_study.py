@@ -102,10 +102,75 @@ def summarise(curves: dict, overlaps: dict, generations: int) -> list[dict]:
             "start": float(mean[0]), "gen10": float(mean[min(10, generations)]),
             "final": float(mean[-1]),
             "max": float(mean.max()),
+            "mean_error": float(err.mean()),
             "final_overlap": float(np.mean(overlaps[(op, target, init, d)], axis=0)[-1]),
             "first_gen_within_0.01": int(reached[0]) if reached.size else None,
         })
     return rows
+
+
+def claims(rows: list[dict]) -> list[tuple[str, str, str]]:
+    """The supplement's three claims, each with the figures that decide it.
+
+    Returns (claim, figures, verdict) triples. Criteria, fixed before looking at a full
+    run: convergence speed is the mean over generations of |mean silhouette - s_t| (the
+    area between the convergence curve and the target; lower is faster); an operator
+    "cannot lower" the silhouette when its final mean is still more than 0.1 above s_t;
+    "drifts apart" means ending further above s_t than every proposed operator in both
+    50-D scenarios with s_t = 0.2.
+    """
+    by = {(r["operator"], r["target"], r["init"], r["D"]): r for r in rows}
+    out = []
+    # 1. PSO-informed converges fastest (S-4b/c; "as expected" in the text)
+    ranks = []
+    for (target, init, d) in sorted({k[1:] for k in by}):
+        errs = {op: by[(op, target, init, d)]["mean_error"] for op in OPERATORS
+                if (op, target, init, d) in by}
+        if "pso-informed" in errs and abs(by[("pso-informed", target, init, d)]["start"]
+                                          - target) > 0.05:
+            order = sorted(errs, key=errs.__getitem__)
+            ranks.append((d, init, target, order.index("pso-informed") + 1, order[0]))
+    first = sum(r[3] == 1 for r in ranks)
+    top2 = sum(r[3] <= 2 for r in ranks)
+    detail = "; ".join(f"D={d} {init} s_t={t}: rank {k} (fastest {best})"
+                       for d, init, t, k, best in ranks)
+    out.append(("PSO-informed converges fastest",
+                f"fastest in {first} of {len(ranks)} scenarios that start away from s_t, "
+                f"top two in {top2}: {detail}",
+                "reproduced" if first * 2 > len(ranks) else
+                ("partly reproduced" if first else "not reproduced")))
+    # 2. DE cannot lower the silhouette when clusters start apart, s_t = 0.2
+    parts, stuck = [], []
+    for d in DIMS:
+        de = by.get(("de", 0.2, "apart", d))
+        if de is None:
+            continue
+        others = [by[(op, 0.2, "apart", d)]["final"] for op in OPERATORS
+                  if op not in ("de", "gaussian") and (op, 0.2, "apart", d) in by]
+        stuck.append(de["final"] > 0.2 + 0.1)
+        parts.append(f"D={d}: DE {de['start']:.3f} -> {de['final']:.3f} (PSO/rails end at "
+                     f"{min(others):.3f}-{max(others):.3f})")
+    out.append(("DE cannot lower the silhouette when clusters start apart (s_t = 0.2)",
+                "; ".join(parts),
+                "reproduced" if stuck and all(stuck) else
+                (f"reproduced in D={DIMS[stuck.index(True)]} only" if any(stuck)
+                 else "not reproduced")))
+    # 3. The original (gaussian) operator drifts apart in 50-D
+    parts, drift = [], []
+    for init in INITS:
+        key = ("gaussian", 0.2, init, 50)
+        if key not in by:
+            continue
+        g = by[key]
+        proposed = [by[(op, 0.2, init, 50)]["final"] for op in OPERATORS
+                    if op not in ("gaussian", "de") and (op, 0.2, init, 50) in by]
+        drift.append(bool(proposed) and g["final"] > max(proposed))
+        parts.append(f"{init}: original {g['start']:.3f} -> {g['final']:.3f}, rails/PSO end "
+                     f"at {min(proposed):.3f}-{max(proposed):.3f}")
+    out.append(("The original operator drifts apart in 50-D (s_t = 0.2)", "; ".join(parts),
+                "reproduced" if drift and all(drift) else
+                ("partly reproduced" if any(drift) else "not reproduced")))
+    return out
 
 
 def plot(curves: dict, out: Path, generations: int) -> list[Path]:
@@ -171,14 +236,18 @@ def main() -> None:
     hd.dataset.write_text_atomic(out / "summary.json", json.dumps(rows, indent=1) + "\n")
     print(f"{len(tasks)} runs ({len(tasks) - already} run this time) "
           f"in {wall:.0f} s with {args.workers} workers")
-    print("| D | init | s_t | operator | start | gen 10 | max | final | final overlap "
-          "| first gen within 0.01 |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("| D | init | s_t | operator | start | gen 10 | max | final | mean error "
+          "| final overlap | first gen within 0.01 |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for r in sorted(rows, key=lambda r: (r["D"], r["init"], r["target"],
                                          OPERATORS.index(r["operator"]))):
         print(f"| {r['D']} | {r['init']} | {r['target']} | {r['operator']} | "
               f"{r['start']:.3f} | {r['gen10']:.3f} | {r['max']:.3f} | {r['final']:.3f} | "
-              f"{r['final_overlap']:.3f} | {r['first_gen_within_0.01']} |")
+              f"{r['mean_error']:.3f} | {r['final_overlap']:.3f} | "
+              f"{r['first_gen_within_0.01']} |")
+    print("\n| claim (supplement S-II) | figures | verdict |\n|---|---|---|")
+    for claim, figures, verdict in claims(rows):
+        print(f"| {claim} | {figures} | {verdict} |")
     for path in plot(curves, out, args.generations):
         print(f"wrote {path}")
 
