@@ -398,7 +398,8 @@ def _ari_function():
 
 
 def performance_table(datasets: Iterable[Any], algorithms: Iterable[Any] | None = None, *,
-                      seed: object = 0, names: Sequence[str] | None = None) -> Table:
+                      seed: object = 0, names: Sequence[str] | None = None,
+                      n_jobs: int = 1) -> Table:
     """ARI of clustering algorithms on datasets (HAWKS paper, section V, Fig. 2b and 3).
 
     Each algorithm is given the true number of clusters K (the ``-2k`` variants ask for
@@ -418,6 +419,10 @@ def performance_table(datasets: Iterable[Any], algorithms: Iterable[Any] | None 
         from it by position, so a table does not depend on evaluation order.
     names : sequence of str, optional
         Row names (default: ``metadata["name"]`` or the position).
+    n_jobs : int
+        Worker processes (datasets are spread over them; the table is the same for any
+        number, every seed being fixed by position). Workers run one BLAS/OpenMP thread
+        each when ``n_jobs`` > 1.
 
     Returns
     -------
@@ -427,6 +432,7 @@ def performance_table(datasets: Iterable[Any], algorithms: Iterable[Any] | None 
     from hawks_deap._validation import as_seed_sequence
     from hawks_deap.clustering import available_algorithms, get_algorithm
 
+    n_jobs = check_int("n_jobs", n_jobs, minimum=1)
     datasets = list(datasets)
     index = _names(datasets, names)
     specs = list(available_algorithms() if algorithms is None else algorithms)
@@ -438,17 +444,32 @@ def performance_table(datasets: Iterable[Any], algorithms: Iterable[Any] | None 
     if len(set(columns)) != len(columns):
         raise ValueError(f"algorithms must be distinct, got {columns}")
     ss = as_seed_sequence(seed)
-    ari = _ari_function()
-    values = np.empty((len(datasets), len(runners)))
+    tasks = []
     for i, item in enumerate(datasets):
         X, y = _as_xy(item)
         X, codes, k = _check_data(X, y)
-        for j, runner in enumerate(runners):
+        seeds = []
+        for j in range(len(runners)):
             child = np.random.SeedSequence(ss.entropy, spawn_key=(*ss.spawn_key, i, j))
-            run_seed = int(child.generate_state(1, np.uint32)[0])
-            labels = runner(X, k, run_seed)
-            values[i, j] = float(ari(codes, labels))
+            seeds.append(int(child.generate_state(1, np.uint32)[0]))
+        tasks.append((X, codes, k, runners, seeds))
+    if n_jobs > 1 and len(tasks) > 1:
+        from hawks_deap._parallel import ProblemPool
+
+        with ProblemPool(None, min(n_jobs, len(tasks)), threads_per_worker=1) as pool:
+            rows = pool.map(_performance_row, tasks)
+    else:
+        rows = [_performance_row(task) for task in tasks]
+    values = np.array(rows, dtype=float).reshape(len(tasks), len(runners))
     return Table(tuple(index), tuple(columns), values)
+
+
+def _performance_row(task: tuple) -> list[float]:
+    """ARI of every algorithm on one dataset (a task of `performance_table`)."""
+    X, codes, k, runners, seeds = task
+    ari = _ari_function()
+    return [float(ari(codes, runner(X, k, seed))) for runner, seed in zip(runners, seeds,
+                                                                         strict=True)]
 
 
 def best_algorithms(table: Table, *, tol: float = 0.0, tie_label: str = "tied") -> list[str]:

@@ -239,6 +239,25 @@ def test_performance_table_all_algorithms_with_ari_oracle():
     assert sub.columns == ("gmm", "kmeans++")
     with pytest.raises(ValueError, match="unknown algorithm"):
         performance_table(datasets, ["kmeans"])
+    with pytest.raises(ValueError, match="n_jobs"):
+        performance_table(datasets, n_jobs=0)
+
+
+def test_performance_table_same_with_two_workers():
+    rng = np.random.default_rng(2)
+    y = np.repeat(np.arange(3), 20)
+    datasets = [(rng.normal(size=(60, 2)) * s + np.array([[0, 0], [3, 0], [0, 3]])[y], y)
+                for s in (0.3, 1.0, 2.0)]
+
+    def noisy_kmeans(X, n_clusters, seed):  # a user callable travels to the workers too
+        return get_algorithm("kmeans++")(X + 1e-3 * np.random.default_rng(seed).normal(
+            size=X.shape), n_clusters, seed)
+
+    algorithms = ["gmm", "kmeans++", "single-linkage", noisy_kmeans]
+    one = performance_table(datasets, algorithms, seed=3)
+    two = performance_table(datasets, algorithms, seed=3, n_jobs=2)
+    assert one.columns == two.columns
+    np.testing.assert_array_equal(one.values, two.values)
 
 
 def test_best_algorithms_with_ties():
