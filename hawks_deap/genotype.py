@@ -441,15 +441,19 @@ class Layout:
         cache = self._centroid_offsets
         if len(cache) > self.OFFSET_CACHE_ENTRIES:
             cache.clear()
-        total = np.zeros(self.n_dims)
+        offsets = []
         for k, gene in enumerate(genotype):
             key = (k, gene.shape_key)
             offset = cache.get(key)
             if offset is None:
                 offset = (self.z_means[k] * np.sqrt(gene.variances)) @ gene.rotation.T
                 cache[key] = offset
-            total += self.sizes[k] * (gene.mean + offset)
-        return total / self.n_samples
+            offsets.append(offset)
+        centroids = np.array([gene.mean for gene in genotype])
+        centroids += offsets
+        centroids *= self.sizes[:, None]
+        # a reduction over rows: the same sequential sum, slot by slot, on every platform
+        return np.add.reduce(centroids, axis=0) / self.n_samples
 
     def check(self, genotype: Sequence[Cluster]) -> None:
         """Raise ValueError if a genotype does not fit this layout."""
