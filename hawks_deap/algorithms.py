@@ -347,7 +347,9 @@ def evolve(problem: Problem, *, population_size: int = 10, generations: int = 10
         With no ``map``: evaluate in a ``multiprocess`` pool of this many processes kept
         for the whole run (1: serial). Default: serial, except for problems whose
         evaluations are expensive (``parallel_by_default``: Versus mode), which get one
-        process per core (at most one per individual). Results never depend on it.
+        process per core (at most one per individual). Results never depend on it. A
+        serial run holds BLAS to ``problem.loop_threads`` threads (1 by default: its
+        matrices are small) for the whole loop, callbacks included.
     callbacks : iterable of callables
         Called with a `GenerationState` after each generation; a true return value stops
         the run.
