@@ -26,7 +26,6 @@ from hawks_deap._validation import (
     check_int,
     check_probability,
 )
-from hawks_deap.evaluation import blas_thread_limit
 from hawks_deap.genotype import Evaluation, Genotype, clone, genotype_equal
 from hawks_deap.operators import (
     MEAN_MUTATIONS,
@@ -348,8 +347,9 @@ def evolve(problem: Problem, *, population_size: int = 10, generations: int = 10
         for the whole run (1: serial). Default: serial, except for problems whose
         evaluations are expensive (``parallel_by_default``: Versus mode), which get one
         process per core (at most one per individual). Results never depend on it. A
-        serial run holds BLAS to ``problem.loop_threads`` threads (1 by default: its
-        matrices are small) for the whole loop, callbacks included.
+        serial run holds ``problem.loop_context()`` (one BLAS thread by default: its
+        matrices are small; Versus problems: their ``n_threads``) for the whole loop,
+        callbacks included.
     callbacks : iterable of callables
         Called with a `GenerationState` after each generation; a true return value stops
         the run.
@@ -623,12 +623,11 @@ class _Run:
         else:
             evaluate_map = _MapEvaluate(self.toolbox.map, _EvaluateTask(self.toolbox.evaluate))
         total = self.settings["generations"]
-        threads = self.problem.loop_threads if pool is None else None
         with ExitStack() as stack:
             if pool is not None:
                 stack.callback(pool.close)
-            if threads is not None:
-                stack.enter_context(blas_thread_limit(threads))
+            else:
+                stack.enter_context(self.problem.loop_context())
             if self.generation < 0:
                 self.initialise(evaluate_map)
             bar = tqdm(total=total, initial=self.generation, disable=not progress,

@@ -39,7 +39,7 @@ from __future__ import annotations
 import math
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 import numpy as np
@@ -52,6 +52,7 @@ from hawks_deap._validation import check_choice, check_int
 __all__ = [
     "EVALUATORS",
     "blas_thread_limit",
+    "native_thread_limit",
     "SILHOUETTE_METRICS",
     "ByteLRU",
     "Evaluator",
@@ -263,7 +264,7 @@ def _overlap_flags_kdtree(X: np.ndarray, codes: np.ndarray) -> np.ndarray:
     point at the smallest positive distance is surely among them.
     """
     n = X.shape[0]
-    tree = cKDTree(X)
+    tree = cKDTree(X, balanced_tree=False, compact_nodes=False)  # ~10% faster, same answers
     flags = np.zeros(n, dtype=bool)
     if n >= 3:
         dist, idx = tree.query(X, k=3)  # column 0: the point itself when dist[:, 1] > 0
@@ -807,12 +808,52 @@ class _Gene:
         return size
 
 
-_BLAS_LIBS: list | None = None
-_BLAS_DEPTH = 0
+class _ThreadLimiter:
+    """Cheap, re-entrant caps on the threads of native libraries of some ``user_api``.
+
+    The libraries are found once (``threadpoolctl``); only the outermost level changes
+    them, and only those using more threads than asked; leaving restores them.
+    """
+
+    def __init__(self, user_apis: tuple[str, ...]) -> None:
+        self.user_apis = user_apis
+        self.libs: list | None = None
+        self.depth = 0
+
+    @contextmanager
+    def __call__(self, threads: int) -> Iterator[None]:
+        if self.depth:
+            self.depth += 1
+            try:
+                yield
+            finally:
+                self.depth -= 1
+            return
+        if self.libs is None:
+            from threadpoolctl import ThreadpoolController
+
+            self.libs = [lib for lib in ThreadpoolController().lib_controllers
+                         if lib.user_api in self.user_apis]
+        changed = []
+        for lib in self.libs:
+            n = lib.num_threads
+            if n > threads:
+                lib.set_num_threads(threads)
+                changed.append((lib, n))
+        self.depth += 1
+        try:
+            yield
+        finally:
+            self.depth -= 1
+            for lib, n in changed:
+                lib.set_num_threads(n)
 
 
-@contextmanager
-def blas_thread_limit(threads: int = 1) -> Iterator[None]:
+_BLAS_LIMITER = _ThreadLimiter(("blas",))
+_NATIVE_LIMITER = _ThreadLimiter(("blas", "openmp"))
+
+
+def blas_thread_limit(threads: int = 1) -> AbstractContextManager[None]:
     """Context in which the BLAS libraries use at most ``threads`` threads.
 
     The kernels of evaluation and of the covariance mutation multiply small matrices,
@@ -821,32 +862,12 @@ def blas_thread_limit(threads: int = 1) -> Iterator[None]:
     re-entrant, unlike ``threadpoolctl.threadpool_limits``: the libraries are found once,
     only the outermost level changes them, and only those using more threads.
     """
-    global _BLAS_LIBS, _BLAS_DEPTH
-    if _BLAS_DEPTH:
-        _BLAS_DEPTH += 1
-        try:
-            yield
-        finally:
-            _BLAS_DEPTH -= 1
-        return
-    if _BLAS_LIBS is None:
-        from threadpoolctl import ThreadpoolController
+    return _BLAS_LIMITER(threads)
 
-        _BLAS_LIBS = [lib for lib in ThreadpoolController().lib_controllers
-                      if lib.user_api == "blas"]
-    changed = []
-    for lib in _BLAS_LIBS:
-        n = lib.num_threads
-        if n > threads:
-            lib.set_num_threads(threads)
-            changed.append((lib, n))
-    _BLAS_DEPTH += 1
-    try:
-        yield
-    finally:
-        _BLAS_DEPTH -= 1
-        for lib, n in changed:
-            lib.set_num_threads(n)
+
+def native_thread_limit(threads: int = 1) -> AbstractContextManager[None]:
+    """`blas_thread_limit` for BLAS and OpenMP together (scikit-learn's clustering loops)."""
+    return _NATIVE_LIMITER(threads)
 
 
 class Evaluator:

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
+from contextlib import AbstractContextManager
 from typing import Any
 
 import numpy as np
 
 from hawks_deap._validation import check_float, check_int
 from hawks_deap.constraints import Constraint, Eccentricity, Overlap, check_constraints, penalty
-from hawks_deap.evaluation import Evaluator
+from hawks_deap.evaluation import Evaluator, blas_thread_limit
 from hawks_deap.genotype import Evaluation, Genotype, Layout, RecordFitness
 from hawks_deap.initialization import cluster_sizes, random_genotype
 
@@ -31,15 +32,10 @@ class Problem(ABC):
         The DEAP fitness class of its individuals (a `RecordFitness` subclass).
     layout : Layout or None
         The layout of the current run, made by `prepare`.
-    loop_threads : int or None
-        BLAS threads while a serial loop runs this problem (variation and evaluation
-        multiply small matrices, for which more threads only cost); None leaves the
-        libraries' setting alone.
     """
 
     fitness_class: type[RecordFitness]
     layout: Layout | None = None
-    loop_threads: int | None = 1
 
     @abstractmethod
     def prepare(self, rng: np.random.Generator) -> Layout:
@@ -64,6 +60,14 @@ class Problem(ABC):
     def mutation_context(self) -> dict[str, Any]:
         """Keyword arguments the mutation operators may need (e.g. the target)."""
         return {}
+
+    def loop_context(self) -> AbstractContextManager:
+        """Context held around a serial loop over this problem (set once per run).
+
+        One BLAS thread by default: variation and evaluation multiply small matrices,
+        for which more threads only cost.
+        """
+        return blas_thread_limit(1)
 
 
 class DatasetProblem(Problem):

@@ -12,6 +12,7 @@ the penalty and feasibility are still recorded.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from functools import partial
 from typing import Any
 
@@ -68,7 +69,6 @@ class MultiObjectiveProblem(Problem):
         if len(set(objectives)) != len(objectives):
             raise ValueError(f"objectives must be distinct, got {objectives}")
         self.base = base
-        self.loop_threads = base.loop_threads
         self.objectives = tuple(objectives)
         primary = tuple(base.fitness_class().weights)
         specs = [_constraint_objective(constraints[m]) for m in self.objectives]
@@ -115,6 +115,10 @@ class MultiObjectiveProblem(Problem):
     def mutation_context(self) -> dict[str, Any]:
         """The base problem's mutation context."""
         return self.base.mutation_context()
+
+    def loop_context(self) -> AbstractContextManager:
+        """The base problem's loop context."""
+        return self.base.loop_context()
 
     def sample(self, individual: Genotype) -> tuple[np.ndarray, np.ndarray]:
         """The dataset of an individual."""

@@ -40,6 +40,7 @@ from hawks_deap.clustering import (
     get_algorithm,
 )
 from hawks_deap.constraints import Constraint
+from hawks_deap.evaluation import native_thread_limit
 from hawks_deap.genotype import Evaluation, Genotype, MultiObjectiveFitness, VersusFitness
 from hawks_deap.problems.base import DatasetProblem
 
@@ -263,11 +264,6 @@ class VersusProblem(DatasetProblem):
     #: a process pool for this problem. Results never depend on it.
     parallel_by_default: ClassVar[bool] = True
 
-    @property
-    def loop_threads(self) -> int | None:  # type: ignore[override]
-        """One BLAS thread in the serial loop, unless ``n_threads=None`` (libraries' own)."""
-        return None if self.n_threads is None else 1
-
     def __init__(self, winner: AlgorithmSpec, loser: AlgorithmSpec, *, n_samples: int,
                  n_clusters: int, n_dims: int, score: str | ScoreFunction = "ari",
                  constraints: Iterable[Constraint] = (), equal_sizes: bool = False,
@@ -293,21 +289,16 @@ class VersusProblem(DatasetProblem):
             if k > self.n_samples:
                 raise ValueError(f"{role} {algorithm.name!r} asks for {k} clusters, more than "
                                  f"n_samples = {self.n_samples}")
-        self._controller: Any = None
-
-    def __getstate__(self) -> dict[str, Any]:
-        state = self.__dict__.copy()
-        state["_controller"] = None  # threadpoolctl handles are per process
-        return state
 
     def _thread_limit(self) -> contextlib.AbstractContextManager:
+        """BLAS and OpenMP at ``n_threads`` (re-entrant: free inside the loop's own cap)."""
         if self.n_threads is None:
             return contextlib.nullcontext()
-        if self._controller is None:
-            from threadpoolctl import ThreadpoolController
+        return native_thread_limit(self.n_threads)
 
-            self._controller = ThreadpoolController()
-        return self._controller.limit(limits=self.n_threads)
+    def loop_context(self) -> contextlib.AbstractContextManager:
+        """The serial loop runs under the clustering calls' thread cap, set once."""
+        return self._thread_limit()
 
     @staticmethod
     def genotype_seed(individual: Genotype) -> int:
