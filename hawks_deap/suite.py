@@ -307,6 +307,19 @@ def connect_dask(workers: int, scheduler: str | None, timeout: float = 10.0):
                          f"{timeout:g} s ({type(error).__name__}: {error})") from None
 
 
+def cost_estimate(task: SuiteTask) -> float:
+    """Relative cost of a run, to start the longest ones first (only the order matters).
+
+    ``generations x population x N x (K + D)``: the silhouette and overlap work per
+    evaluation grows with N (K + D); Versus runs (clustering calls) count ten times more.
+    """
+    v = task.values
+    n = float(v.get("n_samples", 1)) * (float(v.get("n_clusters", 1))
+                                        + float(v.get("n_dims", 1)))
+    cost = float(v.get("generations", 1)) * float(v.get("population_size", 1)) * n
+    return cost * (10.0 if task.command == "versus" else 1.0)
+
+
 def _iter_processes(tasks: list[SuiteTask], out: str, workers: int):
     if workers == 1:
         for task in tasks:
@@ -371,6 +384,9 @@ def run_suite(suite: Suite, out: str | os.PathLike, *, workers: int = 1,
         _clean_partial(out)
         rows = read_summary(out)
         todo = [t for t in suite.tasks() if (t.config_id, t.run) not in rows]
+        # longest first (an estimate), so no long run starts last while workers idle;
+        # the order changes nothing in the results (seeds come from config and run)
+        todo.sort(key=cost_estimate, reverse=True)
         from tqdm.auto import tqdm
 
         total = len(rows) + len(todo)

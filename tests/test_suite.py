@@ -153,3 +153,16 @@ def test_sigkill_then_resume_gives_identical_results(tmp_path):
     assert r.returncode == 0, r.stderr
     assert snapshot(out) == snapshot(ref)
     assert not [p for p in (out / "runs").iterdir() if p.name.startswith(".")]
+
+
+def test_longest_runs_start_first_and_order_changes_nothing(tmp_path):
+    suite = hs.load_suite(write_grid(tmp_path, runs=1, generations=2))
+    costs = {t.config_id: hs.cost_estimate(t) for t in suite.tasks()}
+    big = {t.config_id for t in suite.tasks() if t.values["n_samples"] == 160}
+    assert min(costs[c] for c in big) > max(c for k, c in costs.items() if k not in big)
+    seen = []
+    hs.run_suite(suite, tmp_path / "out", on_row=lambda row: seen.append(row["config_id"]))
+    # N = 160 configurations first, ties in grid order
+    assert seen == sorted(big) + sorted(set(costs) - big)
+    rows = hs.summary_rows(tmp_path / "out")
+    assert [r["config_id"] for r in rows] == sorted(costs)  # the summary stays sorted
