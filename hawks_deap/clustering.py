@@ -85,9 +85,6 @@ from scipy.cluster.hierarchy import linkage
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 from scipy.spatial.distance import pdist
-from sklearn.base import clone
-from sklearn.cluster import AgglomerativeClustering, KMeans
-from sklearn.mixture import GaussianMixture
 
 from hawks_deap._validation import as_seed_sequence, check_choice, check_int
 
@@ -210,6 +207,8 @@ def cut_linkage(Z: np.ndarray, n_clusters: int) -> np.ndarray:
 
 def _kmeans_plus_plus(X: np.ndarray, n_clusters: int, seed: int | None) -> np.ndarray:
     """K-Means with k-means++ seeding (scikit-learn, ``n_init="auto"``)."""
+    from sklearn.cluster import KMeans  # scikit-learn is imported on first use (~0.5 s)
+
     estimator = KMeans(n_clusters=n_clusters, init="k-means++", n_init="auto",
                        random_state=random_state_from_seed(seed))
     return estimator.fit_predict(X)
@@ -217,6 +216,8 @@ def _kmeans_plus_plus(X: np.ndarray, n_clusters: int, seed: int | None) -> np.nd
 
 def _gmm(X: np.ndarray, n_clusters: int, seed: int | None) -> np.ndarray:
     """Gaussian mixture with full covariances; hard labels by ``fit(X).predict(X)``."""
+    from sklearn.mixture import GaussianMixture
+
     estimator = GaussianMixture(n_components=n_clusters, covariance_type="full",
                                 random_state=random_state_from_seed(seed))
     return estimator.fit(X).predict(X)
@@ -227,6 +228,8 @@ def _single_linkage(X: np.ndarray, n_clusters: int, seed: int | None) -> np.ndar
     del seed  # deterministic
     if X.shape[0] == 1:
         return np.zeros(1, dtype=np.intp)
+    from sklearn.cluster import AgglomerativeClustering
+
     return AgglomerativeClustering(n_clusters=n_clusters, linkage="single").fit_predict(X)
 
 
@@ -255,6 +258,8 @@ class _EstimatorRunner:
     def __call__(self, X: np.ndarray, n_clusters: int, seed: int | None) -> Any:
         template = self.estimator
         if hasattr(template, "get_params"):
+            from sklearn.base import clone
+
             estimator = clone(template)
             params = set(estimator.get_params(deep=False))
         else:

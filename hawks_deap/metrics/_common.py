@@ -13,7 +13,6 @@ from typing import TypeAlias
 
 import numpy as np
 from scipy import sparse
-from sklearn.metrics.cluster import contingency_matrix
 
 SeedLike: TypeAlias = "int | np.random.SeedSequence | np.random.Generator | None"
 """What every random function accepts as ``seed``."""
@@ -118,6 +117,8 @@ def contingency(labels_true: object, labels_pred: object) -> Contingency:
             "labels_true and labels_pred must have the same length, got "
             f"{true.shape[0]} and {pred.shape[0]}"
         )
+    from sklearn.metrics.cluster import contingency_matrix  # lazy: importing sklearn costs ~0.5 s
+
     table = contingency_matrix(_sortable(true), _sortable(pred), sparse=True, dtype=np.int64)
     table = sparse.csr_matrix(table)
     coo = table.tocoo()

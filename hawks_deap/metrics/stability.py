@@ -22,7 +22,6 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
-from sklearn.base import clone
 
 from hawks_deap._validation import as_seed_sequence, check_int
 from hawks_deap.metrics import registry
@@ -94,6 +93,8 @@ def _as_clusterer(algorithm: object) -> Clusterer:
         seeded = "random_state" in params
 
         def run(X: np.ndarray, n_clusters: int, seed: int) -> Any:
+            from sklearn.base import clone
+
             estimator = clone(algorithm)
             estimator.set_params(**{size: n_clusters}, **({"random_state": seed} if seeded
                                                          else {}))
