@@ -1,12 +1,12 @@
 """Suite throughput: the same grid with 1 and 2 workers (and the dask backend), side by side.
 
-A grid of 12 configurations x 1 run (N=1000, K in {5, 10}, D in {2, 10, 20},
+A grid of 12 configurations x ``--runs`` runs (default 1; N=1000, K in {5, 10}, D in {2, 10, 20},
 target in {0.45, 0.9}, overlap <= 0.1, G=100), run with backend "processes" and 1
 worker, then 2 workers, then "dask" with 2 workers, into fresh directories; repeated
 ``--repeats`` times. Prints each wall time, the medians, the speed-up of 2 workers over
 1 and whether the summaries and datasets are byte-identical.
 
-    python benchmarks/bench_suite.py [--repeats 3] [--quick]
+    python benchmarks/bench_suite.py [--repeats 3] [--runs 1] [--quick]
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from hawks_deap import suite as hs
 
 GRID = """
 [suite]
-runs = 1
+runs = {runs}
 seed = 0
 
 [dataset]
@@ -48,6 +48,8 @@ def snapshot(out: Path) -> dict[str, bytes]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--runs", type=int, default=1,
+                        help="runs per configuration (12 configurations)")
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args()
     n, g, repeats = (200, 3, 1) if args.quick else (1000, 100, args.repeats)
@@ -56,7 +58,7 @@ def main() -> None:
     identical = True
     with tempfile.TemporaryDirectory() as tmp:
         grid = Path(tmp) / "grid.toml"
-        grid.write_text(GRID.format(n=n, g=g))
+        grid.write_text(GRID.format(n=n, g=g, runs=args.runs))
         suite = hs.load_suite(grid)
         print(f"{len(suite.tasks())} runs per suite, N={n}, G={g}")
         for rep in range(repeats):
