@@ -112,9 +112,10 @@ def summarise(curves: dict, overlaps: dict, generations: int) -> list[dict]:
 def claims(rows: list[dict]) -> list[tuple[str, str, str]]:
     """The supplement's three claims, each with the figures that decide it.
 
-    Returns (claim, figures, verdict) triples. Criteria, fixed before looking at a full
-    run: convergence speed is the mean over generations of |mean silhouette - s_t| (the
-    area between the convergence curve and the target; lower is faster); an operator
+    Returns (claim, figures, verdict) triples. Criteria (fixed while the full study was
+    running, after a look at partial means): convergence speed is the mean over
+    generations of |mean silhouette - s_t| (the area between the convergence curve and
+    the target; lower is faster); an operator
     "cannot lower" the silhouette when its final mean is still more than 0.1 above s_t;
     "drifts apart" means ending further above s_t than every proposed operator in both
     50-D scenarios with s_t = 0.2.
