@@ -369,3 +369,26 @@ def test_plain_overlap_pass_matches_brute_force_with_ties(seed, n, d, grid):
     X = rng.integers(0, grid, size=(n, d)).astype(float) if grid else rng.normal(size=(n, d))
     y = rng.integers(0, 3, size=n)
     assert nearest_neighbour_overlap(X, y) == brute_overlap(X, y)
+
+
+def test_thread_limits_are_reentrant_and_restore():
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    from hawks_deap.evaluation import blas_thread_limit, native_thread_limit
+
+    def threads(api):
+        return [i["num_threads"] for i in threadpool_info() if i["user_api"] == api]
+
+    with threadpool_limits(limits=2):
+        before = {api: threads(api) for api in ("blas", "openmp")}
+        assert before["blas"] and all(n == 2 for n in before["blas"])  # something to cap
+        with native_thread_limit(1):
+            assert all(n == 1 for n in threads("blas") + threads("openmp"))
+            with native_thread_limit(1), blas_thread_limit(1):
+                assert all(n == 1 for n in threads("blas") + threads("openmp"))
+            assert all(n == 1 for n in threads("blas") + threads("openmp"))
+        assert {api: threads(api) for api in ("blas", "openmp")} == before
+        with blas_thread_limit(1):
+            assert all(n == 1 for n in threads("blas"))
+            assert threads("openmp") == before["openmp"]
+        assert {api: threads(api) for api in ("blas", "openmp")} == before
