@@ -89,7 +89,7 @@ _SMALL_CLUSTER = 600_000
 _SLOTWISE_SILHOUETTE = 1 << 18
 
 #: Cost of a whole-dataset overlap pass, in KD-tree queries per point (see
-#: `Evaluator._prefer_global`).
+#: `Evaluator._overlap_pairs`).
 _GLOBAL_COST = 8.0
 
 
@@ -1185,7 +1185,7 @@ class Evaluator:
         if missing:
             computed = self._overlap_pairs(genotype, genes, keys, missing)
             if computed is None:  # a whole-dataset pass was cheaper; pairs stay uncached
-                return self._overlap_full(genotype, genes)
+                return self._overlap_full(genes)
             parts.extend(computed)
         if not parts:
             return 0.0
@@ -1386,43 +1386,15 @@ class Evaluator:
                                           col_global[c0:c1] + (offs[p] - starts[t])])))
         return results
 
-    def _overlap_full(self, genotype: Sequence, genes: list[_Gene]) -> float:
-        """Overlap from one KD-tree on the whole dataset (no pair is cached).
+    def _overlap_full(self, genes: list[_Gene]) -> float:
+        """Overlap from one plain pass over the whole dataset (no pair is cached).
 
-        Point x overlaps iff a point y of another cluster has ``0 < s <= o(x)``: each
-        point queries its k nearest neighbours (k = 3, doubling while the k-th still lies
-        within ``sqrt(o(x)) (1 + 1e-9)`` and no capture is found).
+        `overlap_flags` on the concatenated points: one KD-tree, the 3 nearest neighbours
+        of every point (more only for ties and duplicates). Equivalent to the pair
+        criterion ``0 < s(x, y) <= o(x)`` for a foreign y, and needs no ``o``.
         """
         X = np.concatenate([e.points for e in genes])
-        o = np.concatenate([self._own_nn(j, genotype[j], e) for j, e in enumerate(genes)])
-        codes = self.codes
-        n = X.shape[0]
-        tree = cKDTree(X, balanced_tree=False, compact_nodes=False)
-        rad = np.sqrt(o)
-        rad *= 1.0 + _REL
-        flags = np.zeros(n, dtype=bool)
-        pending = np.arange(n)
-        k = min(n, 3)  # the point, its own nearest neighbour and one more
-        while pending.size:
-            bound = float(rad[pending].max())
-            bound = math.inf if not math.isfinite(bound) else bound * (1.0 + 1e-12) + 1e-300
-            dist, idx = tree.query(X[pending], k=k, distance_upper_bound=bound)
-            dist = dist.reshape(pending.size, k)
-            idx = idx.reshape(pending.size, k)
-            inside = dist <= rad[pending, None]
-            rr, cc = _nonzero2(inside)
-            gi = pending[rr]
-            gl = idx[rr, cc]
-            other = codes[gl] != codes[gi]
-            gi, gl = gi[other], gl[other]
-            if gi.size:
-                s = _sqdist_rows(X[gi], X[gl])
-                flags[gi[(s > 0.0) & (s <= o[gi])]] = True
-            if k >= n:
-                break
-            pending = pending[inside[:, -1] & ~flags[pending]]
-            k = min(n, 2 * k)
-        return float(np.count_nonzero(flags) / n)
+        return float(np.count_nonzero(overlap_flags(X, self.codes)) / X.shape[0])
 
     def _tree_shape(self, slot: int, gene) -> _Shape:
         shape = self._shape(slot, gene)
