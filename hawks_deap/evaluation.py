@@ -294,6 +294,26 @@ def _overlap_flags_kdtree(X: np.ndarray, codes: np.ndarray) -> np.ndarray:
     return flags
 
 
+def _self_blocks(Xc: np.ndarray, nrm: np.ndarray) -> Iterator[tuple[int, int, np.ndarray]]:
+    """Row blocks ``(start, stop, A)`` of the expansion ``A_il = |x_i|^2 + |x_l|^2 - 2 x_i.x_l``.
+
+    ``Xc`` are centred points and ``nrm`` their squared norms; each block holds rows
+    ``start:stop`` against every point (at most `_BLOCK_ELEMENTS` values), with the
+    diagonal (a point against itself) at ``+inf``. Rounding bound: `_dense_tol`.
+    """
+    n = Xc.shape[0]
+    step = max(1, _BLOCK_ELEMENTS // max(n, 1))
+    for start in range(0, n, step):
+        stop = min(n, start + step)
+        block = Xc[start:stop] @ Xc.T
+        block *= -2.0
+        block += nrm[start:stop, None]
+        block += nrm[None, :]
+        local = np.arange(stop - start)
+        block[local, local + start] = np.inf
+        yield start, stop, block
+
+
 def _overlap_flags_bruteforce(X: np.ndarray, codes: np.ndarray) -> np.ndarray:
     """Per-point overlap flags by blocks of squared distances (exact).
 
@@ -305,18 +325,10 @@ def _overlap_flags_bruteforce(X: np.ndarray, codes: np.ndarray) -> np.ndarray:
     n, d = X.shape
     Xc = X - X.mean(axis=0)
     norms = np.einsum("ij,ij->i", Xc, Xc)
-    eps = np.finfo(float).eps
-    rows_per_block = max(1, min(n, (4 << 20) // max(n, 1)))
+    tols = _dense_tol(d) * (norms + norms.max())
     flags = np.zeros(n, dtype=bool)
-    for start in range(0, n, rows_per_block):
-        stop = min(start + rows_per_block, n)
-        block = Xc[start:stop] @ Xc.T
-        block *= -2.0
-        block += norms[start:stop, None]
-        block += norms[None, :]
-        local = np.arange(stop - start)
-        block[local, local + start] = np.inf
-        tol = 4.0 * (d + 2) * eps * (norms[start:stop] + norms.max())
+    for start, stop, block in _self_blocks(Xc, norms):
+        tol = tols[start:stop]
         approx_min = block.min(axis=1)
         within = block <= (approx_min + 2.0 * tol)[:, None]
         n_cand = within.sum(axis=1)
@@ -426,16 +438,8 @@ def _own_nn_dense(P: np.ndarray) -> np.ndarray:
     Xc = P - P.mean(axis=0)
     nrm = np.einsum("ij,ij->i", Xc, Xc)
     tol = _dense_tol(d) * (nrm + nrm.max())
-    step = max(1, _BLOCK_ELEMENTS // n)
     redo: list[int] = []
-    for start in range(0, n, step):
-        stop = min(n, start + step)
-        block = Xc[start:stop] @ Xc.T
-        block *= -2.0
-        block += nrm[start:stop, None]
-        block += nrm[None, :]
-        local = np.arange(stop - start)
-        block[local, local + start] = np.inf
+    for start, stop, block in _self_blocks(Xc, nrm):
         amin = block.min(axis=1)
         ii, ll = _nonzero2(block <= (amin + 2.0 * tol[start:stop])[:, None])
         gi = ii + start
