@@ -284,21 +284,6 @@ def test_seeded_run_fast_and_naive_agree(n, k, d, metric):
     assert [row["n_feasible"] for row in rf.logbook] == [row["n_feasible"] for row in rn.logbook]
 
 
-def test_problem_evaluation_record_matches_plain_computations():
-    p = hd.IndexProblem(400, 4, 3, target=0.3, constraints=[hd.Overlap(max=0.1),
-                                                           hd.Eccentricity(min=2.0)])
-    p.prepare(np.random.default_rng(0))
-    rng = np.random.default_rng(1)
-    for _ in range(3):
-        ind = p.random_individual(rng)
-        ev = p.evaluate(ind)
-        X, y = p.sample(ind)
-        assert ev.record["overlap"] == brute_overlap(X, y)
-        s = sklearn.metrics.silhouette_score(X, y, metric="sqeuclidean")
-        assert ev.record["index"] == pytest.approx(s, rel=1e-12)
-        assert ev.record["eccentricity"] == max(g.eccentricity for g in ind)
-
-
 def test_evaluator_accepts_data_arrays_and_pickles_without_cache():
     p = hd.IndexProblem(300, 3, 2, 0.5, constraints=[hd.Overlap(max=0.1)])
     p.prepare(np.random.default_rng(2))
