@@ -290,15 +290,15 @@ class VersusProblem(DatasetProblem):
                 raise ValueError(f"{role} {algorithm.name!r} asks for {k} clusters, more than "
                                  f"n_samples = {self.n_samples}")
 
-    def _thread_limit(self) -> contextlib.AbstractContextManager:
-        """BLAS and OpenMP at ``n_threads`` (re-entrant: free inside the loop's own cap)."""
+    def loop_context(self) -> contextlib.AbstractContextManager:
+        """BLAS and OpenMP at ``n_threads`` (None: the libraries' own setting).
+
+        Held around every clustering call and, once, around a serial loop; re-entrant,
+        so the calls inside the loop cost nothing.
+        """
         if self.n_threads is None:
             return contextlib.nullcontext()
         return native_thread_limit(self.n_threads)
-
-    def loop_context(self) -> contextlib.AbstractContextManager:
-        """The serial loop runs under the clustering calls' thread cap, set once."""
-        return self._thread_limit()
 
     @staticmethod
     def genotype_seed(individual: Genotype) -> int:
@@ -331,7 +331,7 @@ class VersusProblem(DatasetProblem):
             else:
                 seeds = role_seeds(self.genotype_seed(individual))
         X = self.evaluator.points(individual)
-        with self._thread_limit():
+        with self.loop_context():
             return (self.winner(X, self.n_clusters, seeds[0]),
                     self.loser(X, self.n_clusters, seeds[1]))
 
@@ -368,7 +368,7 @@ class VersusProblem(DatasetProblem):
         seed = self.genotype_seed(individual) if eval_seed is None else int(eval_seed)
         winner_seed, loser_seed = role_seeds(seed)
         X = self.evaluator.points(individual)
-        with self._thread_limit():
+        with self.loop_context():
             winner_labels = self.winner(X, self.n_clusters, winner_seed)
             loser_labels = self.loser(X, self.n_clusters, loser_seed)
         winner_score = self._score(winner_labels, self.winner)
@@ -477,7 +477,7 @@ class MultiVersusProblem(VersusProblem):
                                                                               np.uint32)]
         X = self.evaluator.points(individual)
         scores = {}
-        with self._thread_limit():
+        with self.loop_context():
             for algorithm, s in zip(algorithms, seeds, strict=True):
                 scores[algorithm.name] = self._score(algorithm(X, self.n_clusters, s),
                                                      algorithm)
