@@ -147,3 +147,19 @@ def test_evolve_bad_input(kwargs, match):
 def test_evolve_seed_type_error():
     with pytest.raises(TypeError, match="seed"):
         hd.evolve(problem(), seed="zero")
+
+
+def test_serial_loop_holds_the_problems_loop_context():
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    def blas_threads():
+        return {i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"}
+
+    seen = []
+    problem = hd.IndexProblem(60, 3, 2, target=0.5)
+    with threadpool_limits(limits=2, user_api="blas"):
+        assert blas_threads() == {2}
+        hd.evolve(problem, generations=2, seed=0,
+                  callbacks=[lambda state: seen.append(blas_threads())])
+        assert blas_threads() == {2}  # restored after the run
+    assert seen == [{1}, {1}]
