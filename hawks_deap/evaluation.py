@@ -85,6 +85,10 @@ _REL = 1e-9
 #: 0.25 vs 0.17 ms; n=400, D=2: 0.24 vs 0.41 ms).
 _SMALL_CLUSTER = 600_000
 
+#: Up to this N * K * D, the closed-form silhouette measures the whole N x K block of
+#: squared distances to the centroids at every evaluation (no per-gene bookkeeping).
+_DIRECT_SILHOUETTE = 1 << 18
+
 #: Above this N * K, the closed-form silhouette is reduced slot by slot.
 _SLOTWISE_SILHOUETTE = 1 << 18
 
@@ -453,69 +457,45 @@ def _own_nn_dense(P: np.ndarray) -> np.ndarray:
     return out
 
 
-def _cross_hits_dense(Pr: np.ndarray, nr: np.ndarray, o_r: np.ndarray | None,
-                      Pc: np.ndarray, nc: np.ndarray, oc: np.ndarray, seg: np.ndarray,
-                      n_seg: int) -> tuple[np.ndarray, np.ndarray]:
-    """Captures between row points and column points of other clusters, exactly.
+def _dense_pairs(P: np.ndarray, nP: np.ndarray, Q: np.ndarray, nQ: np.ndarray,
+                 oq: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """All pairs (query i, target l) with ``0 < s(Q_i, P_l) <= oq_i``, exactly.
 
     Parameters
     ----------
-    Pr, nr, o_r : arrays (a, D), (a,), (a,)
-        Points of one cluster, their squared norms ``|x|^2`` and their own-cluster
-        thresholds ``o``; ``o_r=None`` when the rows are known not to be capturable
-        (only the columns are tested).
-    Pc, nc, oc : arrays (b, D), (b,), (b,)
-        Points of other clusters (concatenated), squared norms and own thresholds.
-    seg : int array (b,)
-        Partner number (0..n_seg-1) of each column.
-
-    Returns
-    -------
-    rows_hit : bool array (a, n_seg)
-        ``exists l in segment t: 0 < s(i, l) <= o_r[i]``.
-    cols_hit : bool array (b,)
-        ``exists i: 0 < s(i, l) <= oc[l]``.
+    P, nP : arrays (n, D), (n,)
+        Target points and their squared norms ``|p|^2``.
+    Q, nQ, oq : arrays (m, D), (m,), (m,)
+        Query points (of other clusters), their squared norms and own thresholds.
 
     Notes
     -----
-    Candidates pass ``A_il <= o + T`` with ``A_il = |x_i|^2 + |y_l|^2 - 2 x_i.y_l`` (one
-    matrix product) and ``T`` its rounding bound (`_dense_tol`), a superset of the exact
+    Candidates pass ``A = |q|^2 + |p|^2 - 2 q.p <= oq + T`` (one matrix product per
+    block of queries; ``T`` the rounding bound of `_dense_tol`), a superset of the exact
     condition; each candidate is re-measured with the sequential arithmetic.
     """
-    a, d = Pr.shape
-    b = Pc.shape[0]
-    rows_hit = np.zeros((a, n_seg), dtype=bool)
-    cols_hit = np.zeros(b, dtype=bool)
-    if a == 0 or b == 0:
-        return rows_hit, cols_hit
-    c = _dense_tol(d)
-    lim_c = oc + c * (nc + nr.max())
-    lim_r = None if o_r is None else o_r + c * (nr + nc.max())
-    step = max(1, _BLOCK_ELEMENTS // b)
-    for start in range(0, a, step):
-        stop = min(a, start + step)
-        block = (-2.0 * Pr[start:stop]) @ Pc.T
-        block += nc[None, :]
-        if lim_r is not None:
-            # rows: |x|^2 + (|y|^2 - 2 x.y) <= lim_r  <=>  block <= lim_r - |x|^2
-            mask = block <= (lim_r[start:stop] - nr[start:stop])[:, None]
-            block += nr[start:stop, None]
-            mask |= block <= lim_c[None, :]
-        else:
-            block += nr[start:stop, None]
-            mask = block <= lim_c[None, :]
-        ii, ll = _nonzero2(mask)
+    m, n = Q.shape[0], P.shape[0]
+    if m == 0 or n == 0:
+        return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp)
+    lim = oq + _dense_tol(P.shape[1]) * (nQ + nP.max())
+    step = max(1, _BLOCK_ELEMENTS // n)
+    out_i, out_l = [], []
+    for start in range(0, m, step):
+        stop = min(m, start + step)
+        block = (-2.0 * Q[start:stop]) @ P.T
+        block += nP[None, :]
+        block += nQ[start:stop, None]
+        ii, ll = _nonzero2(block <= lim[start:stop, None])
         if ii.size == 0:
             continue
         gi = ii + start
-        s = _sqdist_rows(Pr[gi], Pc[ll])
-        positive = s > 0.0
-        if o_r is not None:
-            rh = positive & (s <= o_r[gi])
-            rows_hit[gi[rh], seg[ll[rh]]] = True
-        ch = positive & (s <= oc[ll])
-        cols_hit[ll[ch]] = True
-    return rows_hit, cols_hit
+        s = _sqdist_rows(Q[gi], P[ll])
+        ok = (s > 0.0) & (s <= oq[gi])
+        out_i.append(gi[ok])
+        out_l.append(ll[ok])
+    if not out_i:
+        return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp)
+    return np.concatenate(out_i), np.concatenate(out_l)
 
 
 def _abs_slack(n_dims: int, magnitude: float) -> float:
@@ -923,12 +903,16 @@ class Evaluator:
         self.counts = np.asarray(layout.sizes, dtype=float)
         self._sizes = [int(n) for n in layout.sizes]
         self._offsets = [int(o) for o in layout.offsets]
+        self._offsets_arr = np.asarray(layout.offsets, dtype=np.intp)
+        self._sizes_arr = np.asarray(layout.sizes, dtype=np.intp)
         d, mean_size = layout.n_dims, layout.n_samples / layout.n_clusters
         self.low_dims = d <= KDTREE_MAX_DIMS and (d <= 4 or mean_size >= _TREE_MIN_SIZE)
         self._shape_keys: dict[str, str] = {}
         self._last: tuple[list[str], list[_Gene]] = ([], [])
+        self._last_points: tuple[list[_Gene], np.ndarray] | None = None
         k = layout.n_clusters
         self._pairs = [(j, m) for j in range(k) for m in range(j + 1, k)]
+        self._rows = np.arange(layout.n_samples)
         self._own_n = self.counts[self.codes]
         self._multi = self._own_n > 1  # s(i) = 0 for a point alone in its cluster
         self._own_n1 = np.where(self._multi, self._own_n - 1.0, 1.0)
@@ -938,6 +922,7 @@ class Evaluator:
         state["cache"] = ByteLRU(self.cache.max_bytes)  # caches are not shipped
         state["_shape_keys"] = {}
         state["_last"] = ([], [])
+        state["_last_points"] = None
         return state
 
     # -- plumbing ------------------------------------------------------------------------
@@ -1049,15 +1034,24 @@ class Evaluator:
 
         ``a(i) = (n_own d_own + SS_own) / (n_own - 1)`` and
         ``b(i) = min_{k != own} (d_ik + SS_k / n_k)`` with ``d_ik = ||x_i - c_k||^2``.
-        Each slot's gene keeps ``d_own`` and the block ``d_ki`` (K x n, own row at +inf)
-        of its points against the centroids of the genotype it was last evaluated in, with
-        their keys; only the columns whose gene changed since are measured again, in one
-        ``cdist`` call for all slots (every value is the same whichever path computed
-        it). Small problems reduce the blocks together, large ones slot by slot (no
-        N x K copy); the choice depends only on N and K.
+        Up to N K D = `_DIRECT_SILHOUETTE`, the whole K x N block ``d`` is measured at
+        every call (one ``cdist``). Above, each slot's gene keeps ``d_own`` and the block
+        ``d_ki`` (K x n, own row at +inf) of its points against the centroids of the
+        genotype it was last evaluated in, with their keys; only the columns whose gene
+        changed since are measured again, in one ``cdist`` call for all slots (every value
+        is the same whichever path computed it). Small problems reduce the blocks together,
+        large ones slot by slot (no N x K copy); the choice depends only on N and K.
         """
         k = len(keys)
         centroids = np.stack([e.centroid for e in genes])
+        scatter = np.array([e.scatter for e in genes])
+        if self.layout.n_samples * k * self.layout.n_dims <= _DIRECT_SILHOUETTE:
+            # one K x N block from scratch is cheaper than the bookkeeping below
+            d2 = cdist(centroids, self._points(genes), "sqeuclidean")
+            a = d2[self.codes, self._rows]
+            d2 += (scatter / self.counts)[:, None]
+            d2[self.codes, self._rows] = np.inf
+            return self._silhouette_from_a_b(a, d2.min(axis=0), scatter)
         stale: dict[int, list[int]] = {}
         union: set[int] = set()
         for j, e in enumerate(genes):
@@ -1085,20 +1079,12 @@ class Evaluator:
                 changed = stale[j]
                 genes[j].ctx_d2[changed] = fresh[[where[m] for m in changed], start:stop]
                 start = stop
-        scatter = np.array([e.scatter for e in genes])
         spread = scatter / self.counts
         if self.layout.n_samples * k <= _SLOTWISE_SILHOUETTE:
             d2 = np.concatenate([e.ctx_d2 for e in genes], axis=1)
             d2 += spread[:, None]
-            b = d2.min(axis=0)
-            a = np.concatenate([e.own_d2 for e in genes])
-            a *= self._own_n
-            a += scatter.take(self.codes)
-            a /= self._own_n1
-            denom = np.maximum(a, b)
-            b -= a
-            s = np.divide(b, denom, out=np.zeros_like(b), where=self._multi & (denom > 0))
-            return float(s.mean())
+            return self._silhouette_from_a_b(np.concatenate([e.own_d2 for e in genes]),
+                                             d2.min(axis=0), scatter)
         total = 0.0
         for j, e in enumerate(genes):
             n_j = self._sizes[j]
@@ -1112,6 +1098,27 @@ class Evaluator:
             b -= a
             total += float(np.divide(b, denom, out=np.zeros_like(b), where=denom > 0).sum())
         return total / self.layout.n_samples
+
+    def _silhouette_from_a_b(self, d_own: np.ndarray, b: np.ndarray,
+                             scatter: np.ndarray) -> float:
+        """Mean silhouette from ``d_own = ||x_i - c_own||^2`` and ``b(i)`` (both consumed)."""
+        a = d_own
+        a *= self._own_n
+        a += scatter.take(self.codes)
+        a /= self._own_n1
+        denom = np.maximum(a, b)
+        b -= a
+        s = np.divide(b, denom, out=np.zeros_like(b), where=self._multi & (denom > 0))
+        return float(s.mean())
+
+    def _points(self, genes: list[_Gene]) -> np.ndarray:
+        """The dataset X of a list of gene entries (kept for the last genotype)."""
+        last = self._last_points
+        if last is not None and last[0] is genes:
+            return last[1]
+        X = np.concatenate([e.points for e in genes])
+        self._last_points = (genes, X)
+        return X
 
     def _silhouette_eu(self, genotype: Sequence, keys: list[str], genes: list[_Gene]) -> float:
         """Euclidean silhouette from per-pair block sums.
@@ -1201,194 +1208,195 @@ class Evaluator:
                        missing: list[tuple[int, int]]) -> list[np.ndarray] | None:
         """Compute and cache the captured points of each missing pair of genes.
 
-        Pairs are grouped by a pivot gene (the one in most missing pairs first), so that
-        one pass handles a new gene against all its partners. In low dimension, when the
-        points left after pruning would cost more KD-tree queries than a whole-dataset
-        pass (`_GLOBAL_COST` per point), nothing is computed and None is returned.
+        All missing pairs at once, in a number of array operations that does not grow
+        with the number of pairs:
+
+        1. Whole pairs, by spheres: ``||x - y|| >= |c_j - c_m| - r_j - r_m`` (``r`` the
+           largest distance of a cluster's points to its centroid); a pair whose bound
+           exceeds both clusters' largest threshold ``sqrt(o)`` is empty.
+        2. Points, by a separating axis. A remaining pair has two sides: the points of
+           one gene (queries) against the other (target). With ``e`` the unit vector
+           from the query's centroid to the target's, ``||x - y|| >= (y - x).e``, which
+           is at least ``|c_t - c_q| + min_y (y - c_t).e - (x - c_q).e``; a query point
+           whose bound exceeds its threshold ``sqrt(o(x))`` cannot be captured.
+        3. The query points left are tested exactly, one call per target gene: a KD-tree
+           (`_tree_hits`) in low dimension, matrix products (`_dense_hits`) otherwise.
+
+        In low dimension, when more query points are left than a whole-dataset pass
+        would cost (`_GLOBAL_COST` per point), nothing is computed and None is returned.
         """
-        own: dict[int, np.ndarray] = {}
-        for j, m in missing:
-            for slot in (j, m):
+        own = {}
+        for pair in missing:
+            for slot in pair:
                 if slot not in own:
                     own[slot] = self._own_nn(slot, genotype[slot], genes[slot])
-        plans = []
-        remaining = set(missing)
-        budget = _GLOBAL_COST * self.layout.n_samples
-        queries = 0
-        while remaining:
-            count: dict[int, int] = {}
-            for j, m in remaining:
-                count[j] = count.get(j, 0) + 1
-                count[m] = count.get(m, 0) + 1
-            pivot = max(sorted(count), key=count.__getitem__)
-            partners = sorted(m if j == pivot else j for j, m in remaining if pivot in (j, m))
-            for p in partners:
-                remaining.discard((pivot, p) if pivot < p else (p, pivot))
-            plan = self._plan(genes, own, pivot, partners)
-            plans.append(plan)
-            if self.low_dims:
-                queries += plan.queries
-                if queries > budget:
-                    return None
-        out: list[np.ndarray] = []
-        for plan in plans:
-            results = self._pivot_tree(genotype, genes, own, plan) if self.low_dims else \
-                self._pivot_dense(genes, own, plan)
-            for p, entry in results:
-                j, m = (plan.pivot, p) if plan.pivot < p else (p, plan.pivot)
-                self.cache.put(("o", j, keys[j], m, keys[m]), entry)
-                if entry.size:
-                    out.append(entry)
-        return out
-
-    def _plan(self, genes: list[_Gene], own: dict[int, np.ndarray], pivot: int,
-              partners: list[int]) -> _Plan:
-        """Prune the work between a pivot gene and its partners.
-
-        First whole pairs, by spheres: ``||x - y|| >= |c_p - c_j| - r_j - r_p`` (``r`` the
-        largest distance of a cluster's points to its centroid); a pair whose bound
-        exceeds both clusters' largest threshold ``sqrt(o)`` is empty. Then points, by a
-        separating axis: with ``e`` the unit vector from the pivot's centroid to a
-        partner's, ``||x - y|| >= (y - x).e``, which is at least
-        ``|c_p - c_j| + min_y (y - c_p).e - (x - c_j).e`` for a row x of the pivot (and
-        symmetrically for a column y of the partner). Points whose bound exceeds their
-        threshold cannot be captured; a pair with no such point is empty.
-        """
-        gj = genes[pivot]
-        Pj, oj = gj.points, own[pivot]
-        n_dims = Pj.shape[1]
-        cents = np.stack([genes[p].centroid for p in partners])
-        delta = cents - gj.centroid
+        n_dims = self.layout.n_dims
+        J = np.array([j for j, _ in missing], dtype=np.intp)
+        M = np.array([m for _, m in missing], dtype=np.intp)
+        cents = np.stack([e.centroid for e in genes])
+        delta = cents[M] - cents[J]
         dist = np.sqrt(np.einsum("ij,ij->i", delta, delta))
-        norm = max(gj.maxnorm, max(genes[p].maxnorm for p in partners),
-                   float(np.abs(cents).max()) * math.sqrt(n_dims))
-        slack = 16.0 * (n_dims + 2) * _EPS * (4.0 * norm + float(dist.max()))
-        radii = np.array([genes[p].radius for p in partners])
-        reach = np.maximum(gj.own_max, np.array([genes[p].own_max for p in partners]))
-        near_mask = _maybe_within(dist - gj.radius - radii, reach, slack)
-        if not near_mask.all():
-            keep = np.flatnonzero(near_mask)
-            far = [p for p, ok in zip(partners, near_mask.tolist(), strict=True) if not ok]
-            partners = [partners[t] for t in keep.tolist()]
-            cents, delta, dist = cents[keep], delta[keep], dist[keep]
-        else:
-            far = []
-        n_seg = len(partners)
-        if not n_seg:
-            return _Plan(pivot, partners, far, None, None, None, None, None, None,
-                         np.zeros(0, dtype=bool), 0)
+        radius = np.array([e.radius for e in genes])
+        reach = np.array([e.own_max for e in genes])
+        maxnorm = np.array([e.maxnorm for e in genes])
+        maxnorm = np.maximum(maxnorm, np.abs(cents).max(axis=1) * math.sqrt(n_dims))
+        # rounding margin of the bounds of a pair (projections of its points, distances)
+        slack = 16.0 * (n_dims + 2) * _EPS * (4.0 * np.maximum(maxnorm[J], maxnorm[M]) + dist)
+        near = np.flatnonzero(_maybe_within(dist - radius[J] - radius[M],
+                                            np.maximum(reach[J], reach[M]), slack))
+        entries = [_EMPTY] * len(missing)
+        if near.size:
+            found = self._side_hits(genotype, genes, own, J[near], M[near], delta[near],
+                                    dist[near], slack[near])
+            if found is None:  # a whole-dataset pass is cheaper; pairs stay uncached
+                return None
+            for p, entry in zip(near.tolist(), found, strict=True):
+                entries[p] = entry
+        for (j, m), entry in zip(missing, entries, strict=True):
+            self.cache.put(("o", j, keys[j], m, keys[m]), entry)
+        return [e for e in entries if e.size]
+
+    def _side_hits(self, genotype: Sequence, genes: list[_Gene], own: dict[int, np.ndarray],
+                   J: np.ndarray, M: np.ndarray, delta: np.ndarray, dist: np.ndarray,
+                   slack: np.ndarray) -> list[np.ndarray] | None:
+        """Steps 2 and 3 of `_overlap_pairs` for pairs (J, M): captured points per pair."""
+        n_pairs = J.shape[0]
+        n_sides = 2 * n_pairs
         with np.errstate(divide="ignore", invalid="ignore"):
             unit = np.where(dist[:, None] > 0, delta / dist[:, None], 0.0)
-        sizes = [genes[p].points.shape[0] for p in partners]
-        starts = np.zeros(n_seg + 1, dtype=np.intp)
+        # side p: queries J[p] towards M[p]; side n_pairs + p: M[p] towards J[p];
+        # sides are then grouped by query slot, for one matrix product per query gene
+        order = np.argsort(np.concatenate([J, M]), kind="stable")
+        q_side = np.concatenate([J, M])[order]
+        t_side = np.concatenate([M, J])[order]
+        e_side = np.concatenate([unit, -unit])[order]
+        pair_side = np.concatenate([np.arange(n_pairs), np.arange(n_pairs)])[order]
+        position = np.empty(n_sides, dtype=np.intp)
+        position[order] = np.arange(n_sides)
+        reverse = position[(order + n_pairs) % n_sides]
+        proj_parts, o_parts = [], []
+        q_list = q_side.tolist()
+        start = 0
+        while start < n_sides:
+            q = q_list[start]
+            stop = start + 1
+            while stop < n_sides and q_list[stop] == q:
+                stop += 1
+            g = genes[q]
+            # (x - c_q).e for every point of q and every side of q, side-major
+            proj_parts.append(((g.points - g.centroid) @ e_side[start:stop].T).T.ravel())
+            o_parts.append(np.tile(own[q], stop - start))
+            start = stop
+        proj = np.concatenate(proj_parts)
+        o_all = np.concatenate(o_parts)
+        sizes = self._sizes_arr[q_side]
+        starts = np.zeros(n_sides + 1, dtype=np.intp)
         np.cumsum(sizes, out=starts[1:])
-        seg = np.repeat(np.arange(n_seg), sizes)
-        Pc = np.concatenate([genes[p].points for p in partners])
-        oc = np.concatenate([own[p] for p in partners])
-        proj_j = (Pj - gj.centroid) @ unit.T
-        proj_c = np.empty(Pc.shape[0])
-        for t, p in enumerate(partners):
-            np.dot(genes[p].points, unit[t], out=proj_c[starts[t]:starts[t + 1]])
-        proj_c -= np.einsum("ij,ij->i", cents, unit)[seg]
-        hi_j = proj_j.max(axis=0)
-        lo_c = np.minimum.reduceat(proj_c, starts[:-1])
-        ok_rows = _maybe_within(dist + lo_c - proj_j, oj[:, None], slack)
-        ok_cols = _maybe_within(dist[seg] + proj_c - hi_j[seg], oc, slack)
-        active = ok_rows.any(axis=0) | np.logical_or.reduceat(ok_cols, starts[:-1])
-        queries = int(np.count_nonzero(ok_rows[:, active])) + int(np.count_nonzero(ok_cols))
-        return _Plan(pivot, partners, far, starts, seg, Pc, oc, ok_rows, ok_cols, active,
-                     queries)
-
-    def _pivot_tree(self, genotype: Sequence, genes: list[_Gene], own: dict[int, np.ndarray],
-                    plan: _Plan) -> list[tuple[int, np.ndarray]]:
-        """Captures of a plan with KD-trees.
-
-        Every surviving partner point queries the pivot's tree (one call); the pivot's
-        surviving points query each active partner's tree.
-        """
-        offs = self._offsets
-        pivot, partners, starts = plan.pivot, plan.partners, plan.starts
-        gj = genes[pivot]
-        Pj, oj = gj.points, own[pivot]
-        n_dims = Pj.shape[1]
-        results = [(p, _EMPTY) for p in plan.far]
-        results += [(p, _EMPTY) for t, p in enumerate(partners) if not plan.active[t]]
-        act = np.flatnonzero(plan.active).tolist()
-        if not act:
-            return results
-        shape_j = self._tree_shape(pivot, genotype[pivot])
-        mag = max(gj.maxabs, shape_j.maxabs, max(genes[p].maxabs for p in partners))
-        cols = np.flatnonzero(plan.ok_cols)
-        hit = _tree_hits(plan.Pc[cols], plan.oc[cols], Pj, gj.mean, shape_j.tree,
-                         _abs_slack(n_dims, mag))
-        col_hits = cols[hit]
-        col_bounds = np.searchsorted(col_hits, starts).tolist()
-        for t in act:
-            p = partners[t]
-            gp = genes[p]
-            rows = np.flatnonzero(plan.ok_rows[:, t])
-            parts = [col_hits[col_bounds[t]:col_bounds[t + 1]] + (offs[p] - starts[t])]
-            if rows.size:
-                shape_p = self._tree_shape(p, genotype[p])
-                mag = max(gj.maxabs, gp.maxabs, shape_p.maxabs)
-                hit = _tree_hits(Pj[rows], oj[rows], gp.points, gp.mean, shape_p.tree,
-                                 _abs_slack(n_dims, mag))
-                parts.append(rows[hit] + offs[pivot])
-            results.append((p, _pack(parts)))
-        return results
-
-    def _pivot_dense(self, genes: list[_Gene], own: dict[int, np.ndarray],
-                     plan: _Plan) -> list[tuple[int, np.ndarray]]:
-        """Captures of a plan by matrix products.
-
-        Rows that survive for some partner go against all active columns; the other rows
-        only against the surviving columns.
-        """
-        offs = self._offsets
-        pivot, partners, starts, seg = plan.pivot, plan.partners, plan.starts, plan.seg
-        gj = genes[pivot]
-        Pj, oj = gj.points, own[pivot]
-        n_seg = len(partners)
-        results = [(p, _EMPTY) for p in plan.far]
-        results += [(p, _EMPTY) for t, p in enumerate(partners) if not plan.active[t]]
-        act = np.flatnonzero(plan.active).tolist()
-        if not act:
-            return results
-        Pc, oc = plan.Pc, plan.oc
-        nc = np.concatenate([genes[p].sqnorm for p in partners])
-        if len(act) < n_seg:
-            keep = np.flatnonzero(plan.active[seg])
-            Pc, oc, nc, seg_a, ok_c = Pc[keep], oc[keep], nc[keep], seg[keep], plan.ok_cols[keep]
+        hi = np.maximum.reduceat(proj, starts[:-1])
+        side_of = np.repeat(np.arange(n_sides), sizes)
+        # min over the target of (y - c_t).e is minus the reverse side's largest projection
+        lb = (dist[pair_side] - hi[reverse])[side_of]
+        lb -= proj
+        cand = np.flatnonzero(_maybe_within(lb, o_all, slack[pair_side][side_of]))
+        if self.low_dims and cand.size > _GLOBAL_COST * self.layout.n_samples:
+            return None
+        s_c = side_of[cand]
+        point = self._offsets_arr[q_side[s_c]] + (cand - starts[s_c])
+        o_c = o_all[cand]
+        if not cand.size:
+            hit = np.zeros(0, dtype=bool)
+        elif self.low_dims:
+            hit = self._tree_side_hits(genotype, genes, q_side[s_c], t_side[s_c], point, o_c)
         else:
-            keep, seg_a, ok_c = None, seg, plan.ok_cols
-        live = plan.ok_rows[:, act].any(axis=1)
-        rows = np.flatnonzero(live)
-        rest = np.flatnonzero(~live)
-        nj = gj.sqnorm
-        rows_hit = np.zeros((Pj.shape[0], n_seg), dtype=bool)
-        rh, cols_hit = _cross_hits_dense(Pj[rows], nj[rows], oj[rows], Pc, nc, oc, seg_a,
-                                         n_seg)
-        rows_hit[rows] = rh
-        sel = np.flatnonzero(ok_c)
-        if rest.size and sel.size:
-            _, ch = _cross_hits_dense(Pj[rest], nj[rest], None, Pc[sel], nc[sel], oc[sel],
-                                      seg_a[sel], n_seg)
-            cols_hit[sel] |= ch
-        col_global = np.flatnonzero(cols_hit)
-        if keep is not None:
-            col_global = keep[col_global]  # positions in the full partner list, sorted
-        col_bounds = np.searchsorted(col_global, starts).tolist()
-        seg_t, row_i = _nonzero2(np.ascontiguousarray(rows_hit.T))
-        row_bounds = np.searchsorted(seg_t, np.arange(n_seg + 1)).tolist()
-        for t in act:
-            p = partners[t]
-            r0, r1, c0, c1 = row_bounds[t], row_bounds[t + 1], col_bounds[t], col_bounds[t + 1]
-            if r0 == r1 and c0 == c1:
-                results.append((p, _EMPTY))
+            hit = self._dense_side_hits(genes, J, M, pair_side, q_side[s_c], s_c, point, o_c)
+        n = self.layout.n_samples
+        found = pair_side[s_c[hit]] * n + point[hit]
+        found.sort()
+        cuts = np.searchsorted(found, np.arange(n_pairs + 1) * n).tolist()
+        found = (found % n).astype(np.int32)
+        out = []
+        for p in range(n_pairs):
+            if cuts[p] == cuts[p + 1]:
+                out.append(_EMPTY)
             else:
-                results.append((p, _pack([row_i[r0:r1] + offs[pivot],
-                                          col_global[c0:c1] + (offs[p] - starts[t])])))
-        return results
+                entry = found[cuts[p]:cuts[p + 1]].copy()
+                entry.setflags(write=False)
+                out.append(entry)
+        return out
+
+    def _tree_side_hits(self, genotype: Sequence, genes: list[_Gene], q_c: np.ndarray,
+                        t_c: np.ndarray, point: np.ndarray, o_c: np.ndarray) -> np.ndarray:
+        """Exact test of candidate query points with the targets' KD-trees.
+
+        Candidates: query slot ``q_c``, target slot ``t_c``, data row ``point`` and
+        threshold ``o_c``; one `_tree_hits` call per target gene.
+        """
+        X = self._points(genes)
+        maxabs = np.array([e.maxabs for e in genes])
+        hit = np.zeros(point.size, dtype=bool)
+        by_target = np.argsort(t_c, kind="stable")
+        bounds = np.searchsorted(t_c[by_target], np.arange(len(genes) + 1)).tolist()
+        for t in range(len(genes)):
+            if bounds[t] == bounds[t + 1]:
+                continue
+            sel = by_target[bounds[t]:bounds[t + 1]]
+            gt = genes[t]
+            shape = self._tree_shape(t, genotype[t])
+            mag = max(gt.maxabs, shape.maxabs, float(maxabs[q_c[sel]].max()))
+            hit[sel] = _tree_hits(X[point[sel]], o_c[sel], gt.points, gt.mean, shape.tree,
+                                  _abs_slack(self.layout.n_dims, mag))
+        return hit
+
+    def _dense_side_hits(self, genes: list[_Gene], J: np.ndarray, M: np.ndarray,
+                         pair_side: np.ndarray, q_c: np.ndarray, s_c: np.ndarray,
+                         point: np.ndarray, o_c: np.ndarray) -> np.ndarray:
+        """Exact test of candidate query points by matrix products, grouped by pivot.
+
+        Pairs are covered by pivot genes (the one in most remaining pairs first); per
+        pivot, two products: the candidates of its partners against the pivot's points,
+        and the pivot's candidates against all its partners' points at once (a row need
+        not be tested against a partner whose side pruned it: no capture is possible
+        there, so testing it finds none).
+        """
+        X = self._points(genes)
+        sq = np.concatenate([e.sqnorm for e in genes])
+        hit = np.zeros(point.size, dtype=bool)
+        pair_c = pair_side[s_c]
+        J_list, M_list = J.tolist(), M.tolist()
+        left = set(range(len(J_list)))
+        while left:
+            count: dict[int, int] = {}
+            for p in left:
+                count[J_list[p]] = count.get(J_list[p], 0) + 1
+                count[M_list[p]] = count.get(M_list[p], 0) + 1
+            pivot = max(sorted(count), key=count.__getitem__)
+            group = sorted(p for p in left if pivot in (J_list[p], M_list[p]))
+            left.difference_update(group)
+            partner = np.full(len(J_list), -1, dtype=np.intp)  # pair -> partner number
+            partner[group] = np.arange(len(group))
+            slots = [M_list[p] if J_list[p] == pivot else J_list[p] for p in group]
+            in_group = partner[pair_c] >= 0
+            gp = genes[pivot]
+            # the partners' candidates against the pivot
+            sel = np.flatnonzero(in_group & (q_c != pivot))
+            if sel.size:
+                qi, _ = _dense_pairs(gp.points, gp.sqnorm, X[point[sel]], sq[point[sel]],
+                                     o_c[sel])
+                hit[sel[qi]] = True
+            # the pivot's candidates against all its partners' points
+            sel = np.flatnonzero(in_group & (q_c == pivot))
+            if sel.size:
+                rows, inverse = np.unique(point[sel], return_inverse=True)
+                o_rows = np.empty(rows.size)
+                o_rows[inverse] = o_c[sel]  # a point's threshold is the same on every side
+                P = np.concatenate([genes[t].points for t in slots])
+                seg = np.repeat(np.arange(len(slots)), [genes[t].points.shape[0] for t in slots])
+                qi, pl = _dense_pairs(P, np.concatenate([genes[t].sqnorm for t in slots]),
+                                      X[rows], sq[rows], o_rows)
+                captured = np.zeros((rows.size, len(slots)), dtype=bool)
+                captured[qi, seg[pl]] = True
+                hit[sel] = captured[inverse, partner[pair_c[sel]]]
+        return hit
 
     def _overlap_full(self, genes: list[_Gene]) -> float:
         """Overlap from one plain pass over the whole dataset (no pair is cached).
@@ -1397,7 +1405,7 @@ class Evaluator:
         of every point (more only for ties and duplicates). Equivalent to the pair
         criterion ``0 < s(x, y) <= o(x)`` for a foreign y, and needs no ``o``.
         """
-        X = np.concatenate([e.points for e in genes])
+        X = self._points(genes)
         return float(np.count_nonzero(overlap_flags(X, self.codes)) / X.shape[0])
 
     def _tree_shape(self, slot: int, gene) -> _Shape:
@@ -1406,30 +1414,6 @@ class Evaluator:
             shape.ensure_tree()
             self.cache.put(("s", slot, self._shape_key(gene)), shape)
         return shape
-
-
-class _Plan:
-    """The pruned work between a pivot gene and its partners (see `Evaluator._plan`)."""
-
-    __slots__ = ("pivot", "partners", "far", "starts", "seg", "Pc", "oc", "ok_rows",
-                 "ok_cols", "active", "queries")
-
-    def __init__(self, pivot, partners, far, starts, seg, Pc, oc, ok_rows, ok_cols, active,
-                 queries) -> None:
-        self.pivot, self.partners, self.far = pivot, partners, far
-        self.starts, self.seg = starts, seg
-        self.Pc, self.oc, self.ok_rows, self.ok_cols = Pc, oc, ok_rows, ok_cols
-        self.active, self.queries = active, queries
-
-
-def _pack(parts: list[np.ndarray]) -> np.ndarray:
-    """Concatenate index arrays into one read-only int32 array (shared empty if none)."""
-    parts = [p for p in parts if p.size]
-    if not parts:
-        return _EMPTY
-    out = np.sort(np.concatenate(parts)).astype(np.int32)
-    out.setflags(write=False)
-    return out
 
 
 def _euclidean_row_sums(A: np.ndarray, B: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

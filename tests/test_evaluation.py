@@ -151,9 +151,11 @@ def test_whole_dataset_pass_and_pairwise_path_agree(monkeypatch, global_cost):
             assert fast.overlap(g) == brute_overlap(X, y)
 
 
-@pytest.mark.parametrize("slotwise", [0, 1 << 40])
-def test_silhouette_reductions_agree_with_sklearn(monkeypatch, slotwise):
-    """The closed form reduced slot by slot (large N K) or all at once (small N K)."""
+@pytest.mark.parametrize("direct, slotwise", [(0, 0), (0, 1 << 40), (1 << 40, 0)])
+def test_silhouette_reductions_agree_with_sklearn(monkeypatch, direct, slotwise):
+    """The closed form from per-gene blocks reduced slot by slot (large N K) or all at
+    once (small N K), or from one block measured at every call (small N K D)."""
+    monkeypatch.setattr(ev_mod, "_DIRECT_SILHOUETTE", direct)
     monkeypatch.setattr(ev_mod, "_SLOTWISE_SILHOUETTE", slotwise)
     rng = np.random.default_rng(8)
     layout = Layout([1, 40, 25, 60], 3, rng=rng)  # with a singleton
