@@ -457,6 +457,54 @@ def _own_nn_dense(P: np.ndarray) -> np.ndarray:
     return out
 
 
+def _nearest_two_dense(P: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                np.ndarray]:
+    """Nearest neighbour of every point and bounds on the distances, exactly.
+
+    Returns ``(nearest, a, b, valid)``: ``a`` the exact (sequential) distance from each
+    point to ``nearest`` and ``b`` a lower bound on its distance to any other point,
+    where ``valid``. Small clusters (n^2 D up to `_SMALL_CLUSTER`): from the whole
+    ``cdist`` block (duplicates ignored). Larger ones: the 2 smallest values of each row
+    of the expansion ``A`` (`_self_blocks`) are re-measured exactly, and every other
+    point is at squared distance at least ``A_(3) - T`` (``T`` the rounding bound,
+    `_dense_tol`); a row is not valid when a candidate is a duplicate or might not be
+    the nearest.
+    """
+    n, d = P.shape
+    if n * n * d <= _SMALL_CLUSTER:
+        block = cdist(P, P, "sqeuclidean")
+        block[block <= 0.0] = math.inf  # the point itself and duplicates
+        rows = np.arange(n)
+        nearest = block.argmin(axis=1)
+        a2 = block[rows, nearest]
+        block[rows, nearest] = math.inf
+        return nearest, np.sqrt(a2), np.sqrt(block.min(axis=1)), np.isfinite(a2)
+    Xc = P - P.mean(axis=0)
+    nrm = np.einsum("ij,ij->i", Xc, Xc)
+    tol = _dense_tol(d) * (nrm + nrm.max())
+    nearest = np.zeros(n, dtype=np.intp)
+    a2 = np.zeros(n)
+    b2 = np.zeros(n)
+    valid = np.zeros(n, dtype=bool)
+    for start, stop, block in _self_blocks(Xc, nrm):
+        rows = np.arange(stop - start)
+        i1 = block.argmin(axis=1)
+        block[rows, i1] = math.inf
+        i2 = block.argmin(axis=1)
+        block[rows, i2] = math.inf
+        third = block.min(axis=1) - tol[start:stop]  # bound on every other point
+        grow = np.arange(start, stop)
+        s1 = _sqdist_rows(P[grow], P[i1])
+        s2 = _sqdist_rows(P[grow], P[i2])
+        swap = s2 < s1
+        nearest[start:stop] = np.where(swap, i2, i1)
+        first, other = np.minimum(s1, s2), np.maximum(s1, s2)
+        a2[start:stop] = first
+        b2[start:stop] = np.minimum(other, third)
+        valid[start:stop] = (first > 0.0) & (first < third)
+    return nearest, np.sqrt(a2), np.sqrt(np.maximum(b2, 0.0)), valid
+
+
 def _dense_pairs(P: np.ndarray, nP: np.ndarray, Q: np.ndarray, nQ: np.ndarray,
                  oq: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """All pairs (query i, target l) with ``0 < s(Q_i, P_l) <= oq_i``, exactly.
@@ -510,21 +558,21 @@ def _abs_slack(n_dims: int, magnitude: float) -> float:
 
 
 def _own_nn_tree(P: np.ndarray, nbr_dist: np.ndarray, nbr_idx: np.ndarray, tree: cKDTree,
-                 P0: np.ndarray, slack: float) -> np.ndarray:
+                 P0: np.ndarray, slack: float, rows: np.ndarray) -> np.ndarray:
     """`_own_nn_dense` with candidates from a KD-tree on the mean-free points ``P0``.
 
     ``nbr_dist, nbr_idx`` are the tree's k nearest neighbours of every row of P0 (the row
     itself included). A row is settled when its k-th tree distance exceeds
     ``sqrt(d_min) (1 + 1e-9) + slack``: then every point that could be at the exact
     smallest positive distance ``d_min`` is among the candidates. Others query again
-    with k doubled.
+    with k doubled. Only the given ``rows`` are measured (and returned).
     """
     n = P.shape[0]
     out = np.full(n, math.inf)
     if n < 2:
-        return out
-    pending = np.arange(n)
-    dist, idx = nbr_dist, nbr_idx
+        return out[rows]
+    pending = rows
+    dist, idx = nbr_dist[pending], nbr_idx[pending]
     k = idx.shape[1]
     while True:
         s = _sqdist_sequential(P[idx], P[pending][:, None, :])
@@ -536,7 +584,7 @@ def _own_nn_tree(P: np.ndarray, nbr_dist: np.ndarray, nbr_idx: np.ndarray, tree:
         out[pending[done]] = dmin[done]
         pending = pending[~done]
         if pending.size == 0:
-            return out
+            return out[rows]
         k = min(n, 2 * k)
         dist, idx = tree.query(P0[pending], k=k)
         dist = dist.reshape(pending.size, k)
@@ -725,7 +773,8 @@ class _Shape:
     nearest neighbours, and the Euclidean intra-cluster row sums.
     """
 
-    __slots__ = ("p0", "maxabs", "tree", "nbr_dist", "nbr_idx", "eu_intra")
+    __slots__ = ("p0", "maxabs", "tree", "nbr_dist", "nbr_idx", "eu_intra", "own_idx",
+                 "own_margin")
 
     def __init__(self, p0: np.ndarray) -> None:
         p0.setflags(write=False)
@@ -735,6 +784,8 @@ class _Shape:
         self.nbr_dist: np.ndarray | None = None
         self.nbr_idx: np.ndarray | None = None
         self.eu_intra: np.ndarray | None = None
+        self.own_idx: np.ndarray | None = None
+        self.own_margin: np.ndarray | None = None
 
     def ensure_tree(self) -> None:
         if self.tree is None:
@@ -755,7 +806,46 @@ class _Shape:
             size += self.nbr_dist.nbytes + self.nbr_idx.nbytes
         if self.eu_intra is not None:
             size += self.eu_intra.nbytes
+        if self.own_idx is not None:
+            size += self.own_idx.nbytes + self.own_margin.nbytes
         return size
+
+    def ensure_own(self, use_tree: bool) -> None:
+        """Every point's nearest neighbour ``l*`` in the shape, with a translation margin.
+
+        For a gene ``P = fl(mu + p0)`` whose translation slack (`_abs_slack`) is below
+        ``own_margin[i]``, ``l*`` is the unique point at the smallest positive distance
+        from point i, so ``o(i) = s(P_i, P_l*)`` exactly: with ``a`` the distance to
+        ``l*`` and ``b`` a lower bound on the distance to any other point (relative
+        margins `_REL`), the margin is ``min((b - a) / 2, a)``. Points without a margin
+        (duplicates, near ties, very small clusters) get ``-inf``. From the KD-tree's 3
+        nearest neighbours (``use_tree``) or matrix products (`_nearest_two_dense`).
+        """
+        if self.own_idx is not None:
+            return
+        p0 = self.p0
+        n = p0.shape[0]
+        margin = np.full(n, -math.inf)
+        if use_tree:
+            self.ensure_tree()
+            idx = self.nbr_idx
+            if idx.shape[1] < 3:
+                self.own_idx, self.own_margin = np.zeros(n, dtype=np.intp), margin
+                return
+            nearest = idx[:, 1].copy()
+            a = np.sqrt(_sqdist_rows(p0, p0[nearest]))
+            b = self.nbr_dist[:, 2]
+            # no duplicate of the point (its tree distance 0 is then itself alone)
+            valid = (self.nbr_dist[:, 1] > 0.0) & (idx[:, 0] == np.arange(n))
+        elif n >= 4:
+            nearest, a, b, valid = _nearest_two_dense(p0)
+        else:
+            self.own_idx, self.own_margin = np.zeros(n, dtype=np.intp), margin
+            return
+        with np.errstate(invalid="ignore"):
+            m = np.minimum(0.5 * (b * (1.0 - _REL) - a * (1.0 + _REL)), a * (1.0 - _REL))
+        margin[valid] = m[valid]
+        self.own_idx, self.own_margin = nearest, margin
 
 
 class _Gene:
@@ -975,15 +1065,38 @@ class Evaluator:
         return keys, entries
 
     def _own_nn(self, slot: int, gene, entry: _Gene) -> np.ndarray:
+        """The own-cluster thresholds ``o`` of a gene's points (cached with the gene).
+
+        Translating a shape moves distances by rounding only: where the shape's
+        nearest-neighbour margin (`_Shape.ensure_own`) exceeds the gene's translation
+        slack, ``o(i)`` is the exact distance to the shape's nearest neighbour; the
+        other points are measured as without the shape (KD-tree candidates, or distance
+        rows).
+        """
         if entry.own_nn is None:
-            if self.low_dims:
-                shape = self._tree_shape(slot, gene)
-                slack = _abs_slack(entry.points.shape[1], max(entry.maxabs, shape.maxabs))
-                entry.own_nn = _own_nn_tree(entry.points, shape.nbr_dist, shape.nbr_idx,
-                                            shape.tree, shape.p0, slack)
+            P = entry.points
+            shape = self._shape(slot, gene)
+            had_own = shape.own_idx is not None
+            shape.ensure_own(self.low_dims)
+            slack = _abs_slack(P.shape[1], max(entry.maxabs, shape.maxabs))
+            sure = shape.own_margin > slack
+            if sure.all():
+                own = _sqdist_rows(P, P[shape.own_idx])
             else:
-                entry.own_nn = _own_nn_dense(entry.points)
-            entry.own_max = float(entry.own_nn.max())
+                own = np.empty(P.shape[0])
+                own[sure] = _sqdist_rows(P[sure], P[shape.own_idx[sure]])
+                rest = np.flatnonzero(~sure)
+                if self.low_dims:
+                    own[rest] = _own_nn_tree(P, shape.nbr_dist, shape.nbr_idx, shape.tree,
+                                             shape.p0, slack, rows=rest)
+                elif 8 * rest.size > P.shape[0]:
+                    own[rest] = _own_nn_dense(P)[rest]
+                else:
+                    own[rest] = [_row_min_positive(P, i) for i in rest.tolist()]
+            if not had_own:
+                self.cache.put(("s", slot, self._shape_key(gene)), shape)
+            entry.own_nn = own
+            entry.own_max = float(own.max()) if own.size else 0.0
             self.cache.put(("g", slot, gene.key), entry)
         return entry.own_nn
 

@@ -1,5 +1,6 @@
 """The evaluation engine: exactness against naive references, caches, determinism."""
 
+import itertools
 import pickle
 import subprocess
 import sys
@@ -207,6 +208,47 @@ def test_duplicate_points_across_clusters_and_singletons(d):
     assert fast.overlap(g) == brute_overlap(X, y)
     assert fast.silhouette(g) == pytest.approx(
         sklearn.metrics.silhouette_score(X, y, metric="sqeuclidean"), rel=1e-12)
+
+
+@pytest.mark.parametrize("d, small_cluster", [(2, None), (12, None), (12, 0)])
+def test_own_thresholds_of_translated_shapes_are_exact(monkeypatch, d, small_cluster):
+    """o(i) from the shape's nearest neighbour where the translation margin allows it,
+    measured otherwise: far translations (rounding merges points), grid ties, duplicates,
+    one tie among many certified points; KD-tree certificates at D=2, at D=12 whole
+    distance blocks or (``_SMALL_CLUSTER=0``) matrix-product candidates."""
+    if small_cluster is not None:
+        monkeypatch.setattr(ev_mod, "_SMALL_CLUSTER", small_cluster)
+    rng = np.random.default_rng(11)
+    grid = np.array(list(itertools.product(range(5), repeat=2)), dtype=float)
+    z_tie = np.hstack([grid, np.zeros((25, d - 2))])
+    z_tie = np.vstack([z_tie, z_tie[:3]])  # three duplicated points
+    apex = np.full(d, 9.0)
+    step = np.eye(d)[0] * 0.01
+    z_apex = np.vstack([apex, apex + step, apex - step])  # the apex has two nearest points
+    z = [np.vstack([rng.standard_normal((150, d)), z_apex]), z_tie,
+         rng.standard_normal((2, d))]
+    layout = Layout([len(zk) for zk in z], d, z=z)
+    fast = Evaluator(layout)
+    base = [Cluster(np.zeros(d), 10.0 ** rng.uniform(-2, 0, d), haar_rotation(d, rng)),
+            Cluster(np.zeros(d), np.full(d, 0.01), np.eye(d)),
+            Cluster(np.zeros(d), np.ones(d), haar_rotation(d, rng))]
+    certified = []
+    for shift in (0.0, 0.7, 1e3, 1e9):
+        g = Genotype([gene.with_mean(gene.mean + shift * (1 + slot))
+                      for slot, gene in enumerate(base)])
+        X, y = layout.sample(g)
+        for slot, gene in enumerate(g):
+            entry = fast._gene(slot, gene)
+            got = fast._own_nn(slot, gene, entry)
+            block = cdist(X[y == slot], X[y == slot], "sqeuclidean")
+            block[block <= 0] = np.inf
+            np.testing.assert_array_equal(got, block.min(axis=1))
+            margin = fast._shape(slot, gene).own_margin
+            slack = ev_mod._abs_slack(d, max(entry.maxabs, fast._shape(slot, gene).maxabs))
+            certified.append(float(np.mean(margin > slack)))
+        assert fast.overlap(g) == brute_overlap(X, y)
+    # both paths ran: most points certified near the origin, few after a 1e9 shift
+    assert max(certified) > 0.9 and min(certified) < 0.1
 
 
 def test_results_do_not_depend_on_cache_history_or_budget():
