@@ -769,17 +769,25 @@ class ByteLRU:
 class _Shape:
     """What a gene's shape (variances, rotation) fixes in one slot: the mean-free points.
 
-    ``p0 = z_k diag(sqrt(lambda)) R^T``; optionally a KD-tree on p0 with every point's k
-    nearest neighbours, and the Euclidean intra-cluster row sums.
+    ``p0 = z_k diag(sqrt(lambda)) R^T``, with what translations leave unchanged: its
+    centroid ``c0``, scatter, radius (largest distance to ``c0``) and largest norm;
+    optionally a KD-tree on p0 with every point's k nearest neighbours, the
+    nearest-neighbour certificate (`ensure_own`) and the Euclidean intra-cluster row sums.
     """
 
-    __slots__ = ("p0", "maxabs", "tree", "nbr_dist", "nbr_idx", "eu_intra", "own_idx",
-                 "own_margin")
+    __slots__ = ("p0", "maxabs", "c0", "scatter", "radius", "maxnorm", "tree", "nbr_dist",
+                 "nbr_idx", "eu_intra", "own_idx", "own_margin")
 
     def __init__(self, p0: np.ndarray) -> None:
         p0.setflags(write=False)
         self.p0 = p0
         self.maxabs = float(np.abs(p0).max()) if p0.size else 0.0
+        self.c0 = p0.mean(axis=0)
+        diff = p0 - self.c0
+        sq = np.einsum("ij,ij->i", diff, diff)
+        self.scatter = float(sq.sum())
+        self.radius = float(np.sqrt(sq.max()))
+        self.maxnorm = float(np.sqrt(np.einsum("ij,ij->i", p0, p0).max()))
         self.tree: cKDTree | None = None
         self.nbr_dist: np.ndarray | None = None
         self.nbr_idx: np.ndarray | None = None
@@ -849,23 +857,30 @@ class _Shape:
 
 
 class _Gene:
-    """What a gene fixes in one slot: its points and their summaries."""
+    """What a gene fixes in one slot: its points ``fl(mu + p0)`` and their summaries.
 
-    __slots__ = ("points", "mean", "centroid", "scatter", "maxabs", "radius", "sqnorm",
+    Centroid ``mu + c0``, scatter and radius come from the shape (translation leaves
+    them unchanged, up to rounding far below the margins of the bounds using them);
+    ``maxabs`` and ``maxnorm`` are upper bounds on the points' coordinates and norms.
+    The squared norms of the points are measured on first use (matrix-product paths).
+    """
+
+    __slots__ = ("points", "mean", "centroid", "scatter", "maxabs", "radius", "_sqnorm",
                  "maxnorm", "own_nn", "own_max", "ctx_keys", "ctx_d2", "own_d2")
 
-    def __init__(self, points: np.ndarray, mean: np.ndarray) -> None:
+    def __init__(self, mean: np.ndarray, shape: _Shape) -> None:
+        # mu + p0: the same arithmetic as Cluster.sample, so the same bits as X.
+        points = mean + shape.p0
         points.setflags(write=False)
         self.points = points
         self.mean = mean
-        self.centroid = points.mean(axis=0)
-        diff = points - self.centroid
-        sq = np.einsum("ij,ij->i", diff, diff)
-        self.scatter = float(sq.sum())
-        self.radius = float(np.sqrt(sq.max()))
-        self.maxabs = float(max(np.abs(points).max(), np.abs(mean).max()))
-        self.sqnorm = np.einsum("ij,ij->i", points, points)
-        self.maxnorm = float(np.sqrt(self.sqnorm.max()))
+        self.centroid = mean + shape.c0
+        self.scatter = shape.scatter
+        self.radius = shape.radius
+        grow = 1.0 + 4.0 * _EPS
+        self.maxabs = (float(np.abs(mean).max()) + shape.maxabs) * grow
+        self.maxnorm = (float(np.sqrt(mean @ mean)) + shape.maxnorm) * grow
+        self._sqnorm: np.ndarray | None = None
         self.own_nn: np.ndarray | None = None
         self.own_max = math.inf
         self.ctx_keys: list[str] | None = None
@@ -873,8 +888,16 @@ class _Gene:
         self.own_d2: np.ndarray | None = None
 
     @property
+    def sqnorm(self) -> np.ndarray:
+        """Squared norms ``|x|^2`` of the points (measured once)."""
+        if self._sqnorm is None:
+            self._sqnorm = np.einsum("ij,ij->i", self.points, self.points)
+        return self._sqnorm
+
+    @property
     def nbytes(self) -> int:
-        size = self.points.nbytes + self.sqnorm.nbytes + 4 * self.centroid.nbytes
+        # the squared norms are charged up front, measured or not
+        size = self.points.nbytes + 8 * self.points.shape[0] + 4 * self.centroid.nbytes
         if self.own_nn is not None:
             size += self.own_nn.nbytes
         if self.ctx_d2 is not None:
@@ -1047,9 +1070,7 @@ class Evaluator:
         ckey = ("g", slot, gene.key)
         entry = self.cache.get(ckey)
         if entry is None:
-            shape = self._shape(slot, gene)
-            # mu + p0: the same arithmetic as Cluster.sample, so the same bits as X.
-            entry = _Gene(gene.mean + shape.p0, gene.mean)
+            entry = _Gene(gene.mean, self._shape(slot, gene))
             self.cache.put(ckey, entry)
         return entry
 
