@@ -612,8 +612,6 @@ class _Run:
 
     def execute(self, *, n_jobs: int, callbacks: list[Callable], progress: bool,
                 checkpoint: str | os.PathLike | None, checkpoint_every: int) -> Result:
-        from tqdm.auto import tqdm
-
         pool = None
         if self.user_map is None and n_jobs > 1:
             from hawks_deap._parallel import ProblemPool
@@ -630,22 +628,24 @@ class _Run:
                 stack.enter_context(self.problem.loop_context())
             if self.generation < 0:
                 self.initialise(evaluate_map)
-            bar = tqdm(total=total, initial=self.generation, disable=not progress,
-                       desc="generations", leave=False)
-            try:
-                while self.generation < total:
-                    self.step(evaluate_map)
+            bar = None
+            if progress:  # tqdm (and the asyncio it imports) only when asked for
+                from tqdm.auto import tqdm
+
+                bar = tqdm(total=total, initial=self.generation, desc="generations",
+                           leave=False)
+                stack.callback(bar.close)
+            while self.generation < total:
+                self.step(evaluate_map)
+                if bar is not None:
                     bar.update(1)
-                    if progress:
-                        bar.set_postfix(fitness=f"{self.best.fitness.values[0]:.3g}")
-                    if checkpoint is not None and self.generation % checkpoint_every == 0:
-                        self.save(checkpoint)
-                    state = GenerationState(self.generation, self.population, self.logbook,
-                                            self.hof, self.best)
-                    if any(bool(cb(state)) for cb in callbacks):
-                        break
-            finally:
-                bar.close()
+                    bar.set_postfix(fitness=f"{self.best.fitness.values[0]:.3g}")
+                if checkpoint is not None and self.generation % checkpoint_every == 0:
+                    self.save(checkpoint)
+                state = GenerationState(self.generation, self.population, self.logbook,
+                                        self.hof, self.best)
+                if any(bool(cb(state)) for cb in callbacks):
+                    break
             if checkpoint is not None:
                 self.save(checkpoint)
         entropy = self.ss.entropy

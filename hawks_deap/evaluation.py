@@ -92,6 +92,12 @@ _DIRECT_SILHOUETTE = 1 << 18
 #: Above this N * K, the closed-form silhouette is reduced slot by slot.
 _SLOTWISE_SILHOUETTE = 1 << 18
 
+#: Candidate neighbours per point in the two-dimensional shape certificates
+#: (`Evaluator._certify`), and the number of anisotropy levels (down to a variance ratio
+#: of 2^-_Z_LEVELS) they are kept for.
+_Z_NEIGHBOURS = 6
+_Z_LEVELS = 24
+
 #: Cost of a whole-dataset overlap pass, in KD-tree queries per point (see
 #: `Evaluator._overlap_pairs`).
 _GLOBAL_COST = 8.0
@@ -557,23 +563,23 @@ def _abs_slack(n_dims: int, magnitude: float) -> float:
     return 8.0 * _EPS * math.sqrt(n_dims) * magnitude
 
 
-def _own_nn_tree(P: np.ndarray, nbr_dist: np.ndarray, nbr_idx: np.ndarray, tree: cKDTree,
-                 P0: np.ndarray, slack: float, rows: np.ndarray) -> np.ndarray:
-    """`_own_nn_dense` with candidates from a KD-tree on the mean-free points ``P0``.
+def _own_nn_tree(P: np.ndarray, tree: cKDTree, P0: np.ndarray, slack: float,
+                 rows: np.ndarray) -> np.ndarray:
+    """`_own_nn_dense` for some ``rows``, with candidates from a KD-tree on ``P0``.
 
-    ``nbr_dist, nbr_idx`` are the tree's k nearest neighbours of every row of P0 (the row
-    itself included). A row is settled when its k-th tree distance exceeds
-    ``sqrt(d_min) (1 + 1e-9) + slack``: then every point that could be at the exact
-    smallest positive distance ``d_min`` is among the candidates. Others query again
-    with k doubled. Only the given ``rows`` are measured (and returned).
+    ``P = fl(mu + P0)``. A row is settled when its k-th tree neighbour (from k=3) lies
+    beyond ``sqrt(d_min) (1 + 1e-9) + slack``: then every point that could be at the
+    exact smallest positive distance ``d_min`` is among the candidates. Others query
+    again with k doubled. Returns the thresholds of ``rows``.
     """
     n = P.shape[0]
     out = np.full(n, math.inf)
     if n < 2:
         return out[rows]
     pending = rows
-    dist, idx = nbr_dist[pending], nbr_idx[pending]
-    k = idx.shape[1]
+    k = min(n, 3)
+    dist, idx = tree.query(P0[pending], k=k)
+    dist, idx = dist.reshape(pending.size, k), idx.reshape(pending.size, k)
     while True:
         s = _sqdist_sequential(P[idx], P[pending][:, None, :])
         dmin = np.where(s > 0.0, s, math.inf).min(axis=1)
@@ -589,6 +595,44 @@ def _own_nn_tree(P: np.ndarray, nbr_dist: np.ndarray, nbr_idx: np.ndarray, tree:
         dist, idx = tree.query(P0[pending], k=k)
         dist = dist.reshape(pending.size, k)
         idx = idx.reshape(pending.size, k)
+
+
+def _nearest_two_tree(P: np.ndarray, tree: cKDTree) -> tuple[np.ndarray, np.ndarray,
+                                                             np.ndarray, np.ndarray]:
+    """`_nearest_two_dense` from the 3 nearest neighbours of every point in a KD-tree.
+
+    ``a`` is re-measured exactly; ``b`` is the tree's distance to the third point (a
+    bound on every other point up to the tree's rounding, far inside `_REL`). Rows with
+    a duplicate point are not valid.
+    """
+    n = P.shape[0]
+    dist, idx = tree.query(P, k=3)
+    nearest = idx[:, 1].astype(np.intp)
+    a = np.sqrt(_sqdist_rows(P, P[nearest]))
+    valid = (dist[:, 1] > 0.0) & (idx[:, 0] == np.arange(n))
+    return nearest, a, dist[:, 2], valid
+
+
+def _nearest_two_scaled(P: np.ndarray, cand: np.ndarray, bound: np.ndarray
+                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """`_nearest_two_dense` from given candidates and a bound on every other point.
+
+    ``cand`` (n, k) holds, for every point, k candidate neighbours and ``bound`` a lower
+    bound on its distance to every point outside them. The candidates are measured
+    exactly; a row is valid when none is a duplicate and the nearest lies below
+    ``bound`` (it is then the nearest of all).
+    """
+    n, k = cand.shape
+    rows = np.arange(n)
+    exact = _sqdist_rows(np.repeat(P, k, axis=0), P[cand.ravel()]).reshape(n, k)
+    first = exact.argmin(axis=1)
+    d1 = exact[rows, first]
+    exact[rows, first] = np.inf
+    d2 = exact.min(axis=1)
+    a = np.sqrt(d1)
+    b = np.minimum(np.sqrt(d2), bound)
+    valid = (d1 > 0.0) & (d2 > 0.0) & (a * (1.0 + _REL) < bound)
+    return cand[rows, first], a, b, valid
 
 
 def _tree_hits(Q: np.ndarray, oq: np.ndarray, P: np.ndarray, mean: np.ndarray,
@@ -772,11 +816,11 @@ class _Shape:
     ``p0 = z_k diag(sqrt(lambda)) R^T``, with what translations leave unchanged: its
     centroid ``c0``, scatter, radius (largest distance to ``c0``) and largest norm;
     optionally a KD-tree on p0 with every point's k nearest neighbours, the
-    nearest-neighbour certificate (`ensure_own`) and the Euclidean intra-cluster row sums.
+    nearest-neighbour certificate (`set_own`) and the Euclidean intra-cluster row sums.
     """
 
-    __slots__ = ("p0", "maxabs", "c0", "scatter", "radius", "maxnorm", "tree", "nbr_dist",
-                 "nbr_idx", "eu_intra", "own_idx", "own_margin")
+    __slots__ = ("p0", "maxabs", "c0", "scatter", "radius", "maxnorm", "tree", "eu_intra",
+                 "own_idx", "own_margin")
 
     def __init__(self, p0: np.ndarray) -> None:
         p0.setflags(write=False)
@@ -789,20 +833,14 @@ class _Shape:
         self.radius = float(np.sqrt(sq.max()))
         self.maxnorm = float(np.sqrt(np.einsum("ij,ij->i", p0, p0).max()))
         self.tree: cKDTree | None = None
-        self.nbr_dist: np.ndarray | None = None
-        self.nbr_idx: np.ndarray | None = None
         self.eu_intra: np.ndarray | None = None
         self.own_idx: np.ndarray | None = None
         self.own_margin: np.ndarray | None = None
 
     def ensure_tree(self) -> None:
+        """Build the KD-tree on p0 (once)."""
         if self.tree is None:
-            n = self.p0.shape[0]
             self.tree = cKDTree(self.p0, copy_data=False, balanced_tree=False)
-            k = min(n, 3)
-            dist, idx = self.tree.query(self.p0, k=k)
-            self.nbr_dist = dist.reshape(n, k)
-            self.nbr_idx = idx.reshape(n, k).astype(np.intp, copy=False)
 
     @property
     def nbytes(self) -> int:
@@ -811,45 +849,24 @@ class _Shape:
         if self.tree is not None:
             # indices + nodes (leafsize 16, ~100 bytes a node, two nodes per leaf)
             size += 8 * n + 200 * (n // 16 + 1)
-            size += self.nbr_dist.nbytes + self.nbr_idx.nbytes
         if self.eu_intra is not None:
             size += self.eu_intra.nbytes
         if self.own_idx is not None:
             size += self.own_idx.nbytes + self.own_margin.nbytes
         return size
 
-    def ensure_own(self, use_tree: bool) -> None:
-        """Every point's nearest neighbour ``l*`` in the shape, with a translation margin.
+    def set_own(self, nearest: np.ndarray, a: np.ndarray, b: np.ndarray,
+                valid: np.ndarray) -> None:
+        """Store every point's nearest neighbour ``l*`` with its translation margin.
 
         For a gene ``P = fl(mu + p0)`` whose translation slack (`_abs_slack`) is below
         ``own_margin[i]``, ``l*`` is the unique point at the smallest positive distance
         from point i, so ``o(i) = s(P_i, P_l*)`` exactly: with ``a`` the distance to
         ``l*`` and ``b`` a lower bound on the distance to any other point (relative
-        margins `_REL`), the margin is ``min((b - a) / 2, a)``. Points without a margin
-        (duplicates, near ties, very small clusters) get ``-inf``. From the KD-tree's 3
-        nearest neighbours (``use_tree``) or matrix products (`_nearest_two_dense`).
+        margins `_REL`), the margin is ``min((b - a) / 2, a)``; rows not ``valid``
+        (duplicates, near ties) get ``-inf``. See `Evaluator._certify`.
         """
-        if self.own_idx is not None:
-            return
-        p0 = self.p0
-        n = p0.shape[0]
-        margin = np.full(n, -math.inf)
-        if use_tree:
-            self.ensure_tree()
-            idx = self.nbr_idx
-            if idx.shape[1] < 3:
-                self.own_idx, self.own_margin = np.zeros(n, dtype=np.intp), margin
-                return
-            nearest = idx[:, 1].copy()
-            a = np.sqrt(_sqdist_rows(p0, p0[nearest]))
-            b = self.nbr_dist[:, 2]
-            # no duplicate of the point (its tree distance 0 is then itself alone)
-            valid = (self.nbr_dist[:, 1] > 0.0) & (idx[:, 0] == np.arange(n))
-        elif n >= 4:
-            nearest, a, b, valid = _nearest_two_dense(p0)
-        else:
-            self.own_idx, self.own_margin = np.zeros(n, dtype=np.intp), margin
-            return
+        margin = np.full(a.shape[0], -math.inf)
         with np.errstate(invalid="ignore"):
             m = np.minimum(0.5 * (b * (1.0 - _REL) - a * (1.0 + _REL)), a * (1.0 - _REL))
         margin[valid] = m[valid]
@@ -1089,7 +1106,7 @@ class Evaluator:
         """The own-cluster thresholds ``o`` of a gene's points (cached with the gene).
 
         Translating a shape moves distances by rounding only: where the shape's
-        nearest-neighbour margin (`_Shape.ensure_own`) exceeds the gene's translation
+        nearest-neighbour margin (`_Shape.set_own`) exceeds the gene's translation
         slack, ``o(i)`` is the exact distance to the shape's nearest neighbour; the
         other points are measured as without the shape (KD-tree candidates, or distance
         rows).
@@ -1098,7 +1115,7 @@ class Evaluator:
             P = entry.points
             shape = self._shape(slot, gene)
             had_own = shape.own_idx is not None
-            shape.ensure_own(self.low_dims)
+            self._certify(slot, gene, shape)
             slack = _abs_slack(P.shape[1], max(entry.maxabs, shape.maxabs))
             sure = shape.own_margin > slack
             if sure.all():
@@ -1108,8 +1125,8 @@ class Evaluator:
                 own[sure] = _sqdist_rows(P[sure], P[shape.own_idx[sure]])
                 rest = np.flatnonzero(~sure)
                 if self.low_dims:
-                    own[rest] = _own_nn_tree(P, shape.nbr_dist, shape.nbr_idx, shape.tree,
-                                             shape.p0, slack, rows=rest)
+                    shape.ensure_tree()
+                    own[rest] = _own_nn_tree(P, shape.tree, shape.p0, slack, rest)
                 elif 8 * rest.size > P.shape[0]:
                     own[rest] = _own_nn_dense(P)[rest]
                 else:
@@ -1120,6 +1137,67 @@ class Evaluator:
             entry.own_max = float(own.max()) if own.size else 0.0
             self.cache.put(("g", slot, gene.key), entry)
         return entry.own_nn
+
+    def _certify(self, slot: int, gene, shape: _Shape) -> None:
+        """The nearest-neighbour certificate of a shape (`_Shape.set_own`), once.
+
+        In two dimensions the candidates come from the slot's draws z: the shape's
+        squared distances are ``lam_1 dz_1^2 + lam_2 dz_2^2`` (rotation aside), at least
+        ``lam_big f^2 (dz_big^2 + t_j^2 dz_small^2)`` with ``t = sqrt(lam_small /
+        lam_big)``, ``t_j = 2^(-j/2)`` the level just above t and ``f = min(1, t / t_j)``.
+        So the `_Z_NEIGHBOURS` nearest draws of each point in the fixed metric of level
+        j (computed once per slot and level) hold its nearest point in the shape unless
+        that lies beyond ``sqrt(lam_big) f r`` (``r`` the level distance to the last of
+        them, less a rounding margin): no KD-tree query per shape. Other dimensions: the
+        3 nearest neighbours in a KD-tree on p0, or matrix products.
+        """
+        if shape.own_idx is not None:
+            return
+        p0 = shape.p0
+        n, d = p0.shape
+        if n < 4:
+            shape.set_own(np.zeros(n, dtype=np.intp), np.zeros(n), np.zeros(n),
+                          np.zeros(n, dtype=bool))
+            return
+        if not self.low_dims:
+            shape.set_own(*_nearest_two_dense(p0))
+            return
+        lam = gene.variances
+        if d == 2 and n > _Z_NEIGHBOURS:
+            big = int(lam[1] > lam[0])
+            t = math.sqrt(lam[1 - big] / lam[big])
+            level = int(math.floor(-2.0 * math.log2(t))) if t > 0 else _Z_LEVELS + 1
+            if level <= _Z_LEVELS:
+                cand, r = self._z_neighbours(slot, big, level)
+                factor = min(1.0, t / 2.0 ** (-level / 2.0))
+                # rounding of p0 = (z sqrt(lam)) R^T against its exact linear image
+                margin = 8.0 * (d + 2) * _EPS * math.sqrt(d) * shape.maxabs
+                bound = math.sqrt(lam[big]) * factor * r * (1.0 - _REL) - margin
+                shape.set_own(*_nearest_two_scaled(p0, cand, bound))
+                return
+        shape.ensure_tree()
+        shape.set_own(*_nearest_two_tree(p0, shape.tree))
+
+    def _z_neighbours(self, slot: int, big: int, level: int) -> tuple[np.ndarray, np.ndarray]:
+        """The `_Z_NEIGHBOURS` nearest draws of each point of a slot in one fixed metric.
+
+        The metric is ``dz_big^2 + t^2 dz_small^2`` with ``t = 2^(-level/2)``. Returns
+        the neighbours (n, k) and the distance to the last of them (0 where a point has
+        a duplicate, which voids its certificate). Cached with the other entries.
+        """
+        key = ("z", slot, big, level)
+        entry = self.cache.get(key)
+        if entry is None:
+            z = self.layout.z[slot].copy()
+            z[:, 1 - big] *= 2.0 ** (-level / 2.0)
+            k = _Z_NEIGHBOURS
+            dist, idx = cKDTree(z, balanced_tree=False).query(z, k=k + 1)
+            r = np.where(dist[:, 1] > 0.0, dist[:, k], 0.0)
+            cand = np.where((idx[:, :1] == np.arange(z.shape[0])[:, None]), idx[:, 1:],
+                            idx[:, :k]).astype(np.intp)
+            entry = (cand, r)
+            self.cache.put(key, entry)
+        return entry
 
     # -- public API ----------------------------------------------------------------------
 
