@@ -511,45 +511,70 @@ def _nearest_two_dense(P: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarra
     return nearest, np.sqrt(a2), np.sqrt(np.maximum(b2, 0.0)), valid
 
 
-def _dense_pairs(P: np.ndarray, nP: np.ndarray, Q: np.ndarray, nQ: np.ndarray,
-                 oq: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """All pairs (query i, target l) with ``0 < s(Q_i, P_l) <= oq_i``, exactly.
+def _dense_hits(Pr: np.ndarray, nr: np.ndarray, o_r: np.ndarray | None, Pc: np.ndarray,
+                nc: np.ndarray, oc: np.ndarray, seg: np.ndarray,
+                n_seg: int) -> tuple[np.ndarray, np.ndarray]:
+    """Captures between row points and column points of other clusters, exactly.
 
     Parameters
     ----------
-    P, nP : arrays (n, D), (n,)
-        Target points and their squared norms ``|p|^2``.
-    Q, nQ, oq : arrays (m, D), (m,), (m,)
-        Query points (of other clusters), their squared norms and own thresholds.
+    Pr, nr, o_r : arrays (a, D), (a,), (a,)
+        Points of one cluster, their squared norms ``|x|^2`` and their own-cluster
+        thresholds ``o``; ``o_r=None`` when the rows are known not to be capturable
+        (only the columns are tested).
+    Pc, nc, oc : arrays (b, D), (b,), (b,)
+        Points of other clusters (concatenated), squared norms and own thresholds.
+    seg : int array (b,)
+        Partner number (0..n_seg-1) of each column.
+
+    Returns
+    -------
+    rows_hit : bool array (a, n_seg)
+        ``exists l in segment t: 0 < s(i, l) <= o_r[i]``.
+    cols_hit : bool array (b,)
+        ``exists i: 0 < s(i, l) <= oc[l]``.
 
     Notes
     -----
-    Candidates pass ``A = |q|^2 + |p|^2 - 2 q.p <= oq + T`` (one matrix product per
-    block of queries; ``T`` the rounding bound of `_dense_tol`), a superset of the exact
-    condition; each candidate is re-measured with the sequential arithmetic.
+    Candidates pass ``A_il <= o + T`` with ``A_il = |x_i|^2 + |y_l|^2 - 2 x_i.y_l`` (one
+    matrix product per block of rows) and ``T`` its rounding bound (`_dense_tol`), a
+    superset of the exact condition; each candidate is re-measured with the sequential
+    arithmetic. One product serves both directions.
     """
-    m, n = Q.shape[0], P.shape[0]
-    if m == 0 or n == 0:
-        return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp)
-    lim = oq + _dense_tol(P.shape[1]) * (nQ + nP.max())
-    step = max(1, _BLOCK_ELEMENTS // n)
-    out_i, out_l = [], []
-    for start in range(0, m, step):
-        stop = min(m, start + step)
-        block = (-2.0 * Q[start:stop]) @ P.T
-        block += nP[None, :]
-        block += nQ[start:stop, None]
-        ii, ll = _nonzero2(block <= lim[start:stop, None])
+    a, d = Pr.shape
+    b = Pc.shape[0]
+    rows_hit = np.zeros((a, n_seg), dtype=bool)
+    cols_hit = np.zeros(b, dtype=bool)
+    if a == 0 or b == 0:
+        return rows_hit, cols_hit
+    c = _dense_tol(d)
+    lim_c = oc + c * (nc + nr.max())
+    lim_r = None if o_r is None else o_r + c * (nr + nc.max())
+    step = max(1, _BLOCK_ELEMENTS // b)
+    for start in range(0, a, step):
+        stop = min(a, start + step)
+        block = (-2.0 * Pr[start:stop]) @ Pc.T
+        block += nc[None, :]
+        if lim_r is not None:
+            # rows: |x|^2 + (|y|^2 - 2 x.y) <= lim_r  <=>  block <= lim_r - |x|^2
+            mask = block <= (lim_r[start:stop] - nr[start:stop])[:, None]
+            block += nr[start:stop, None]
+            mask |= block <= lim_c[None, :]
+        else:
+            block += nr[start:stop, None]
+            mask = block <= lim_c[None, :]
+        ii, ll = _nonzero2(mask)
         if ii.size == 0:
             continue
         gi = ii + start
-        s = _sqdist_rows(Q[gi], P[ll])
-        ok = (s > 0.0) & (s <= oq[gi])
-        out_i.append(gi[ok])
-        out_l.append(ll[ok])
-    if not out_i:
-        return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp)
-    return np.concatenate(out_i), np.concatenate(out_l)
+        s = _sqdist_rows(Pr[gi], Pc[ll])
+        positive = s > 0.0
+        if o_r is not None:
+            rh = positive & (s <= o_r[gi])
+            rows_hit[gi[rh], seg[ll[rh]]] = True
+        ch = positive & (s <= oc[ll])
+        cols_hit[ll[ch]] = True
+    return rows_hit, cols_hit
 
 
 def _abs_slack(n_dims: int, magnitude: float) -> float:
@@ -1035,6 +1060,8 @@ class Evaluator:
         self._offsets = [int(o) for o in layout.offsets]
         self._offsets_arr = np.asarray(layout.offsets, dtype=np.intp)
         self._sizes_arr = np.asarray(layout.sizes, dtype=np.intp)
+        self._slot_rows = [np.arange(self._offsets[k], self._offsets[k + 1])
+                           for k in range(layout.n_clusters)]
         d, mean_size = layout.n_dims, layout.n_samples / layout.n_clusters
         self.low_dims = d <= KDTREE_MAX_DIMS and (d <= 4 or mean_size >= _TREE_MIN_SIZE)
         self._shape_keys: dict[str, str] = {}
@@ -1486,7 +1513,7 @@ class Evaluator:
         position = np.empty(n_sides, dtype=np.intp)
         position[order] = np.arange(n_sides)
         reverse = position[(order + n_pairs) % n_sides]
-        proj_parts, o_parts = [], []
+        proj_parts = []
         q_list = q_side.tolist()
         start = 0
         while start < n_sides:
@@ -1497,15 +1524,20 @@ class Evaluator:
             g = genes[q]
             # (x - c_q).e for every point of q and every side of q, side-major
             proj_parts.append(((g.points - g.centroid) @ e_side[start:stop].T).T.ravel())
-            o_parts.append(np.tile(own[q], stop - start))
             start = stop
         proj = np.concatenate(proj_parts)
-        o_all = np.concatenate(o_parts)
         sizes = self._sizes_arr[q_side]
         starts = np.zeros(n_sides + 1, dtype=np.intp)
         np.cumsum(sizes, out=starts[1:])
         hi = np.maximum.reduceat(proj, starts[:-1])
         side_of = np.repeat(np.arange(n_sides), sizes)
+        # data row of every (side, query point) and its own-cluster threshold
+        own_all = np.full(self.layout.n_samples, np.nan)
+        for slot, o in own.items():
+            own_all[self._offsets[slot]:self._offsets[slot + 1]] = o
+        row_of = np.arange(starts[-1]) + np.repeat(self._offsets_arr[q_side] - starts[:-1],
+                                                   sizes)
+        o_all = own_all[row_of]
         # min over the target of (y - c_t).e is minus the reverse side's largest projection
         lb = (dist[pair_side] - hi[reverse])[side_of]
         lb -= proj
@@ -1513,14 +1545,15 @@ class Evaluator:
         if self.low_dims and cand.size > _GLOBAL_COST * self.layout.n_samples:
             return None
         s_c = side_of[cand]
-        point = self._offsets_arr[q_side[s_c]] + (cand - starts[s_c])
+        point = row_of[cand]
         o_c = o_all[cand]
         if not cand.size:
             hit = np.zeros(0, dtype=bool)
         elif self.low_dims:
             hit = self._tree_side_hits(genotype, genes, q_side[s_c], t_side[s_c], point, o_c)
         else:
-            hit = self._dense_side_hits(genes, J, M, pair_side, q_side[s_c], s_c, point, o_c)
+            hit = self._dense_side_hits(genes, J, M, pair_side, q_side[s_c], s_c, point,
+                                        own_all)
         n = self.layout.n_samples
         found = pair_side[s_c[hit]] * n + point[hit]
         found.sort()
@@ -1561,17 +1594,18 @@ class Evaluator:
 
     def _dense_side_hits(self, genes: list[_Gene], J: np.ndarray, M: np.ndarray,
                          pair_side: np.ndarray, q_c: np.ndarray, s_c: np.ndarray,
-                         point: np.ndarray, o_c: np.ndarray) -> np.ndarray:
+                         point: np.ndarray, own_all: np.ndarray) -> np.ndarray:
         """Exact test of candidate query points by matrix products, grouped by pivot.
 
-        Pairs are covered by pivot genes (the one in most remaining pairs first); per
-        pivot, two products: the candidates of its partners against the pivot's points,
-        and the pivot's candidates against all its partners' points at once (a row need
-        not be tested against a partner whose side pruned it: no capture is possible
-        there, so testing it finds none).
+        Pairs are covered by pivot genes (the one in most remaining pairs first). Per
+        pivot (`_dense_hits`): its candidate rows against every point of its partners
+        that have candidates, which settles both directions for them, then its other
+        rows against the partners' candidates alone. ``own_all`` holds the own-cluster
+        thresholds by data row.
         """
         X = self._points(genes)
         sq = np.concatenate([e.sqnorm for e in genes])
+        offs = self._offsets_arr
         hit = np.zeros(point.size, dtype=bool)
         pair_c = pair_side[s_c]
         J_list, M_list = J.tolist(), M.tolist()
@@ -1584,30 +1618,48 @@ class Evaluator:
             pivot = max(sorted(count), key=count.__getitem__)
             group = sorted(p for p in left if pivot in (J_list[p], M_list[p]))
             left.difference_update(group)
-            partner = np.full(len(J_list), -1, dtype=np.intp)  # pair -> partner number
-            partner[group] = np.arange(len(group))
+            partner_of_pair = np.full(len(J_list), -1, dtype=np.intp)
+            partner_of_pair[group] = np.arange(len(group))
+            in_group = np.flatnonzero(partner_of_pair[pair_c] >= 0)
+            if not in_group.size:
+                continue
+            partner_c = partner_of_pair[pair_c[in_group]]
+            from_pivot = q_c[in_group] == pivot
             slots = [M_list[p] if J_list[p] == pivot else J_list[p] for p in group]
-            in_group = partner[pair_c] >= 0
-            gp = genes[pivot]
-            # the partners' candidates against the pivot
-            sel = np.flatnonzero(in_group & (q_c != pivot))
-            if sel.size:
-                qi, _ = _dense_pairs(gp.points, gp.sqnorm, X[point[sel]], sq[point[sel]],
-                                     o_c[sel])
-                hit[sel[qi]] = True
-            # the pivot's candidates against all its partners' points
-            sel = np.flatnonzero(in_group & (q_c == pivot))
-            if sel.size:
-                rows, inverse = np.unique(point[sel], return_inverse=True)
-                o_rows = np.empty(rows.size)
-                o_rows[inverse] = o_c[sel]  # a point's threshold is the same on every side
-                P = np.concatenate([genes[t].points for t in slots])
-                seg = np.repeat(np.arange(len(slots)), [genes[t].points.shape[0] for t in slots])
-                qi, pl = _dense_pairs(P, np.concatenate([genes[t].sqnorm for t in slots]),
-                                      X[rows], sq[rows], o_rows)
-                captured = np.zeros((rows.size, len(slots)), dtype=bool)
-                captured[qi, seg[pl]] = True
-                hit[sel] = captured[inverse, partner[pair_c[sel]]]
+            active = np.zeros(len(slots), dtype=bool)
+            active[partner_c] = True
+            act = np.flatnonzero(active)
+            sizes = np.array([genes[slots[t]].points.shape[0] for t in act.tolist()])
+            # columns: every point of the active partners, in partner order
+            col_rows = np.concatenate([self._slot_rows[slots[t]] for t in act.tolist()])
+            seg = np.repeat(np.arange(act.size), sizes)
+            seg_of_partner = np.full(len(slots), -1, dtype=np.intp)
+            seg_of_partner[act] = np.arange(act.size)
+            o_cols = own_all[col_rows]
+            # rows: the pivot's points, candidates for some partner first
+            p0, n0 = offs[pivot], genes[pivot].points.shape[0]
+            live = np.zeros(n0, dtype=bool)
+            live[point[in_group[from_pivot]] - p0] = True
+            rows = np.flatnonzero(live) + p0
+            rows_hit, cols_hit = _dense_hits(X[rows], sq[rows], own_all[rows],
+                                             X[col_rows], sq[col_rows], o_cols, seg,
+                                             act.size)
+            col_of_point = np.full(self.layout.n_samples, -1, dtype=np.intp)
+            col_of_point[col_rows] = np.arange(col_rows.size)
+            to_pivot = in_group[~from_pivot]
+            cand_cols = col_of_point[point[to_pivot]]
+            rest = np.flatnonzero(~live) + p0
+            if rest.size and cand_cols.size:
+                _, ch = _dense_hits(X[rest], sq[rest], None, X[col_rows[cand_cols]],
+                                    sq[col_rows[cand_cols]], o_cols[cand_cols],
+                                    seg[cand_cols], act.size)
+                cols_hit[cand_cols] |= ch
+            hit[to_pivot] = cols_hit[cand_cols]
+            mine = in_group[from_pivot]
+            row_of_point = np.full(self.layout.n_samples, -1, dtype=np.intp)
+            row_of_point[rows] = np.arange(rows.size)
+            hit[mine] = rows_hit[row_of_point[point[mine]],
+                                 seg_of_partner[partner_of_pair[pair_c[mine]]]]
         return hit
 
     def _overlap_full(self, genes: list[_Gene]) -> float:
