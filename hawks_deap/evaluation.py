@@ -1513,8 +1513,8 @@ class Evaluator:
         position = np.empty(n_sides, dtype=np.intp)
         position[order] = np.arange(n_sides)
         reverse = position[(order + n_pairs) % n_sides]
-        proj_parts = []
         q_list = q_side.tolist()
+        groups = []  # (first side, end side, query slot, projections (n_q, sides))
         start = 0
         while start < n_sides:
             q = q_list[start]
@@ -1522,36 +1522,46 @@ class Evaluator:
             while stop < n_sides and q_list[stop] == q:
                 stop += 1
             g = genes[q]
-            # (x - c_q).e for every point of q and every side of q, side-major
-            proj_parts.append(((g.points - g.centroid) @ e_side[start:stop].T).T.ravel())
+            groups.append((start, stop, q, (g.points - g.centroid) @ e_side[start:stop].T))
             start = stop
-        proj = np.concatenate(proj_parts)
-        sizes = self._sizes_arr[q_side]
-        starts = np.zeros(n_sides + 1, dtype=np.intp)
-        np.cumsum(sizes, out=starts[1:])
-        hi = np.maximum.reduceat(proj, starts[:-1])
-        side_of = np.repeat(np.arange(n_sides), sizes)
-        # data row of every (side, query point) and its own-cluster threshold
-        own_all = np.full(self.layout.n_samples, np.nan)
-        for slot, o in own.items():
-            own_all[self._offsets[slot]:self._offsets[slot + 1]] = o
-        row_of = np.arange(starts[-1]) + np.repeat(self._offsets_arr[q_side] - starts[:-1],
-                                                   sizes)
-        o_all = own_all[row_of]
-        # min over the target of (y - c_t).e is minus the reverse side's largest projection
-        lb = (dist[pair_side] - hi[reverse])[side_of]
-        lb -= proj
-        cand = np.flatnonzero(_maybe_within(lb, o_all, slack[pair_side][side_of]))
-        if self.low_dims and cand.size > _GLOBAL_COST * self.layout.n_samples:
-            return None
-        s_c = side_of[cand]
-        point = row_of[cand]
-        o_c = o_all[cand]
-        if not cand.size:
+        hi = np.concatenate([proj.max(axis=0) for _, _, _, proj in groups])
+        # lower bound dist + min_y (y - c_t).e - (x - c_q).e, the min over the target being
+        # minus the reverse side's largest projection; with the margins of `_maybe_within`
+        base = (dist[pair_side] - hi[reverse]) * (1.0 - _REL) - slack[pair_side]
+        budget = _GLOBAL_COST * self.layout.n_samples if self.low_dims else math.inf
+
+        def survivors(start: int, stop: int, q: int, proj: np.ndarray, step: int) -> np.ndarray:
+            low = base[None, start:stop] - proj[::step] * (1.0 - _REL)
+            keep = (low <= 0.0) | (np.square(low) <= own[q][::step, None] * (1.0 + _REL))
+            return keep
+
+        if sum(proj.size for *_, proj in groups) > budget:
+            # estimate from every 8th point first: a pass that is bound to exceed the
+            # budget is not worth finishing (timing only: both paths are exact)
+            sample = sum(np.count_nonzero(survivors(*g, 8)) for g in groups)
+            if 8 * sample > budget:
+                return None
+        found_sides, found_points, found_o = [], [], []
+        count = 0
+        for start, stop, q, proj in groups:
+            rows, sides = _nonzero2(survivors(start, stop, q, proj, 1))
+            count += rows.size
+            if count > budget:  # a whole-dataset pass is cheaper
+                return None
+            found_sides.append(sides + start)
+            found_points.append(rows + self._offsets[q])
+            found_o.append(own[q][rows])
+        s_c = np.concatenate(found_sides)
+        point = np.concatenate(found_points)
+        o_c = np.concatenate(found_o)
+        if not s_c.size:
             hit = np.zeros(0, dtype=bool)
         elif self.low_dims:
             hit = self._tree_side_hits(genotype, genes, q_side[s_c], t_side[s_c], point, o_c)
         else:
+            own_all = np.full(self.layout.n_samples, np.nan)
+            for slot, o in own.items():
+                own_all[self._offsets[slot]:self._offsets[slot + 1]] = o
             hit = self._dense_side_hits(genes, J, M, pair_side, q_side[s_c], s_c, point,
                                         own_all)
         n = self.layout.n_samples
