@@ -13,6 +13,11 @@ evaluation times the median number of evaluations of the fast runs ("est.").
 
     python benchmarks/bench_index.py [--seeds 3] [--naive-seeds 3] [--configs a b c scale]
                                      [--euclidean] [--blas-threads 1] [--quick]
+    python benchmarks/bench_index.py --baseline OTHER_CHECKOUT [--repeats 3] [--configs a b c]
+
+The second form times this tree against another checkout's ``hawks_deap`` (e.g. a
+``git worktree`` of an earlier commit), the two runs of each seed back to back, for
+ratios that the machine's drift affects little.
 
 HAWKS 0.2.0 on the same kind of machine (anchors/HAWKS-0.2.0.md): a 29.9 s, b 17.0 s,
 c 118 s per run (scale: impossible, one N x N matrix per individual).
@@ -87,11 +92,18 @@ def _rss_mb() -> float:
     return peak / 1024.0 if sys.platform != "darwin" else peak / 2**20
 
 
-def run_child(spec: dict, blas_threads: int | None, in_process: bool) -> dict:
-    """Run ``spec`` in a fresh interpreter (or here, with ``in_process``)."""
+def run_child(spec: dict, blas_threads: int | None, in_process: bool,
+              pythonpath: str | None = None) -> dict:
+    """Run ``spec`` in a fresh interpreter (or here, with ``in_process``).
+
+    ``pythonpath``: a checkout whose ``hawks_deap`` the child imports instead (baseline).
+    """
     if in_process:
         return run_one(spec)
     env = dict(os.environ)
+    if pythonpath is not None:
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (pythonpath, env.get("PYTHONPATH"))
+                                            if p)
     if blas_threads is not None:
         for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
             env[var] = str(blas_threads)
@@ -137,6 +149,24 @@ def bench(name: str, cfg: dict, metric: str, seeds: list[int], naive_seeds: list
     return row
 
 
+def compare(name: str, cfg: dict, metric: str, seeds: list[int], repeats: int,
+            baseline: str, blas_threads: int | None) -> str:
+    """Fast runs of this tree and of a baseline checkout, interleaved run by run."""
+    base = {"cfg": cfg, "metric": metric, "generations": 100, "evaluator": "fast"}
+    walls: dict[str, list[float]] = {"baseline": [], "this": []}
+    same = True
+    for _ in range(repeats):
+        for seed in seeds:
+            old = run_child({**base, "seed": seed}, blas_threads, False, baseline)
+            new = run_child({**base, "seed": seed}, blas_threads, False)
+            walls["baseline"].append(old["wall"])
+            walls["this"].append(new["wall"])
+            same &= old["dataset"] == new["dataset"] and old["population"] == new["population"]
+    b, t = statistics.median(walls["baseline"]), statistics.median(walls["this"])
+    return (f"| {name} | {metric} | {b:.2f} | {t:.2f} | {b / t:.2f}x | "
+            f"{'yes' if same else 'NO'} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=3)
@@ -148,10 +178,28 @@ def main() -> None:
                         help="BLAS threads in each run (0: leave the default)")
     parser.add_argument("--quick", action="store_true",
                         help="smoke run: 1 seed, 2 generations, scale at N=5,000, in process")
+    parser.add_argument("--baseline", metavar="DIR",
+                        help="instead: time this tree against the hawks_deap of checkout DIR "
+                             "(fast evaluator, runs interleaved, --repeats times each seed)")
+    parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         print(json.dumps(run_one(json.loads(args.child))))
+        return
+    if args.baseline:
+        threads = None if args.blas_threads == 0 else args.blas_threads
+        print(f"fast evaluator, G=100, seeds 0..{args.seeds - 1} x {args.repeats} repeats, "
+              f"interleaved; baseline {args.baseline}; {os.cpu_count()} CPUs")
+        print("| config | metric | baseline wall s (median) | this tree (median) | "
+              "speed-up | same result |")
+        print("|---|---|---|---|---|---|")
+        jobs = [(name, "sqeuclidean") for name in args.configs if name != "scale"]
+        if args.euclidean and "a" in args.configs:
+            jobs.insert(1, ("a", "euclidean"))
+        for name, metric in jobs:
+            print(compare(name, CONFIGS[name], metric, list(range(args.seeds)), args.repeats,
+                          args.baseline, threads), flush=True)
         return
     seeds = list(range(1 if args.quick else args.seeds))
     naive_seeds = list(range(1 if args.quick else min(args.naive_seeds, args.seeds)))

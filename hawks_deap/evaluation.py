@@ -908,7 +908,7 @@ class _Gene:
     """
 
     __slots__ = ("points", "mean", "centroid", "scatter", "maxabs", "radius", "_sqnorm",
-                 "maxnorm", "own_nn", "own_max", "ctx_keys", "ctx_d2", "own_d2")
+                 "maxnorm", "own_nn", "own_reach", "own_max", "ctx_keys", "ctx_d2", "own_d2")
 
     def __init__(self, mean: np.ndarray, shape: _Shape) -> None:
         # mu + p0: the same arithmetic as Cluster.sample, so the same bits as X.
@@ -924,6 +924,7 @@ class _Gene:
         self.maxnorm = (float(np.sqrt(mean @ mean)) + shape.maxnorm) * grow
         self._sqnorm: np.ndarray | None = None
         self.own_nn: np.ndarray | None = None
+        self.own_reach: np.ndarray | None = None  # sqrt(o) with margins (`_side_hits`)
         self.own_max = math.inf
         self.ctx_keys: list[str] | None = None
         self.ctx_d2: np.ndarray | None = None
@@ -941,7 +942,7 @@ class _Gene:
         # the squared norms are charged up front, measured or not
         size = self.points.nbytes + 8 * self.points.shape[0] + 4 * self.centroid.nbytes
         if self.own_nn is not None:
-            size += self.own_nn.nbytes
+            size += self.own_nn.nbytes + self.own_reach.nbytes
         if self.ctx_d2 is not None:
             size += self.ctx_d2.nbytes + self.own_d2.nbytes
         return size
@@ -1030,16 +1031,21 @@ class Evaluator:
     Cached by content keys, so a gene never evaluated before costs work only for the
     blocks that involve it:
 
-    - per (slot, shape key): the mean-free points ``p0`` (in low dimension, a KD-tree on
-      them with every point's nearest neighbours; for the Euclidean silhouette, the
-      intra-cluster row sums);
-    - per (slot, gene key): the points ``mu + p0``, centroid, scatter, radius, the
-      own-cluster thresholds ``o(i)`` (smallest positive squared distance within the
-      cluster) and the squared distances of its points to the centroids of the genotype
-      it was last evaluated in;
+    - per (slot, shape key): the mean-free points ``p0`` with their centroid, scatter
+      and radius, every point's nearest neighbour with the rounding margin that keeps
+      it the nearest under translation (`_certify`), in low dimension a KD-tree on
+      ``p0`` (built when another gene's points are tested against it), and for the
+      Euclidean silhouette the intra-cluster row sums;
+    - per (slot, anisotropy level), in two dimensions: the nearest draws of every point
+      of the slot in a fixed metric, from which the shapes' certificates are taken;
+    - per (slot, gene key): the points ``mu + p0``, the own-cluster thresholds ``o(i)``
+      (smallest positive squared distance within the cluster: one distance per point
+      where the shape's certificate holds) and, for large N K D, the squared distances
+      of its points to the centroids of the genotype it was last evaluated in;
     - per pair of (slot, gene key): the points of each cluster captured by the other
-      (overlap) and, for the Euclidean silhouette, the row and column sums of their
-      distance block.
+      (overlap; all missing pairs of a genotype are pruned and tested together, see
+      `_overlap_pairs`) and, for the Euclidean silhouette, the row and column sums of
+      their distance block.
 
     Every cached value is a pure function of its key, so results do not depend on the
     cache's history or budget (only on the layout). Overlap is exact (see the module
@@ -1161,6 +1167,7 @@ class Evaluator:
             if not had_own:
                 self.cache.put(("s", slot, self._shape_key(gene)), shape)
             entry.own_nn = own
+            entry.own_reach = np.sqrt(own * (1.0 + _REL)) / (1.0 - _REL)
             entry.own_max = float(own.max()) if own.size else 0.0
             self.cache.put(("g", slot, gene.key), entry)
         return entry.own_nn
@@ -1525,15 +1532,16 @@ class Evaluator:
             groups.append((start, stop, q, (g.points - g.centroid) @ e_side[start:stop].T))
             start = stop
         hi = np.concatenate([proj.max(axis=0) for _, _, _, proj in groups])
-        # lower bound dist + min_y (y - c_t).e - (x - c_q).e, the min over the target being
-        # minus the reverse side's largest projection; with the margins of `_maybe_within`
-        base = (dist[pair_side] - hi[reverse]) * (1.0 - _REL) - slack[pair_side]
+        # The lower bound lb = dist + min_y (y - c_t).e - (x - c_q).e (the min over the
+        # target is minus the reverse side's largest projection) fails to exclude x when
+        # lb (1 - rel) - slack <= sqrt(o(x) (1 + rel)), the test of `_maybe_within`, i.e.
+        # when (x - c_q).e + reach(x) >= dist - hi_reverse - slack / (1 - rel), with
+        # reach(x) = sqrt(o(x) (1 + rel)) / (1 - rel).
+        base = dist[pair_side] - hi[reverse] - slack[pair_side] / (1.0 - _REL)
         budget = _GLOBAL_COST * self.layout.n_samples if self.low_dims else math.inf
 
         def survivors(start: int, stop: int, q: int, proj: np.ndarray, step: int) -> np.ndarray:
-            low = base[None, start:stop] - proj[::step] * (1.0 - _REL)
-            keep = (low <= 0.0) | (np.square(low) <= own[q][::step, None] * (1.0 + _REL))
-            return keep
+            return proj[::step] + genes[q].own_reach[::step, None] >= base[None, start:stop]
 
         if sum(proj.size for *_, proj in groups) > budget:
             # estimate from every 8th point first: a pass that is bound to exceed the
@@ -1639,10 +1647,13 @@ class Evaluator:
             active = np.zeros(len(slots), dtype=bool)
             active[partner_c] = True
             act = np.flatnonzero(active)
-            sizes = np.array([genes[slots[t]].points.shape[0] for t in act.tolist()])
+            act_slots = [slots[t] for t in act.tolist()]
+            sizes = self._sizes_arr[act_slots]
             # columns: every point of the active partners, in partner order
-            col_rows = np.concatenate([self._slot_rows[slots[t]] for t in act.tolist()])
+            col_rows = np.concatenate([self._slot_rows[t] for t in act_slots])
             seg = np.repeat(np.arange(act.size), sizes)
+            col_start = np.zeros(self.layout.n_clusters, dtype=np.intp)  # by slot
+            col_start[act_slots] = np.cumsum(sizes) - sizes
             seg_of_partner = np.full(len(slots), -1, dtype=np.intp)
             seg_of_partner[act] = np.arange(act.size)
             o_cols = own_all[col_rows]
@@ -1654,10 +1665,9 @@ class Evaluator:
             rows_hit, cols_hit = _dense_hits(X[rows], sq[rows], own_all[rows],
                                              X[col_rows], sq[col_rows], o_cols, seg,
                                              act.size)
-            col_of_point = np.full(self.layout.n_samples, -1, dtype=np.intp)
-            col_of_point[col_rows] = np.arange(col_rows.size)
             to_pivot = in_group[~from_pivot]
-            cand_cols = col_of_point[point[to_pivot]]
+            q_to = q_c[to_pivot]
+            cand_cols = col_start[q_to] + (point[to_pivot] - offs[q_to])
             rest = np.flatnonzero(~live) + p0
             if rest.size and cand_cols.size:
                 _, ch = _dense_hits(X[rest], sq[rest], None, X[col_rows[cand_cols]],
@@ -1666,9 +1676,7 @@ class Evaluator:
                 cols_hit[cand_cols] |= ch
             hit[to_pivot] = cols_hit[cand_cols]
             mine = in_group[from_pivot]
-            row_of_point = np.full(self.layout.n_samples, -1, dtype=np.intp)
-            row_of_point[rows] = np.arange(rows.size)
-            hit[mine] = rows_hit[row_of_point[point[mine]],
+            hit[mine] = rows_hit[np.searchsorted(rows, point[mine]),
                                  seg_of_partner[partner_of_pair[pair_c[mine]]]]
         return hit
 
