@@ -251,6 +251,19 @@ def test_own_thresholds_of_translated_shapes_are_exact(monkeypatch, d, small_clu
     assert max(certified) > 0.9 and min(certified) < 0.1
 
 
+def test_euclidean_block_sums_are_cdist_sums():
+    """Distances as square roots of sequential squared distances: cdist's own bits."""
+    rng = np.random.default_rng(4)
+    P = rng.normal(size=(150, 3)) * [5.0, 0.1, 1.0] + 1e3
+    Q = rng.normal(size=(90, 3)) + 1e3
+    rows, cols = ev_mod._euclidean_row_sums(P, Q)
+    d = cdist(P, Q, "euclidean")
+    np.testing.assert_array_equal(rows, d.sum(axis=1))
+    np.testing.assert_array_equal(cols, d.sum(axis=0))
+    np.testing.assert_array_equal(ev_mod._euclidean_intra_sums(P),
+                                  cdist(P, P, "euclidean").sum(axis=1))
+
+
 def test_results_do_not_depend_on_cache_history_or_budget():
     rng = np.random.default_rng(3)
     layout = Layout(rng.integers(20, 80, size=6), 2, rng=rng)
