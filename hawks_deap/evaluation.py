@@ -1371,19 +1371,21 @@ class Evaluator:
         return X
 
     def _silhouette_eu(self, genotype: Sequence, keys: list[str], genes: list[_Gene]) -> float:
-        """Euclidean silhouette from per-pair block sums.
+        """Euclidean silhouette from per-pair row sums, measured where needed.
 
         ``a(i)`` comes from the intra-cluster row sums (cached per shape), ``b(i)`` from
-        the mean distances ``m_ik`` to the other clusters, cached per pair of genes as the
-        row and column sums of their distance block. A missing block is computed only if
-        it can hold some point's ``b(i)``: by Jensen's inequality
+        the mean distances ``m_ik`` to the other clusters. Per pair of genes the cache
+        holds, for each of the two clusters, the row sums of its points' distances to
+        the other (NaN where not measured yet). A sum is measured only where it can be
+        point i's ``b(i)``: by Jensen's inequality
         ``|x - c_k| <= m_ik <= sqrt(|x - c_k|^2 + SS_k / n_k)``, so a cluster whose lower
         bound exceeds the smallest upper bound (or known mean) cannot be the minimum.
-        The result is the same whichever blocks were computed.
+        Each row sum has the same bits whichever call measured it (`_euclidean_rows`,
+        `_euclidean_block_sums`), so the result does not depend on the cache's history.
         """
         k = len(genes)
         n = self.layout.n_samples
-        offs = self._offsets
+        offs, sizes = self._offsets, self._sizes
         intra = np.empty(n)
         for j in range(k):
             shape = self._shape(j, genotype[j])
@@ -1393,47 +1395,53 @@ class Evaluator:
             intra[offs[j]:offs[j + 1]] = shape.eu_intra
         means = np.full((n, k), np.nan)
         pairs = self._pairs
-        entries = self.cache.get_many([("e", j, keys[j], m, keys[m]) for j, m in pairs])
-        missing = []
-        for (j, m), entry in zip(pairs, entries, strict=True):
+        table = self.cache.get_many([("e", j, keys[j], m, keys[m]) for j, m in pairs])
+        for p, (j, m) in enumerate(pairs):
+            entry = table[p]
             if entry is None:
-                missing.append((j, m))
-            else:
-                self._fill_means(means, j, m, entry)
-        rows = np.arange(n)
-        if missing:
-            X = np.concatenate([e.points for e in genes])
+                entry = table[p] = (np.full(sizes[j], np.nan), np.full(sizes[m], np.nan))
+                self.cache.put(("e", j, keys[j], m, keys[m]), entry)
+            means[offs[j]:offs[j + 1], m] = entry[0] / float(sizes[m])
+            means[offs[m]:offs[m + 1], j] = entry[1] / float(sizes[j])
+        rows = self._rows
+        means[rows, self.codes] = np.inf  # never a candidate for b(i)
+        unknown = np.isnan(means)
+        if unknown.any():
             centroids = np.stack([e.centroid for e in genes])
-            low = cdist(X, centroids, "euclidean")
+            low = cdist(self._points(genes), centroids, "euclidean")
             spread = np.array([e.scatter for e in genes]) / self.counts
             high = np.sqrt(np.square(low) + spread[None, :])
-            known = ~np.isnan(means)
+            known = ~unknown
             low[known] = means[known]
             high[known] = means[known]
-            high[rows, self.codes] = np.inf
             best = high.min(axis=1) * (1.0 + _REL)
-            cand = low * (1.0 - _REL) <= best[:, None]
-            for j, m in missing:
-                if cand[offs[j]:offs[j + 1], m].any() or cand[offs[m]:offs[m + 1], j].any():
-                    entry = np.concatenate(_euclidean_row_sums(genes[j].points,
-                                                               genes[m].points))
-                    entry.setflags(write=False)
-                    self.cache.put(("e", j, keys[j], m, keys[m]), entry)
-                    self._fill_means(means, j, m, entry)
-        means[rows, self.codes] = np.inf
-        means[np.isnan(means)] = np.inf  # provably not the minimum
+            need = unknown & (low * (1.0 - _REL) <= best[:, None])
+            by_slot = np.logical_or.reduceat(need, self._offsets_arr[:-1], axis=0)  # (k, k)
+            for p, (j, m) in enumerate(pairs):
+                if not (by_slot[j, m] or by_slot[m, j]):
+                    continue
+                row_j, row_m = table[p]
+                Pj, Pm = genes[j].points, genes[m].points
+                rj = np.flatnonzero(need[offs[j]:offs[j + 1], m])
+                rm = np.flatnonzero(need[offs[m]:offs[m + 1], j])
+                nj, nm = sizes[j], sizes[m]
+                if (rj.size * nm + rm.size * nj < 0.8 * nj * nm
+                        or nj * nm > _BLOCK_ELEMENTS):
+                    if rj.size:
+                        row_j[rj] = _euclidean_rows(Pj[rj], Pm)
+                    if rm.size:
+                        row_m[rm] = _euclidean_rows(Pm[rm], Pj)
+                else:  # nearly the whole block: both directions from one block
+                    row_j[:], row_m[:] = _euclidean_block_sums(Pj, Pm)
+                means[offs[j]:offs[j + 1], m] = row_j / float(nm)
+                means[offs[m]:offs[m + 1], j] = row_m / float(nj)
+            means[np.isnan(means)] = np.inf  # provably not the minimum
         b = means.min(axis=1)
         a = intra / self._own_n1
         denom = np.maximum(a, b)
         b -= a
         s = np.divide(b, denom, out=np.zeros_like(b), where=self._multi & (denom > 0))
         return float(s.mean())
-
-    def _fill_means(self, means: np.ndarray, j: int, m: int, entry: np.ndarray) -> None:
-        """Mean distances of a pair block from its row and column sums."""
-        offs, sizes = self._offsets, self._sizes
-        means[offs[j]:offs[j + 1], m] = entry[:sizes[j]] / float(sizes[m])
-        means[offs[m]:offs[m + 1], j] = entry[sizes[j]:] / float(sizes[j])
 
     # -- overlap -------------------------------------------------------------------------
 
@@ -1702,35 +1710,47 @@ class Evaluator:
         return shape
 
 
-def _euclidean_row_sums(A: np.ndarray, B: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Row and column sums of the Euclidean distance block between A and B.
+def _euclidean_rows(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """Row sums of the Euclidean distance block between A and B.
 
-    Computed by blocks of rows whose size depends only on the shapes, so the result is a
-    pure function of (A, B).
+    Each row is summed whole (pairwise summation over its contiguous distances), by
+    blocks of rows that stay in the processor's cache (`_SUM_BLOCK`): a row's sum has
+    the same bits whatever other rows are measured with it. Distances are the square
+    roots of ``cdist``'s squared distances, its own "euclidean" bits.
     """
     na, nb = A.shape[0], B.shape[0]
     rows = np.empty(na)
-    cols = np.zeros(nb)
     step = max(1, _SUM_BLOCK // max(nb, 1))
     for start in range(0, na, step):
         stop = min(na, start + step)
         block = cdist(A[start:stop], B, "sqeuclidean")
-        np.sqrt(block, out=block)  # the same bits as cdist(..., "euclidean"), 15% sooner
+        np.sqrt(block, out=block)
         rows[start:stop] = block.sum(axis=1)
-        cols += block.sum(axis=0)
-    return rows, cols
+    return rows
+
+
+def _euclidean_block_sums(A: np.ndarray, B: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(_euclidean_rows(A, B), _euclidean_rows(B, A))`` from one block of distances.
+
+    The distance from a to b and from b to a have the same bits (IEEE subtraction is
+    antisymmetric), so the rows of the transposed block, made contiguous, sum to the
+    same bits as `_euclidean_rows` ``(B, A)``.
+    """
+    block = cdist(A, B, "sqeuclidean")
+    np.sqrt(block, out=block)
+    return block.sum(axis=1), np.ascontiguousarray(block.T).sum(axis=1)
 
 
 def _euclidean_intra_sums(P: np.ndarray) -> np.ndarray:
     """Row sums of the Euclidean distance matrix of P against itself.
 
     Each distance is measured once (``pdist``) up to `_BLOCK_ELEMENTS` / 2 pairs; the
-    matrix and its row sums are then the same bits as `_euclidean_row_sums` ``(P, P)``,
+    matrix and its row sums are then the same bits as `_euclidean_rows` ``(P, P)``,
     which larger clusters use.
     """
     n = P.shape[0]
     if n * n > 2 * _BLOCK_ELEMENTS:
-        return _euclidean_row_sums(P, P)[0]
+        return _euclidean_rows(P, P)
     d = pdist(P, "sqeuclidean")
     np.sqrt(d, out=d)
     return squareform(d, checks=False).sum(axis=1)

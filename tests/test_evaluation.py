@@ -252,14 +252,18 @@ def test_own_thresholds_of_translated_shapes_are_exact(monkeypatch, d, small_clu
 
 
 def test_euclidean_block_sums_are_cdist_sums():
-    """Distances as square roots of sequential squared distances: cdist's own bits."""
+    """Distances as square roots of sequential squared distances (cdist's own bits); a
+    row's sum has the same bits whichever rows are measured with it, and either way."""
     rng = np.random.default_rng(4)
     P = rng.normal(size=(150, 3)) * [5.0, 0.1, 1.0] + 1e3
     Q = rng.normal(size=(90, 3)) + 1e3
-    rows, cols = ev_mod._euclidean_row_sums(P, Q)
     d = cdist(P, Q, "euclidean")
-    np.testing.assert_array_equal(rows, d.sum(axis=1))
-    np.testing.assert_array_equal(cols, d.sum(axis=0))
+    np.testing.assert_array_equal(ev_mod._euclidean_rows(P, Q), d.sum(axis=1))
+    np.testing.assert_array_equal(ev_mod._euclidean_rows(P[[5, 70, 149]], Q),
+                                  d[[5, 70, 149]].sum(axis=1))
+    both = ev_mod._euclidean_block_sums(P, Q)
+    np.testing.assert_array_equal(both[0], ev_mod._euclidean_rows(P, Q))
+    np.testing.assert_array_equal(both[1], ev_mod._euclidean_rows(Q, P))
     np.testing.assert_array_equal(ev_mod._euclidean_intra_sums(P),
                                   cdist(P, P, "euclidean").sum(axis=1))
 
