@@ -1375,13 +1375,15 @@ class Evaluator:
 
         ``a(i)`` comes from the intra-cluster row sums (cached per shape), ``b(i)`` from
         the mean distances ``m_ik`` to the other clusters. Per pair of genes the cache
-        holds, for each of the two clusters, the row sums of its points' distances to
-        the other (NaN where not measured yet). A sum is measured only where it can be
+        holds the row and the column sums of their distance block (NaN where not
+        measured yet): for each of the two clusters, its points' summed distances to the
+        other. A sum is measured only where it can be
         point i's ``b(i)``: by Jensen's inequality
         ``|x - c_k| <= m_ik <= sqrt(|x - c_k|^2 + SS_k / n_k)``, so a cluster whose lower
         bound exceeds the smallest upper bound (or known mean) cannot be the minimum.
-        Each row sum has the same bits whichever call measured it (`_euclidean_rows`,
-        `_euclidean_block_sums`), so the result does not depend on the cache's history.
+        Each sum has the same bits whichever call measured it (`_euclidean_rows`,
+        `_euclidean_cols`, `_euclidean_block_sums`), so the result does not depend on the
+        cache's history.
         """
         k = len(genes)
         n = self.layout.n_samples
@@ -1430,7 +1432,7 @@ class Evaluator:
                     if rj.size:
                         row_j[rj] = _euclidean_rows(Pj[rj], Pm)
                     if rm.size:
-                        row_m[rm] = _euclidean_rows(Pm[rm], Pj)
+                        row_m[rm] = _euclidean_cols(Pj, Pm[rm])
                 else:  # nearly the whole block: both directions from one block
                     row_j[:], row_m[:] = _euclidean_block_sums(Pj, Pm)
                 means[offs[j]:offs[j + 1], m] = row_j / float(nm)
@@ -1729,16 +1731,29 @@ def _euclidean_rows(A: np.ndarray, B: np.ndarray) -> np.ndarray:
     return rows
 
 
-def _euclidean_block_sums(A: np.ndarray, B: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(_euclidean_rows(A, B), _euclidean_rows(B, A))`` from one block of distances.
+def _euclidean_cols(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """Column sums of the Euclidean distance block between A and B.
 
-    The distance from a to b and from b to a have the same bits (IEEE subtraction is
-    antisymmetric), so the rows of the transposed block, made contiguous, sum to the
-    same bits as `_euclidean_rows` ``(B, A)``.
+    Each column is summed in row order, one row after the other (numpy's reduction
+    over the first axis), by blocks of whole columns: a column's sum has the same bits
+    whatever other columns are measured with it.
     """
+    na, nb = A.shape[0], B.shape[0]
+    cols = np.empty(nb)
+    step = max(1, _SUM_BLOCK // max(na, 1))
+    for start in range(0, nb, step):
+        stop = min(nb, start + step)
+        block = cdist(A, B[start:stop], "sqeuclidean")
+        np.sqrt(block, out=block)
+        cols[start:stop] = block.sum(axis=0)
+    return cols
+
+
+def _euclidean_block_sums(A: np.ndarray, B: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(_euclidean_rows(A, B), _euclidean_cols(A, B))`` from one block of distances."""
     block = cdist(A, B, "sqeuclidean")
     np.sqrt(block, out=block)
-    return block.sum(axis=1), np.ascontiguousarray(block.T).sum(axis=1)
+    return block.sum(axis=1), block.sum(axis=0)
 
 
 def _euclidean_intra_sums(P: np.ndarray) -> np.ndarray:

@@ -253,7 +253,8 @@ def test_own_thresholds_of_translated_shapes_are_exact(monkeypatch, d, small_clu
 
 def test_euclidean_block_sums_are_cdist_sums():
     """Distances as square roots of sequential squared distances (cdist's own bits); a
-    row's sum has the same bits whichever rows are measured with it, and either way."""
+    row's (column's) sum has the same bits whichever rows (columns) are measured with it,
+    and either way."""
     rng = np.random.default_rng(4)
     P = rng.normal(size=(150, 3)) * [5.0, 0.1, 1.0] + 1e3
     Q = rng.normal(size=(90, 3)) + 1e3
@@ -263,7 +264,9 @@ def test_euclidean_block_sums_are_cdist_sums():
                                   d[[5, 70, 149]].sum(axis=1))
     both = ev_mod._euclidean_block_sums(P, Q)
     np.testing.assert_array_equal(both[0], ev_mod._euclidean_rows(P, Q))
-    np.testing.assert_array_equal(both[1], ev_mod._euclidean_rows(Q, P))
+    np.testing.assert_array_equal(both[1], ev_mod._euclidean_cols(P, Q))
+    np.testing.assert_array_equal(ev_mod._euclidean_cols(P, Q[[3, 4, 88]]), both[1][[3, 4, 88]])
+    np.testing.assert_allclose(both[1], d.sum(axis=0), rtol=1e-14)
     np.testing.assert_array_equal(ev_mod._euclidean_intra_sums(P),
                                   cdist(P, P, "euclidean").sum(axis=1))
 
