@@ -1563,7 +1563,7 @@ class Evaluator:
             sample = sum(np.count_nonzero(survivors(*g, 8)) for g in groups)
             if 8 * sample > budget:
                 return None
-        found_sides, found_points, found_o = [], [], []
+        found_sides, found_points = [], []
         count = 0
         for start, stop, q, proj in groups:
             rows, sides = _nonzero2(survivors(start, stop, q, proj, 1))
@@ -1572,18 +1572,17 @@ class Evaluator:
                 return None
             found_sides.append(sides + start)
             found_points.append(rows + self._offsets[q])
-            found_o.append(own[q][rows])
-        s_c = np.concatenate(found_sides)
-        point = np.concatenate(found_points)
-        o_c = np.concatenate(found_o)
+        s_c = np.concatenate(found_sides)  # side of each candidate
+        point = np.concatenate(found_points)  # its data row
+        own_all = np.full(self.layout.n_samples, np.nan)  # thresholds by data row
+        for slot, o in own.items():
+            own_all[self._offsets[slot]:self._offsets[slot + 1]] = o
         if not s_c.size:
             hit = np.zeros(0, dtype=bool)
         elif self.low_dims:
-            hit = self._tree_side_hits(genotype, genes, q_side[s_c], t_side[s_c], point, o_c)
+            hit = self._tree_side_hits(genotype, genes, q_side[s_c], t_side[s_c], point,
+                                       own_all[point])
         else:
-            own_all = np.full(self.layout.n_samples, np.nan)
-            for slot, o in own.items():
-                own_all[self._offsets[slot]:self._offsets[slot + 1]] = o
             hit = self._dense_side_hits(genes, J, M, pair_side, q_side[s_c], s_c, point,
                                         own_all)
         n = self.layout.n_samples
