@@ -45,7 +45,7 @@ from typing import Any
 import numpy as np
 from scipy import sparse
 from scipy.spatial import cKDTree
-from scipy.spatial.distance import cdist, pdist, squareform
+from scipy.spatial.distance import cdist
 
 from hawks_deap._validation import check_choice, check_int
 
@@ -1758,16 +1758,22 @@ def _euclidean_block_sums(A: np.ndarray, B: np.ndarray) -> tuple[np.ndarray, np.
 def _euclidean_intra_sums(P: np.ndarray) -> np.ndarray:
     """Row sums of the Euclidean distance matrix of P against itself.
 
-    Each distance is measured once (``pdist``) up to `_BLOCK_ELEMENTS` / 2 pairs; the
-    matrix and its row sums are then the same bits as `_euclidean_rows` ``(P, P)``,
-    which larger clusters use.
+    Each distance is measured once: by blocks of rows (at most `_SUM_BLOCK` distances,
+    which stay in the processor's cache), each block against itself and the later
+    points; its row sums go to its rows and its column sums beyond itself to the later
+    rows. The order of the sums depends only on the shape of P.
     """
     n = P.shape[0]
-    if n * n > 2 * _BLOCK_ELEMENTS:
-        return _euclidean_rows(P, P)
-    d = pdist(P, "sqeuclidean")
-    np.sqrt(d, out=d)
-    return squareform(d, checks=False).sum(axis=1)
+    out = np.zeros(n)
+    step = max(1, _SUM_BLOCK // max(n, 1))
+    for start in range(0, n, step):
+        stop = min(n, start + step)
+        block = cdist(P[start:stop], P[start:], "sqeuclidean")
+        np.sqrt(block, out=block)
+        out[start:stop] += block.sum(axis=1)
+        if stop < n:
+            out[stop:] += block[:, stop - start:].sum(axis=0)
+    return out
 
 
 class NaiveEvaluator:

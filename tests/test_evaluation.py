@@ -267,8 +267,9 @@ def test_euclidean_block_sums_are_cdist_sums():
     np.testing.assert_array_equal(both[1], ev_mod._euclidean_cols(P, Q))
     np.testing.assert_array_equal(ev_mod._euclidean_cols(P, Q[[3, 4, 88]]), both[1][[3, 4, 88]])
     np.testing.assert_allclose(both[1], d.sum(axis=0), rtol=1e-14)
-    np.testing.assert_array_equal(ev_mod._euclidean_intra_sums(P),
-                                  cdist(P, P, "euclidean").sum(axis=1))
+    for R in (P, rng.normal(size=(600, 3)) + 50.0):  # one block; 12 blocks of rows
+        np.testing.assert_allclose(ev_mod._euclidean_intra_sums(R),
+                                   cdist(R, R, "euclidean").sum(axis=1), rtol=1e-14)
 
 
 def test_results_do_not_depend_on_cache_history_or_budget():
