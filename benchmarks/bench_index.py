@@ -188,6 +188,9 @@ def main() -> None:
         print(json.dumps(run_one(json.loads(args.child))))
         return
     if args.baseline:
+        if not os.path.isfile(os.path.join(args.baseline, "hawks_deap", "__init__.py")):
+            parser.error(f"--baseline must be a checkout holding hawks_deap/, got "
+                         f"{args.baseline!r}")
         threads = None if args.blas_threads == 0 else args.blas_threads
         print(f"fast evaluator, G=100, seeds 0..{args.seeds - 1} x {args.repeats} repeats, "
               f"interleaved; baseline {args.baseline}; {os.cpu_count()} CPUs")

@@ -844,8 +844,8 @@ class _Shape:
 
     ``p0 = z_k diag(sqrt(lambda)) R^T``, with what translations leave unchanged: its
     centroid ``c0``, scatter, radius (largest distance to ``c0``) and largest norm;
-    optionally a KD-tree on p0 with every point's k nearest neighbours, the
-    nearest-neighbour certificate (`set_own`) and the Euclidean intra-cluster row sums.
+    when needed, a KD-tree on p0 (`ensure_tree`), the nearest-neighbour certificate
+    (`set_own`) and the Euclidean intra-cluster row sums.
     """
 
     __slots__ = ("p0", "maxabs", "c0", "scatter", "radius", "maxnorm", "tree", "eu_intra",
@@ -1241,7 +1241,7 @@ class Evaluator:
 
     def points(self, genotype: Sequence) -> np.ndarray:
         """The dataset X of a genotype, shape (N, D) (bit-identical to ``layout.sample``)."""
-        return np.concatenate([e.points for e in self._genes(genotype)[1]])
+        return self._points(self._genes(genotype)[1]).copy()  # the caller may write to it
 
     def silhouette(self, data: Any) -> float:
         """Mean silhouette (Eq. 2) of a genotype under the evaluator's metric.
@@ -1356,6 +1356,10 @@ class Evaluator:
         a *= self._own_n
         a += scatter.take(self.codes)
         a /= self._own_n1
+        return self._mean_silhouette(a, b)
+
+    def _mean_silhouette(self, a: np.ndarray, b: np.ndarray) -> float:
+        """Mean silhouette ``(b - a) / max(a, b)``; 0 for a point alone (``b`` consumed)."""
         denom = np.maximum(a, b)
         b -= a
         s = np.divide(b, denom, out=np.zeros_like(b), where=self._multi & (denom > 0))
@@ -1438,12 +1442,7 @@ class Evaluator:
                 means[offs[j]:offs[j + 1], m] = row_j / float(nm)
                 means[offs[m]:offs[m + 1], j] = row_m / float(nj)
             means[np.isnan(means)] = np.inf  # provably not the minimum
-        b = means.min(axis=1)
-        a = intra / self._own_n1
-        denom = np.maximum(a, b)
-        b -= a
-        s = np.divide(b, denom, out=np.zeros_like(b), where=self._multi & (denom > 0))
-        return float(s.mean())
+        return self._mean_silhouette(intra / self._own_n1, means.min(axis=1))
 
     # -- overlap -------------------------------------------------------------------------
 
