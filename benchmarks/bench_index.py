@@ -14,10 +14,13 @@ evaluation times the median number of evaluations of the fast runs ("est.").
     python benchmarks/bench_index.py [--seeds 3] [--naive-seeds 3] [--configs a b c scale]
                                      [--euclidean] [--blas-threads 1] [--quick]
     python benchmarks/bench_index.py --baseline OTHER_CHECKOUT [--repeats 3] [--configs a b c]
+                                     [--n-jobs 1] [--baseline-n-jobs 1]
 
 The second form times this tree against another checkout's ``hawks_deap`` (e.g. a
 ``git worktree`` of an earlier commit), the two runs of each seed back to back, for
-ratios that the machine's drift affects little.
+ratios that the machine's drift affects little. ``--n-jobs`` runs the fast evaluator in
+``evolve(..., n_jobs=...)`` processes (with ``--baseline`` of this very checkout and
+``--baseline-n-jobs 1``: serial against parallel, side by side).
 
 HAWKS 0.2.0 on the same kind of machine (anchors/HAWKS-0.2.0.md): a 29.9 s, b 17.0 s,
 c 118 s per run (scale: impossible, one N x N matrix per individual).
@@ -73,7 +76,8 @@ def run_one(spec: dict) -> dict:
         return {"per_eval": wall, "rss_mb": _rss_mb()}
     t0, c0 = time.perf_counter(), time.process_time()
     result = hd.evolve(problem, population_size=10, generations=spec["generations"],
-                       p_crossover=0.7, p_f=0.5, mean_mutation="pso", seed=spec["seed"])
+                       p_crossover=0.7, p_f=0.5, mean_mutation="pso", seed=spec["seed"],
+                       n_jobs=spec.get("n_jobs", 1))
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     X, y = problem.sample(result.best)
     return {
@@ -116,9 +120,10 @@ def run_child(spec: dict, blas_threads: int | None, in_process: bool,
 
 def bench(name: str, cfg: dict, metric: str, seeds: list[int], naive_seeds: list[int],
           generations: int, naive_sample: bool, blas_threads: int | None,
-          in_process: bool) -> dict:
+          in_process: bool, n_jobs: int = 1) -> dict:
     base = {"cfg": cfg, "metric": metric, "generations": generations}
-    fast = [run_child({**base, "seed": s, "evaluator": "fast"}, blas_threads, in_process)
+    fast = [run_child({**base, "seed": s, "evaluator": "fast", "n_jobs": n_jobs},
+                      blas_threads, in_process)
             for s in seeds]
     row = {
         "name": name, "cfg": cfg, "metric": metric,
@@ -150,15 +155,17 @@ def bench(name: str, cfg: dict, metric: str, seeds: list[int], naive_seeds: list
 
 
 def compare(name: str, cfg: dict, metric: str, seeds: list[int], repeats: int,
-            baseline: str, blas_threads: int | None) -> str:
+            baseline: str, blas_threads: int | None, n_jobs: int = 1,
+            baseline_n_jobs: int = 1) -> str:
     """Fast runs of this tree and of a baseline checkout, interleaved run by run."""
     base = {"cfg": cfg, "metric": metric, "generations": 100, "evaluator": "fast"}
     walls: dict[str, list[float]] = {"baseline": [], "this": []}
     same = True
     for _ in range(repeats):
         for seed in seeds:
-            old = run_child({**base, "seed": seed}, blas_threads, False, baseline)
-            new = run_child({**base, "seed": seed}, blas_threads, False)
+            old = run_child({**base, "seed": seed, "n_jobs": baseline_n_jobs}, blas_threads,
+                            False, baseline)
+            new = run_child({**base, "seed": seed, "n_jobs": n_jobs}, blas_threads, False)
             walls["baseline"].append(old["wall"])
             walls["this"].append(new["wall"])
             same &= old["dataset"] == new["dataset"] and old["population"] == new["population"]
@@ -182,6 +189,10 @@ def main() -> None:
                         help="instead: time this tree against the hawks_deap of checkout DIR "
                              "(fast evaluator, runs interleaved, --repeats times each seed)")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--n-jobs", type=int, default=1,
+                        help="evaluation processes of the fast runs (evolve's n_jobs)")
+    parser.add_argument("--baseline-n-jobs", type=int, default=1,
+                        help="n_jobs of the baseline's runs (with --baseline)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -193,7 +204,8 @@ def main() -> None:
                          f"{args.baseline!r}")
         threads = None if args.blas_threads == 0 else args.blas_threads
         print(f"fast evaluator, G=100, seeds 0..{args.seeds - 1} x {args.repeats} repeats, "
-              f"interleaved; baseline {args.baseline}; {os.cpu_count()} CPUs")
+              f"interleaved; baseline {args.baseline} (n_jobs {args.baseline_n_jobs}), "
+              f"this tree n_jobs {args.n_jobs}; {os.cpu_count()} CPUs")
         print("| config | metric | baseline wall s (median) | this tree (median) | "
               "speed-up | same result |")
         print("|---|---|---|---|---|---|")
@@ -202,7 +214,8 @@ def main() -> None:
             jobs.insert(1, ("a", "euclidean"))
         for name, metric in jobs:
             print(compare(name, CONFIGS[name], metric, list(range(args.seeds)), args.repeats,
-                          args.baseline, threads), flush=True)
+                          args.baseline, threads, args.n_jobs, args.baseline_n_jobs),
+                  flush=True)
         return
     seeds = list(range(1 if args.quick else args.seeds))
     naive_seeds = list(range(1 if args.quick else min(args.naive_seeds, args.seeds)))
@@ -213,7 +226,8 @@ def main() -> None:
         jobs.insert(1, ("a", "euclidean"))
     print(f"P=10, G={generations}, p_c=0.7, P_f=0.5, pso, overlap<=0.1; seeds "
           f"{seeds[0]}..{seeds[-1]} (naive: {naive_seeds[0]}..{naive_seeds[-1]}); "
-          f"BLAS threads {threads or 'default'}; {os.cpu_count()} CPUs")
+          f"BLAS threads {threads or 'default'}; fast runs n_jobs {args.n_jobs} (CPU: "
+          f"this process only); {os.cpu_count()} CPUs")
     print("| config | N, K, D | metric | fast wall s (median) | fast CPU s | peak RSS MB | "
           "abs(s_t - s) median | feasible | naive wall s (median) | speed-up | same result |"
           " vs HAWKS 0.2.0 |")
@@ -224,7 +238,7 @@ def main() -> None:
             cfg = dict(QUICK_SCALE)
         row = bench(name, cfg, metric, seeds, naive_seeds, generations,
                     naive_sample=name == "scale", blas_threads=threads,
-                    in_process=args.quick)
+                    in_process=args.quick, n_jobs=args.n_jobs)
         base_fast = row.get("fast_wall_naive_seeds", row["fast_wall"])
         ratio = row["naive_wall"] / base_fast
         naive = f"{row['naive_wall']:.1f}" + (" (est.)" if row["naive_est"] else "")

@@ -95,3 +95,51 @@ def test_n_jobs_really_uses_the_process_pool(monkeypatch):
 
     run_with_timeout(run)
     assert calls and calls[0] == 6
+
+
+def test_wire_reuses_genes_within_a_byte_budget(monkeypatch):
+    import numpy as np
+
+    import hawks_deap._parallel as parallel
+
+    p = prepared_problem()
+    rng = np.random.default_rng(3)
+    pop = [p.random_individual(rng) for _ in range(4)]
+    monkeypatch.setattr(parallel, "_WORKER_GENES", {})
+    monkeypatch.setattr(parallel, "_WORKER_GENE_BYTES", 0)
+    first = pickle.loads(parallel._to_wire(pop))
+    again = pickle.loads(parallel._to_wire(pop))
+    for ind, a, b in zip(pop, first, again, strict=True):
+        assert type(a) is type(ind) and [g.key for g in a] == [g.key for g in ind]
+        assert all(x is y for x, y in zip(a, b, strict=True))  # held genes are reused
+        assert all(np.array_equal(x.rotation, y.rotation) for x, y in zip(a, ind, strict=True))
+    gene_bytes = sum(g.mean.nbytes + g.variances.nbytes + g.rotation.nbytes for g in pop[0])
+    assert parallel._WORKER_GENE_BYTES == 4 * gene_bytes
+    # past the budget the worker starts over: it never holds more than the budget
+    monkeypatch.setattr(parallel, "WORKER_GENE_BYTES", 2 * gene_bytes)
+    monkeypatch.setattr(parallel, "_WORKER_GENES", {})
+    monkeypatch.setattr(parallel, "_WORKER_GENE_BYTES", 0)
+    pickle.loads(parallel._to_wire(pop))
+    assert 0 < parallel._WORKER_GENE_BYTES <= 2 * gene_bytes
+    assert len(parallel._WORKER_GENES) == 6 and pop[3][2].key in parallel._WORKER_GENES
+
+
+def test_pool_sends_what_plain_pickle_cannot_by_dill():
+    import numpy as np
+
+    from hawks_deap._parallel import ProblemPool, _to_wire
+
+    class LocalFitness(hd.IndexFitness):  # a class of a function: plain pickle refuses it
+        pass
+
+    p = prepared_problem()
+    ind = p.random_individual(np.random.default_rng(4))
+    local = hd.Genotype(list(ind), LocalFitness())
+    assert _to_wire([(local, 0)]) is None
+
+    def both():
+        with ProblemPool(p, 2) as pool:
+            return pool.evaluate([(local, 0), (ind, 1), (ind, 2)])
+
+    results = run_with_timeout(both)
+    assert [r.record for r in results] == [p.evaluate(ind).record] * 3
