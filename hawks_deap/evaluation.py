@@ -266,6 +266,23 @@ def _sqdist_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return acc
 
 
+def _sqdist_gather(P: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """``s(P_i, P_idx[i, j])`` for an (n, k) index array, shape (n, k).
+
+    The arithmetic of `_sqdist_rows` (coordinates in order), so the same bits, one
+    coordinate column at a time instead of on n k repeated rows.
+    """
+    acc = None
+    for col in P.T:
+        diff = col[:, None] - col[idx]
+        diff *= diff
+        if acc is None:
+            acc = diff
+        else:
+            acc += diff
+    return acc if acc is not None else np.zeros(idx.shape)
+
+
 def _overlap_flags_kdtree(X: np.ndarray, codes: np.ndarray) -> np.ndarray:
     """Per-point overlap flags using a KD-tree for candidates (exact).
 
@@ -651,9 +668,9 @@ def _nearest_two_scaled(P: np.ndarray, cand: np.ndarray, bound: np.ndarray
     exactly; a row is valid when none is a duplicate and the nearest lies below
     ``bound`` (it is then the nearest of all).
     """
-    n, k = cand.shape
+    n = cand.shape[0]
     rows = np.arange(n)
-    exact = _sqdist_rows(np.repeat(P, k, axis=0), P[cand.ravel()]).reshape(n, k)
+    exact = _sqdist_gather(P, cand)
     first = exact.argmin(axis=1)
     d1 = exact[rows, first]
     exact[rows, first] = np.inf
@@ -1639,15 +1656,16 @@ class Evaluator:
         hit = np.zeros(point.size, dtype=bool)
         pair_c = pair_side[s_c]
         J_list, M_list = J.tolist(), M.tolist()
-        left = set(range(len(J_list)))
-        while left:
-            count: dict[int, int] = {}
-            for p in left:
-                count[J_list[p]] = count.get(J_list[p], 0) + 1
-                count[M_list[p]] = count.get(M_list[p], 0) + 1
-            pivot = max(sorted(count), key=count.__getitem__)
-            group = sorted(p for p in left if pivot in (J_list[p], M_list[p]))
-            left.difference_update(group)
+        n_slots = self.layout.n_clusters
+        left = np.ones(len(J_list), dtype=bool)
+        while left.any():
+            # the slot in most remaining pairs (the smallest such slot on a tie)
+            count = (np.bincount(J[left], minlength=n_slots)
+                     + np.bincount(M[left], minlength=n_slots))
+            pivot = int(count.argmax())
+            in_pivot = left & ((J == pivot) | (M == pivot))
+            group = np.flatnonzero(in_pivot).tolist()
+            left &= ~in_pivot
             partner_of_pair = np.full(len(J_list), -1, dtype=np.intp)
             partner_of_pair[group] = np.arange(len(group))
             in_group = np.flatnonzero(partner_of_pair[pair_c] >= 0)
