@@ -141,7 +141,11 @@ def _evaluate_wire(blob: bytes) -> Any:
     Returns the evaluations as plain pickle bytes, or as a list (then sent by dill)
     when they do not pickle plainly.
     """
-    results = [_evaluate_installed(item) for item in pickle.loads(blob)]
+    items = pickle.loads(blob)
+    prefetch = getattr(_WORKER_PROBLEM, "prefetch", None)
+    if prefetch is not None and len(items) > 1:
+        prefetch([individual for individual, _ in items])
+    results = [_evaluate_installed(item) for item in items]
     return _to_wire(results) or results
 
 

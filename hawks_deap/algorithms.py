@@ -497,11 +497,15 @@ def _check_map(map_fn: Callable | None, n_jobs: int) -> None:
 
 
 class _MapEvaluate:
-    def __init__(self, map_fn: Callable, task: _EvaluateTask) -> None:
+    def __init__(self, map_fn: Callable, task: _EvaluateTask,
+                 prefetch: Callable | None = None) -> None:
         self.map_fn = map_fn
         self.task = task
+        self.prefetch = prefetch
 
     def __call__(self, items: list[tuple[Genotype, int]]) -> list[Evaluation]:
+        if self.prefetch is not None:
+            self.prefetch([ind for ind, _ in items])
         return list(self.map_fn(self.task, items))
 
 
@@ -619,7 +623,12 @@ class _Run:
             pool = ProblemPool(self.problem, n_jobs)
             evaluate_map: Callable = pool.evaluate
         else:
-            evaluate_map = _MapEvaluate(self.toolbox.map, _EvaluateTask(self.toolbox.evaluate))
+            # serial: the problem may fill its caches for the whole batch first (a user's
+            # map may evaluate elsewhere, where this process's caches are of no use)
+            prefetch = (getattr(self.problem, "prefetch", None) if self.user_map is None
+                        else None)
+            evaluate_map = _MapEvaluate(self.toolbox.map, _EvaluateTask(self.toolbox.evaluate),
+                                        prefetch)
         total = self.settings["generations"]
         with ExitStack() as stack:
             if pool is not None:

@@ -1031,6 +1031,28 @@ def native_thread_limit(threads: int = 1) -> AbstractContextManager[None]:
     return _NATIVE_LIMITER(threads)
 
 
+class _Table:
+    """The genes of one computation of overlap pair entries (`Evaluator._overlap_pairs`).
+
+    Gene u: its slot ``slots[u]``, its `Cluster` ``genes[u]``, cache entry
+    ``entries[u]`` and key ``keys[u]``; its points are rows ``offs[u]:offs[u + 1]`` of
+    ``X`` (the table's rows). A genotype's table has gene u in slot u and X its dataset
+    (``data_offs`` None: table rows are data rows); a batch's (`prefetch_overlap`) lists
+    each (slot, gene) once, and ``data_offs[u]`` is the first data row of u's slot.
+    ``n_genotypes`` scales the whole-dataset budget.
+    """
+
+    __slots__ = ("slots", "genes", "entries", "keys", "offs", "offs_arr", "sizes_arr", "X",
+                 "data_offs", "n_genotypes")
+
+    def __init__(self, slots: list[int], genes: list, entries: list[_Gene], keys: list[str],
+                 offs: list[int], offs_arr: np.ndarray, sizes_arr: np.ndarray, X: np.ndarray,
+                 data_offs: np.ndarray | None, n_genotypes: int) -> None:
+        self.slots, self.genes, self.entries, self.keys = slots, genes, entries, keys
+        self.offs, self.offs_arr, self.sizes_arr, self.X = offs, offs_arr, sizes_arr, X
+        self.data_offs, self.n_genotypes = data_offs, n_genotypes
+
+
 class Evaluator:
     """Exact, incremental evaluation of the genotypes of one run layout.
 
@@ -1087,8 +1109,6 @@ class Evaluator:
         self._offsets = [int(o) for o in layout.offsets]
         self._offsets_arr = np.asarray(layout.offsets, dtype=np.intp)
         self._sizes_arr = np.asarray(layout.sizes, dtype=np.intp)
-        self._slot_rows = [np.arange(self._offsets[k], self._offsets[k + 1])
-                           for k in range(layout.n_clusters)]
         d, mean_size = layout.n_dims, layout.n_samples / layout.n_clusters
         self.low_dims = d <= KDTREE_MAX_DIMS and (d <= 4 or mean_size >= _TREE_MIN_SIZE)
         self._shape_keys: dict[str, str] = {}
@@ -1470,7 +1490,8 @@ class Evaluator:
         missing = [pair for pair, e in zip(pairs, entries, strict=True) if e is None]
         parts = [e for e in entries if e is not None and e.size]
         if missing:
-            computed = self._overlap_pairs(genotype, genes, keys, missing)
+            computed = self._overlap_pairs(self._genotype_table(genotype, keys, genes),
+                                           missing)
             if computed is None:  # a whole-dataset pass was cheaper; pairs stay uncached
                 return self._overlap_full(genes)
             parts.extend(computed)
@@ -1480,9 +1501,67 @@ class Evaluator:
         flags[np.concatenate(parts)] = True
         return float(np.count_nonzero(flags) / flags.size)
 
-    def _overlap_pairs(self, genotype: Sequence, genes: list[_Gene], keys: list[str],
+    def _genotype_table(self, genotype: Sequence, keys: list[str],
+                        genes: list[_Gene]) -> _Table:
+        """The `_Table` of one genotype: gene u is slot u, its rows are the data rows."""
+        return _Table(list(range(len(genes))), list(genotype), genes, keys, self._offsets,
+                      self._offsets_arr, self._sizes_arr, self._points(genes), None, 1)
+
+    def prefetch_overlap(self, genotypes: Sequence[Sequence]) -> None:
+        """Compute together the overlap pair entries that a batch of genotypes lacks.
+
+        A generation's offspring share most of their genes: their missing pairs of
+        genes go through one `_overlap_pairs` call (one projection per query gene, one
+        exact test per target gene or pivot) instead of one call per genotype, and are
+        cached; `overlap` then finds them. Values are unchanged (each pair entry is
+        exact, whichever call computes it); pairs whose pass would exceed the
+        whole-dataset budget are left to the genotypes' own evaluations.
+        """
+        with self.limit_threads():
+            index: dict[tuple[int, str], int] = {}
+            slots: list[int] = []
+            genes: list = []
+            entries: list[_Gene] = []
+            keys: list[str] = []
+            missing: dict[tuple, tuple[int, int]] = {}
+            n_genotypes = 0
+
+            def unit(slot: int, gene) -> int:
+                u = index.get((slot, gene.key))
+                if u is None:
+                    u = index[(slot, gene.key)] = len(slots)
+                    slots.append(slot)
+                    genes.append(gene)
+                    entries.append(self._gene(slot, gene))
+                    keys.append(gene.key)
+                return u
+
+            for genotype in genotypes:
+                self.layout.check(genotype)
+                gkeys = [g.key for g in genotype]
+                found = False
+                for j, m in self._pairs:
+                    ckey = ("o", j, gkeys[j], m, gkeys[m])
+                    if ckey in missing or ckey in self.cache:
+                        continue
+                    missing[ckey] = (unit(j, genotype[j]), unit(m, genotype[m]))
+                    found = True
+                n_genotypes += found
+            if n_genotypes < 2:  # nothing to share: the evaluation computes it
+                return
+            sizes = np.array([e.points.shape[0] for e in entries], dtype=np.intp)
+            offs_arr = np.concatenate([[0], np.cumsum(sizes)]).astype(np.intp)
+            table = _Table(slots, genes, entries, keys, offs_arr.tolist(), offs_arr, sizes,
+                           np.concatenate([e.points for e in entries]),
+                           self._offsets_arr[slots], n_genotypes)
+            self._overlap_pairs(table, list(missing.values()))
+
+    def _overlap_pairs(self, t: _Table,
                        missing: list[tuple[int, int]]) -> list[np.ndarray] | None:
         """Compute and cache the captured points of each missing pair of genes.
+
+        ``t`` holds the genes (`_Table`: one genotype's, or a batch's for
+        `prefetch_overlap`); ``missing`` pairs ``(u, v)`` of its genes, u's slot first.
 
         All missing pairs at once, in a number of array operations that does not grow
         with the number of pairs:
@@ -1499,13 +1578,15 @@ class Evaluator:
            (`_tree_hits`) in low dimension, matrix products (`_dense_hits`) otherwise.
 
         In low dimension, when more query points are left than a whole-dataset pass
-        would cost (`_GLOBAL_COST` per point), nothing is computed and None is returned.
+        would cost (`_GLOBAL_COST` per point and genotype), nothing is computed and None
+        is returned.
         """
+        genes = t.entries
         own = {}
         for pair in missing:
-            for slot in pair:
-                if slot not in own:
-                    own[slot] = self._own_nn(slot, genotype[slot], genes[slot])
+            for u in pair:
+                if u not in own:
+                    own[u] = self._own_nn(t.slots[u], t.genes[u], genes[u])
         n_dims = self.layout.n_dims
         J = np.array([j for j, _ in missing], dtype=np.intp)
         M = np.array([m for _, m in missing], dtype=np.intp)
@@ -1522,20 +1603,25 @@ class Evaluator:
                                             np.maximum(reach[J], reach[M]), slack))
         entries = [_EMPTY] * len(missing)
         if near.size:
-            found = self._side_hits(genotype, genes, own, J[near], M[near], delta[near],
-                                    dist[near], slack[near])
+            found = self._side_hits(t, own, J[near], M[near], delta[near], dist[near],
+                                    slack[near])
             if found is None:  # a whole-dataset pass is cheaper; pairs stay uncached
                 return None
             for p, entry in zip(near.tolist(), found, strict=True):
                 entries[p] = entry
+        slots, keys = t.slots, t.keys
         for (j, m), entry in zip(missing, entries, strict=True):
-            self.cache.put(("o", j, keys[j], m, keys[m]), entry)
+            self.cache.put(("o", slots[j], keys[j], slots[m], keys[m]), entry)
         return [e for e in entries if e.size]
 
-    def _side_hits(self, genotype: Sequence, genes: list[_Gene], own: dict[int, np.ndarray],
-                   J: np.ndarray, M: np.ndarray, delta: np.ndarray, dist: np.ndarray,
+    def _side_hits(self, t: _Table, own: dict[int, np.ndarray], J: np.ndarray,
+                   M: np.ndarray, delta: np.ndarray, dist: np.ndarray,
                    slack: np.ndarray) -> list[np.ndarray] | None:
-        """Steps 2 and 3 of `_overlap_pairs` for pairs (J, M): captured points per pair."""
+        """Steps 2 and 3 of `_overlap_pairs` for pairs (J, M): captured points per pair.
+
+        Candidates are numbered by the table's rows; the entries hold data rows.
+        """
+        genes = t.entries
         n_pairs = J.shape[0]
         n_sides = 2 * n_pairs
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -1568,7 +1654,8 @@ class Evaluator:
         # when (x - c_q).e + reach(x) >= dist - hi_reverse - slack / (1 - rel), with
         # reach(x) = sqrt(o(x) (1 + rel)) / (1 - rel).
         base = dist[pair_side] - hi[reverse] - slack[pair_side] / (1.0 - _REL)
-        budget = _GLOBAL_COST * self.layout.n_samples if self.low_dims else math.inf
+        budget = (_GLOBAL_COST * self.layout.n_samples * t.n_genotypes if self.low_dims
+                  else math.inf)
 
         def survivors(start: int, stop: int, q: int, proj: np.ndarray, step: int) -> np.ndarray:
             return proj[::step] + genes[q].own_reach[::step, None] >= base[None, start:stop]
@@ -1587,22 +1674,25 @@ class Evaluator:
             if count > budget:  # a whole-dataset pass is cheaper
                 return None
             found_sides.append(sides + start)
-            found_points.append(rows + self._offsets[q])
+            found_points.append(rows + t.offs[q])
         s_c = np.concatenate(found_sides)  # side of each candidate
-        point = np.concatenate(found_points)  # its data row
-        own_all = np.full(self.layout.n_samples, np.nan)  # thresholds by data row
-        for slot, o in own.items():
-            own_all[self._offsets[slot]:self._offsets[slot + 1]] = o
+        point = np.concatenate(found_points)  # its table row
+        own_all = np.full(t.X.shape[0], np.nan)  # thresholds by table row
+        for u, o in own.items():
+            own_all[t.offs[u]:t.offs[u + 1]] = o
         if not s_c.size:
             hit = np.zeros(0, dtype=bool)
         elif self.low_dims:
-            hit = self._tree_side_hits(genotype, genes, q_side[s_c], t_side[s_c], point,
-                                       own_all[point])
+            hit = self._tree_side_hits(t, q_side[s_c], t_side[s_c], point, own_all[point])
         else:
-            hit = self._dense_side_hits(genes, J, M, pair_side, q_side[s_c], s_c, point,
+            hit = self._dense_side_hits(t, J, M, pair_side, q_side[s_c], s_c, point,
                                         own_all)
         n = self.layout.n_samples
-        found = pair_side[s_c[hit]] * n + point[hit]
+        point = point[hit]
+        if t.data_offs is not None:  # table rows to data rows
+            q_hit = q_side[s_c[hit]]
+            point = point - t.offs_arr[q_hit] + t.data_offs[q_hit]
+        found = pair_side[s_c[hit]] * n + point
         found.sort()
         cuts = np.searchsorted(found, np.arange(n_pairs + 1) * n).tolist()
         found = (found % n).astype(np.int32)
@@ -1616,30 +1706,30 @@ class Evaluator:
                 out.append(entry)
         return out
 
-    def _tree_side_hits(self, genotype: Sequence, genes: list[_Gene], q_c: np.ndarray,
-                        t_c: np.ndarray, point: np.ndarray, o_c: np.ndarray) -> np.ndarray:
+    def _tree_side_hits(self, t: _Table, q_c: np.ndarray, t_c: np.ndarray, point: np.ndarray,
+                        o_c: np.ndarray) -> np.ndarray:
         """Exact test of candidate query points with the targets' KD-trees.
 
-        Candidates: query slot ``q_c``, target slot ``t_c``, data row ``point`` and
+        Candidates: query gene ``q_c``, target gene ``t_c``, table row ``point`` and
         threshold ``o_c``; one `_tree_hits` call per target gene.
         """
-        X = self._points(genes)
+        X, genes = t.X, t.entries
         maxabs = np.array([e.maxabs for e in genes])
         hit = np.zeros(point.size, dtype=bool)
         by_target = np.argsort(t_c, kind="stable")
         bounds = np.searchsorted(t_c[by_target], np.arange(len(genes) + 1)).tolist()
-        for t in range(len(genes)):
-            if bounds[t] == bounds[t + 1]:
+        for u in range(len(genes)):
+            if bounds[u] == bounds[u + 1]:
                 continue
-            sel = by_target[bounds[t]:bounds[t + 1]]
-            gt = genes[t]
-            shape = self._tree_shape(t, genotype[t])
+            sel = by_target[bounds[u]:bounds[u + 1]]
+            gt = genes[u]
+            shape = self._tree_shape(t.slots[u], t.genes[u])
             mag = max(gt.maxabs, shape.maxabs, float(maxabs[q_c[sel]].max()))
             hit[sel] = _tree_hits(X[point[sel]], o_c[sel], gt.points, gt.mean, shape.tree,
                                   _abs_slack(self.layout.n_dims, mag))
         return hit
 
-    def _dense_side_hits(self, genes: list[_Gene], J: np.ndarray, M: np.ndarray,
+    def _dense_side_hits(self, t: _Table, J: np.ndarray, M: np.ndarray,
                          pair_side: np.ndarray, q_c: np.ndarray, s_c: np.ndarray,
                          point: np.ndarray, own_all: np.ndarray) -> np.ndarray:
         """Exact test of candidate query points by matrix products, grouped by pivot.
@@ -1648,20 +1738,20 @@ class Evaluator:
         pivot (`_dense_hits`): its candidate rows against every point of its partners
         that have candidates, which settles both directions for them, then its other
         rows against the partners' candidates alone. ``own_all`` holds the own-cluster
-        thresholds by data row.
+        thresholds by table row; genes are the table's (``q_c``, ``J``, ``M``).
         """
-        X = self._points(genes)
+        X, genes = t.X, t.entries
         sq = np.concatenate([e.sqnorm for e in genes])
-        offs = self._offsets_arr
+        offs = t.offs_arr
         hit = np.zeros(point.size, dtype=bool)
         pair_c = pair_side[s_c]
         J_list, M_list = J.tolist(), M.tolist()
-        n_slots = self.layout.n_clusters
+        n_genes = len(genes)
         left = np.ones(len(J_list), dtype=bool)
         while left.any():
-            # the slot in most remaining pairs (the smallest such slot on a tie)
-            count = (np.bincount(J[left], minlength=n_slots)
-                     + np.bincount(M[left], minlength=n_slots))
+            # the gene in most remaining pairs (the first such gene on a tie)
+            count = (np.bincount(J[left], minlength=n_genes)
+                     + np.bincount(M[left], minlength=n_genes))
             pivot = int(count.argmax())
             in_pivot = left & ((J == pivot) | (M == pivot))
             group = np.flatnonzero(in_pivot).tolist()
@@ -1677,12 +1767,13 @@ class Evaluator:
             active = np.zeros(len(slots), dtype=bool)
             active[partner_c] = True
             act = np.flatnonzero(active)
-            act_slots = [slots[t] for t in act.tolist()]
-            sizes = self._sizes_arr[act_slots]
+            act_slots = [slots[i] for i in act.tolist()]
+            sizes = t.sizes_arr[act_slots]
             # columns: every point of the active partners, in partner order
-            col_rows = np.concatenate([self._slot_rows[t] for t in act_slots])
+            col_rows = np.concatenate([np.arange(t.offs[u], t.offs[u + 1])
+                                       for u in act_slots])
             seg = np.repeat(np.arange(act.size), sizes)
-            col_start = np.zeros(self.layout.n_clusters, dtype=np.intp)  # by slot
+            col_start = np.zeros(n_genes, dtype=np.intp)  # by gene
             col_start[act_slots] = np.cumsum(sizes) - sizes
             seg_of_partner = np.full(len(slots), -1, dtype=np.intp)
             seg_of_partner[act] = np.arange(act.size)

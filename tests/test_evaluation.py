@@ -138,6 +138,30 @@ def test_fast_overlap_on_converged_like_genotypes(monkeypatch, d, tree_min_size)
             assert fast.silhouette(g) == pytest.approx(ref, rel=1e-12)
 
 
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), k=st.integers(2, 6),
+       d=st.sampled_from([1, 2, 3, 8, 16]), spread=st.sampled_from([0.3, 2.0, 20.0]))
+def test_prefetched_batch_gives_the_same_overlaps(seed, k, d, spread):
+    """A batch's missing pairs computed together: the same values, nothing left to do."""
+    rng = np.random.default_rng(seed)
+    layout = Layout(rng.integers(5, 80, size=k), d, rng=rng)
+    batch = [Genotype(v) for v in variants(rng, random_genes(rng, k, d, spread))]
+    batch += [Genotype(v) for v in variants(rng, random_genes(rng, k, d, spread))]
+    # offspring-like recombinations of the two families (new pairs of known genes)
+    batch += [Genotype([batch[i][j] if rng.random() < 0.5 else batch[5 + i][j]
+                        for j in range(k)]) for i in range(5)]
+    fast, plain = Evaluator(layout), Evaluator(layout)
+    fast.prefetch_overlap(batch)
+    computed = []
+    real = fast._overlap_pairs
+    fast._overlap_pairs = lambda table, missing: computed.append(missing) or real(table,
+                                                                                 missing)
+    for g in batch:
+        X, y = layout.sample(g)
+        assert fast.overlap(g) == plain.overlap(g) == brute_overlap(X, y)
+    assert computed == []  # every pair came from the batch
+
+
 @pytest.mark.parametrize("global_cost", [0.0, 1e9])
 def test_whole_dataset_pass_and_pairwise_path_agree(monkeypatch, global_cost):
     """Low dimension: 0 forces the whole-dataset pass, 1e9 the pair-by-pair path."""

@@ -8,7 +8,7 @@ the DEAP fitness class. It knows nothing about the loop that optimises it.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
@@ -60,6 +60,13 @@ class Problem(ABC):
     def mutation_context(self) -> dict[str, Any]:
         """Keyword arguments the mutation operators may need (e.g. the target)."""
         return {}
+
+    def prefetch(self, individuals: Sequence[Genotype]) -> None:
+        """Hook before a batch of evaluations (one generation's): fill caches together.
+
+        Evaluations give the same values with or without it; the default does nothing.
+        """
+        return None
 
     def loop_context(self) -> AbstractContextManager:
         """Context held around a serial loop over this problem (set once per run).
@@ -150,6 +157,15 @@ class DatasetProblem(Problem):
     def sample(self, individual: Genotype) -> tuple[np.ndarray, np.ndarray]:
         """The dataset (X, y) of an individual under the current layout."""
         return self.require_layout().sample(individual)
+
+    def prefetch(self, individuals: Sequence[Genotype]) -> None:
+        """Compute the overlap pair entries the batch lacks together (`Evaluator`).
+
+        Only with an overlap constraint and the fast evaluator; values are unchanged.
+        """
+        prefetch = getattr(self.evaluator, "prefetch_overlap", None)
+        if prefetch is not None and any(isinstance(c, Overlap) for c in self.constraints):
+            prefetch(individuals)
 
     def constraint_values(self, individual: Genotype,
                           X: np.ndarray | None = None) -> dict[str, float]:

@@ -120,6 +120,10 @@ class MultiObjectiveProblem(Problem):
         """The base problem's loop context."""
         return self.base.loop_context()
 
+    def prefetch(self, individuals: Sequence[Genotype]) -> None:
+        """The base problem's `prefetch`."""
+        self.base.prefetch(individuals)
+
     def sample(self, individual: Genotype) -> tuple[np.ndarray, np.ndarray]:
         """The dataset of an individual."""
         return self.base.sample(individual)
