@@ -106,6 +106,10 @@ _Z_LEVELS = 24
 #: `Evaluator._overlap_pairs`).
 _GLOBAL_COST = 8.0
 
+#: Points (summed over the two genes of each pair) of the missing pairs that
+#: `Evaluator.prefetch_overlap` computes in one batch; more go batch after batch.
+_PREFETCH_POINTS = 1 << 18
+
 
 def _encode(labels: np.ndarray, n_samples: int, name: str = "labels") -> tuple[np.ndarray, int]:
     labels = np.asarray(labels)
@@ -1514,47 +1518,64 @@ class Evaluator:
         genes go through one `_overlap_pairs` call (one projection per query gene, one
         exact test per target gene or pivot) instead of one call per genotype, and are
         cached; `overlap` then finds them. Values are unchanged (each pair entry is
-        exact, whichever call computes it); pairs whose pass would exceed the
-        whole-dataset budget are left to the genotypes' own evaluations.
+        exact, whichever call computes it). The genotypes are taken in order, as long as
+        their missing pairs hold at most `_PREFETCH_POINTS` points in all (memory stays
+        that of a few evaluations; at N = 100,000 a genotype alone exceeds it and is
+        left to its own evaluation); pairs whose pass would exceed the whole-dataset
+        budget are left to the genotypes' evaluations too.
         """
         with self.limit_threads():
-            index: dict[tuple[int, str], int] = {}
-            slots: list[int] = []
-            genes: list = []
-            entries: list[_Gene] = []
-            keys: list[str] = []
-            missing: dict[tuple, tuple[int, int]] = {}
-            n_genotypes = 0
-
-            def unit(slot: int, gene) -> int:
-                u = index.get((slot, gene.key))
-                if u is None:
-                    u = index[(slot, gene.key)] = len(slots)
-                    slots.append(slot)
-                    genes.append(gene)
-                    entries.append(self._gene(slot, gene))
-                    keys.append(gene.key)
-                return u
-
+            sizes = self._sizes
+            todo: dict[tuple, tuple[int, int, Sequence]] = {}  # cache key -> pair
+            batch: list[tuple] = []
+            volume = n_genotypes = 0
             for genotype in genotypes:
                 self.layout.check(genotype)
-                gkeys = [g.key for g in genotype]
-                found = False
+                keys = [g.key for g in genotype]
+                new = []
                 for j, m in self._pairs:
-                    ckey = ("o", j, gkeys[j], m, gkeys[m])
-                    if ckey in missing or ckey in self.cache:
+                    ckey = ("o", j, keys[j], m, keys[m])
+                    if ckey not in todo and ckey not in self.cache:
+                        new.append(ckey)
+                        todo[ckey] = (j, m, genotype)
+                if not new:
+                    continue
+                more = sum(sizes[c[1]] + sizes[c[3]] for c in new)
+                if volume + more > _PREFETCH_POINTS:
+                    if n_genotypes > 1:
+                        self._prefetch_pairs([todo[c] for c in batch], n_genotypes)
+                    batch, volume, n_genotypes = [], 0, 0
+                    if more > _PREFETCH_POINTS:
                         continue
-                    missing[ckey] = (unit(j, genotype[j]), unit(m, genotype[m]))
-                    found = True
-                n_genotypes += found
-            if n_genotypes < 2:  # nothing to share: the evaluation computes it
-                return
-            sizes = np.array([e.points.shape[0] for e in entries], dtype=np.intp)
-            offs_arr = np.concatenate([[0], np.cumsum(sizes)]).astype(np.intp)
-            table = _Table(slots, genes, entries, keys, offs_arr.tolist(), offs_arr, sizes,
-                           np.concatenate([e.points for e in entries]),
-                           self._offsets_arr[slots], n_genotypes)
-            self._overlap_pairs(table, list(missing.values()))
+                batch.extend(new)
+                volume += more
+                n_genotypes += 1
+            if n_genotypes > 1:
+                self._prefetch_pairs([todo[c] for c in batch], n_genotypes)
+
+    def _prefetch_pairs(self, pairs: list[tuple[int, int, Sequence]], n_genotypes: int) -> None:
+        """`_overlap_pairs` for pairs ``(j, m, genotype)`` of several genotypes at once."""
+        index: dict[tuple[int, str], int] = {}
+        slots: list[int] = []
+        genes: list = []
+        entries: list[_Gene] = []
+
+        def unit(slot: int, gene) -> int:
+            u = index.get((slot, gene.key))
+            if u is None:
+                u = index[(slot, gene.key)] = len(slots)
+                slots.append(slot)
+                genes.append(gene)
+                entries.append(self._gene(slot, gene))
+            return u
+
+        missing = [(unit(j, g[j]), unit(m, g[m])) for j, m, g in pairs]
+        sizes = np.array([e.points.shape[0] for e in entries], dtype=np.intp)
+        offs_arr = np.concatenate([[0], np.cumsum(sizes)]).astype(np.intp)
+        table = _Table(slots, genes, entries, [g.key for g in genes], offs_arr.tolist(),
+                       offs_arr, sizes, np.concatenate([e.points for e in entries]),
+                       self._offsets_arr[slots], n_genotypes)
+        self._overlap_pairs(table, missing)
 
     def _overlap_pairs(self, t: _Table,
                        missing: list[tuple[int, int]]) -> list[np.ndarray] | None:

@@ -140,9 +140,13 @@ def test_fast_overlap_on_converged_like_genotypes(monkeypatch, d, tree_min_size)
 
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32 - 1), k=st.integers(2, 6),
-       d=st.sampled_from([1, 2, 3, 8, 16]), spread=st.sampled_from([0.3, 2.0, 20.0]))
-def test_prefetched_batch_gives_the_same_overlaps(seed, k, d, spread):
-    """A batch's missing pairs computed together: the same values, nothing left to do."""
+       d=st.sampled_from([1, 2, 3, 8, 16]), spread=st.sampled_from([0.3, 2.0, 20.0]),
+       cap=st.sampled_from([None, 300]))
+def test_prefetched_batch_gives_the_same_overlaps(seed, k, d, spread, cap):
+    """A batch's missing pairs computed together: the same values, nothing left to do.
+
+    With a small cap on a batch's points, the genotypes go in several batches or alone.
+    """
     rng = np.random.default_rng(seed)
     layout = Layout(rng.integers(5, 80, size=k), d, rng=rng)
     batch = [Genotype(v) for v in variants(rng, random_genes(rng, k, d, spread))]
@@ -151,7 +155,12 @@ def test_prefetched_batch_gives_the_same_overlaps(seed, k, d, spread):
     batch += [Genotype([batch[i][j] if rng.random() < 0.5 else batch[5 + i][j]
                         for j in range(k)]) for i in range(5)]
     fast, plain = Evaluator(layout), Evaluator(layout)
-    fast.prefetch_overlap(batch)
+    if cap is None:
+        fast.prefetch_overlap(batch)
+    else:
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(ev_mod, "_PREFETCH_POINTS", cap)
+            fast.prefetch_overlap(batch)
     computed = []
     real = fast._overlap_pairs
     fast._overlap_pairs = lambda table, missing: computed.append(missing) or real(table,
@@ -159,7 +168,8 @@ def test_prefetched_batch_gives_the_same_overlaps(seed, k, d, spread):
     for g in batch:
         X, y = layout.sample(g)
         assert fast.overlap(g) == plain.overlap(g) == brute_overlap(X, y)
-    assert computed == []  # every pair came from the batch
+    if cap is None:
+        assert computed == []  # every pair came from the batch
 
 
 @pytest.mark.parametrize("global_cost", [0.0, 1e9])
