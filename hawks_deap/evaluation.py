@@ -1784,19 +1784,19 @@ class Evaluator:
                 continue
             partner_c = partner_of_pair[pair_c[in_group]]
             from_pivot = q_c[in_group] == pivot
-            slots = [M_list[p] if J_list[p] == pivot else J_list[p] for p in group]
-            active = np.zeros(len(slots), dtype=bool)
+            partners = [M_list[p] if J_list[p] == pivot else J_list[p] for p in group]
+            active = np.zeros(len(partners), dtype=bool)
             active[partner_c] = True
             act = np.flatnonzero(active)
-            act_slots = [slots[i] for i in act.tolist()]
-            sizes = t.sizes_arr[act_slots]
+            act_genes = [partners[i] for i in act.tolist()]
+            sizes = t.sizes_arr[act_genes]
             # columns: every point of the active partners, in partner order
             col_rows = np.concatenate([np.arange(t.offs[u], t.offs[u + 1])
-                                       for u in act_slots])
+                                       for u in act_genes])
             seg = np.repeat(np.arange(act.size), sizes)
             col_start = np.zeros(n_genes, dtype=np.intp)  # by gene
-            col_start[act_slots] = np.cumsum(sizes) - sizes
-            seg_of_partner = np.full(len(slots), -1, dtype=np.intp)
+            col_start[act_genes] = np.cumsum(sizes) - sizes
+            seg_of_partner = np.full(len(partners), -1, dtype=np.intp)
             seg_of_partner[act] = np.arange(act.size)
             o_cols = own_all[col_rows]
             # rows: the pivot's points, candidates for some partner first
