@@ -163,3 +163,20 @@ def test_serial_loop_holds_the_problems_loop_context():
                   callbacks=[lambda state: seen.append(blas_threads())])
         assert blas_threads() == {2}  # restored after the run
     assert seen == [{1}, {1}]
+
+
+def test_serial_loop_prefetches_each_batch_and_a_user_map_does_not(monkeypatch):
+    batches = []
+    real = hd.IndexProblem.prefetch
+
+    def spy(self, individuals):
+        batches.append(len(individuals))
+        return real(self, individuals)
+
+    monkeypatch.setattr(hd.IndexProblem, "prefetch", spy)
+    result = hd.evolve(problem(), population_size=6, generations=3, seed=3)
+    assert batches == [row["nevals"] for row in result.logbook if row["nevals"]]
+    assert batches[0] == 6
+    batches.clear()
+    hd.evolve(problem(), population_size=6, generations=3, seed=3, map=map)
+    assert batches == []  # a user's map may evaluate elsewhere
