@@ -10,3 +10,24 @@ def small_problem():
     import hawks_deap as hd
 
     return hd.IndexProblem(300, 4, 2, target=0.5, constraints=[hd.Overlap(max=0.1)])
+
+
+@pytest.fixture
+def batch_sizes(monkeypatch):
+    """``batch_sizes(cls, name)``: the lengths of the batches later passed to that method.
+
+    The method (e.g. ``ProblemPool.evaluate``) still runs; the returned list fills up.
+    """
+
+    def spy_on(cls, name):
+        sizes = []
+        real = getattr(cls, name)
+
+        def spy(self, items):
+            sizes.append(len(items))
+            return real(self, items)
+
+        monkeypatch.setattr(cls, name, spy)
+        return sizes
+
+    return spy_on

@@ -165,15 +165,8 @@ def test_serial_loop_holds_the_problems_loop_context():
     assert seen == [{1}, {1}]
 
 
-def test_serial_loop_prefetches_each_batch_and_a_user_map_does_not(monkeypatch):
-    batches = []
-    real = hd.IndexProblem.prefetch
-
-    def spy(self, individuals):
-        batches.append(len(individuals))
-        return real(self, individuals)
-
-    monkeypatch.setattr(hd.IndexProblem, "prefetch", spy)
+def test_serial_loop_prefetches_each_batch_and_a_user_map_does_not(batch_sizes):
+    batches = batch_sizes(hd.IndexProblem, "prefetch")
     result = hd.evolve(problem(), population_size=6, generations=3, seed=3)
     assert batches == [row["nevals"] for row in result.logbook if row["nevals"]]
     assert batches[0] == 6

@@ -77,17 +77,10 @@ def test_evolve_n_jobs_identical_to_serial():
     assert a == b
 
 
-def test_n_jobs_really_uses_the_process_pool(monkeypatch):
+def test_n_jobs_really_uses_the_process_pool(batch_sizes):
     import hawks_deap._parallel as parallel
 
-    calls = []
-    real = parallel.ProblemPool.evaluate
-
-    def spy(self, items):
-        calls.append(len(items))
-        return real(self, items)
-
-    monkeypatch.setattr(parallel.ProblemPool, "evaluate", spy)
+    calls = batch_sizes(parallel.ProblemPool, "evaluate")
 
     def run():
         return hd.evolve(hd.IndexProblem(200, 3, 2, 0.5), population_size=6, generations=2,
