@@ -1038,21 +1038,21 @@ def native_thread_limit(threads: int = 1) -> AbstractContextManager[None]:
 class _Table:
     """The genes of one computation of overlap pair entries (`Evaluator._overlap_pairs`).
 
-    Gene u: its slot ``slots[u]``, its `Cluster` ``genes[u]``, cache entry
-    ``entries[u]`` and key ``keys[u]``; its points are rows ``offs[u]:offs[u + 1]`` of
+    Gene u: its slot ``slots[u]``, its `Cluster` ``genes[u]`` and cache entry
+    ``entries[u]``; its points are rows ``offs[u]:offs[u + 1]`` of
     ``X`` (the table's rows). A genotype's table has gene u in slot u and X its dataset
     (``data_offs`` None: table rows are data rows); a batch's (`prefetch_overlap`) lists
     each (slot, gene) once, and ``data_offs[u]`` is the first data row of u's slot.
     ``n_genotypes`` scales the whole-dataset budget.
     """
 
-    __slots__ = ("slots", "genes", "entries", "keys", "offs", "offs_arr", "sizes_arr", "X",
+    __slots__ = ("slots", "genes", "entries", "offs", "offs_arr", "sizes_arr", "X",
                  "data_offs", "n_genotypes")
 
-    def __init__(self, slots: list[int], genes: list, entries: list[_Gene], keys: list[str],
-                 offs: list[int], offs_arr: np.ndarray, sizes_arr: np.ndarray, X: np.ndarray,
+    def __init__(self, slots: list[int], genes: list, entries: list[_Gene], offs: list[int],
+                 offs_arr: np.ndarray, sizes_arr: np.ndarray, X: np.ndarray,
                  data_offs: np.ndarray | None, n_genotypes: int) -> None:
-        self.slots, self.genes, self.entries, self.keys = slots, genes, entries, keys
+        self.slots, self.genes, self.entries = slots, genes, entries
         self.offs, self.offs_arr, self.sizes_arr, self.X = offs, offs_arr, sizes_arr, X
         self.data_offs, self.n_genotypes = data_offs, n_genotypes
 
@@ -1494,8 +1494,7 @@ class Evaluator:
         missing = [pair for pair, e in zip(pairs, entries, strict=True) if e is None]
         parts = [e for e in entries if e is not None and e.size]
         if missing:
-            computed = self._overlap_pairs(self._genotype_table(genotype, keys, genes),
-                                           missing)
+            computed = self._overlap_pairs(self._genotype_table(genotype, genes), missing)
             if computed is None:  # a whole-dataset pass was cheaper; pairs stay uncached
                 return self._overlap_full(genes)
             parts.extend(computed)
@@ -1505,10 +1504,9 @@ class Evaluator:
         flags[np.concatenate(parts)] = True
         return float(np.count_nonzero(flags) / flags.size)
 
-    def _genotype_table(self, genotype: Sequence, keys: list[str],
-                        genes: list[_Gene]) -> _Table:
+    def _genotype_table(self, genotype: Sequence, genes: list[_Gene]) -> _Table:
         """The `_Table` of one genotype: gene u is slot u, its rows are the data rows."""
-        return _Table(list(range(len(genes))), list(genotype), genes, keys, self._offsets,
+        return _Table(list(range(len(genes))), list(genotype), genes, self._offsets,
                       self._offsets_arr, self._sizes_arr, self._points(genes), None, 1)
 
     def prefetch_overlap(self, genotypes: Sequence[Sequence]) -> None:
@@ -1572,9 +1570,9 @@ class Evaluator:
         missing = [(unit(j, g[j]), unit(m, g[m])) for j, m, g in pairs]
         sizes = np.array([e.points.shape[0] for e in entries], dtype=np.intp)
         offs_arr = np.concatenate([[0], np.cumsum(sizes)]).astype(np.intp)
-        table = _Table(slots, genes, entries, [g.key for g in genes], offs_arr.tolist(),
-                       offs_arr, sizes, np.concatenate([e.points for e in entries]),
-                       self._offsets_arr[slots], n_genotypes)
+        table = _Table(slots, genes, entries, offs_arr.tolist(), offs_arr, sizes,
+                       np.concatenate([e.points for e in entries]), self._offsets_arr[slots],
+                       n_genotypes)
         self._overlap_pairs(table, missing)
 
     def _overlap_pairs(self, t: _Table,
@@ -1630,9 +1628,9 @@ class Evaluator:
                 return None
             for p, entry in zip(near.tolist(), found, strict=True):
                 entries[p] = entry
-        slots, keys = t.slots, t.keys
+        slots, genes = t.slots, t.genes
         for (j, m), entry in zip(missing, entries, strict=True):
-            self.cache.put(("o", slots[j], keys[j], slots[m], keys[m]), entry)
+            self.cache.put(("o", slots[j], genes[j].key, slots[m], genes[m].key), entry)
         return [e for e in entries if e.size]
 
     def _side_hits(self, t: _Table, own: dict[int, np.ndarray], J: np.ndarray,
