@@ -198,6 +198,12 @@ def main() -> None:
     if args.child:
         print(json.dumps(run_one(json.loads(args.child))))
         return
+    for flag in ("seeds", "naive_seeds", "repeats", "n_jobs", "baseline_n_jobs"):
+        if getattr(args, flag) < 1:
+            parser.error(f"--{flag.replace('_', '-')} must be at least 1, got "
+                         f"{getattr(args, flag)}")
+    if args.blas_threads < 0:
+        parser.error(f"--blas-threads must be 0 (default) or more, got {args.blas_threads}")
     if args.baseline:
         if not os.path.isfile(os.path.join(args.baseline, "hawks_deap", "__init__.py")):
             parser.error(f"--baseline must be a checkout holding hawks_deap/, got "

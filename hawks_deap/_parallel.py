@@ -38,8 +38,10 @@ from __future__ import annotations
 import io
 import os
 import pickle
+import struct
 import time
 import traceback
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from hawks_deap.genotype import Cluster
@@ -305,3 +307,341 @@ class ProblemPool:
         self._closed = True
         self._pool.terminate()
         self._pool.join()
+
+
+# -- helper processes: the calling process evaluates a share of each batch too ----------
+
+#: Blob tags: plain pickle (`_to_wire`), dill, an error (exception and traceback).
+_PLAIN, _DILL, _ERROR = b"p", b"d", b"e"
+
+
+def _encode(obj: Any) -> bytes:
+    """``obj`` tagged: plain pickle bytes when it pickles plainly, else dill bytes."""
+    plain = _to_wire(obj)
+    if plain is not None:
+        return _PLAIN + plain
+    import dill
+
+    return _DILL + dill.dumps(obj, protocol=dill.HIGHEST_PROTOCOL)
+
+
+def _decode(blob: bytes) -> Any:
+    if blob[:1] == _PLAIN:
+        return pickle.loads(blob[1:])
+    import dill
+
+    return dill.loads(blob[1:])
+
+
+def _helper_main(conn: Any, inherited: list, payload: bytes, threads: int | None) -> None:
+    """Loop of a `HelperPool` process: evaluate each batch it receives, reply, repeat.
+
+    A reply is a tag, the seconds the evaluations took (a float64) and the results
+    (`_encode`), or the error tag and the pickled exception with its traceback. The loop
+    ends on an empty message or when the parent's end of the pipe closes; ``inherited``
+    are the parent's ends of the pipes (a forked child holds copies of them, which would
+    keep its own pipe open after the parent has gone).
+    """
+    for end in inherited:
+        end.close()
+    _install(payload, threads)
+    while True:
+        try:
+            blob = conn.recv_bytes()
+        except (EOFError, OSError, KeyboardInterrupt):
+            return
+        if not blob:
+            return
+        start = time.perf_counter()
+        try:
+            items = _decode(blob)
+            prefetch = getattr(_WORKER_PROBLEM, "prefetch", None)
+            if prefetch is not None and len(items) > 1:
+                prefetch([individual for individual, _ in items])
+            reply = _encode([_evaluate_installed(item) for item in items])
+        except KeyboardInterrupt:
+            return
+        except BaseException as error:  # noqa: BLE001 - sent to the parent, raised there
+            text = traceback.format_exc()
+            try:
+                import dill
+
+                reply = _ERROR + dill.dumps((error, text))
+            except Exception:  # noqa: BLE001 - an exception that does not pickle
+                reply = _ERROR + pickle.dumps(
+                    (RuntimeError(f"{type(error).__name__}: {error}"), text))
+        seconds = time.perf_counter() - start
+        try:
+            conn.send_bytes(reply[:1] + struct.pack("<d", seconds) + reply[1:])
+        except (OSError, KeyboardInterrupt):
+            return
+
+
+class _RemoteTraceback(Exception):
+    """The traceback of an exception raised in a helper process (its ``__cause__``)."""
+
+    def __str__(self) -> str:
+        return f"\n\nHelper process traceback:\n{self.args[0]}"
+
+
+class HelperPool:
+    """Helper processes for evaluations that the calling process shares in.
+
+    Unlike `ProblemPool`, whose workers evaluate whole batches while the parent waits,
+    a helper pool is for cheap evaluations (Index mode, ~1 ms): the parent submits the
+    first part of a batch to the helpers as soon as it is ready, evaluates the rest
+    itself (see `SplitEvaluate`), then collects the helpers' results. Messages go
+    through one pipe per helper (a round trip costs ~0.2 ms, against ~1.3 ms through a
+    ``multiprocess`` pool's task and result threads). Each helper holds its own copy of
+    the problem (sent once, as dill bytes, so that every start method works) and its
+    own caches; it runs one BLAS thread.
+
+    The pool never hangs: an exception raised in a helper is raised again by `result`
+    (with the helper's traceback as its cause), and a helper that dies is reported as a
+    ``RuntimeError`` naming its process id and exit code.
+
+    Parameters
+    ----------
+    problem : Problem
+        Must already have its layout (``problem.prepare``).
+    n_helpers : int
+        Number of helper processes (>= 1).
+    start_method : str, optional
+        ``"fork"``, ``"spawn"`` or ``"forkserver"``; `DEFAULT_START_METHOD`, else the
+        platform default, if None.
+    """
+
+    def __init__(self, problem: Any, n_helpers: int, *,
+                 start_method: str | None = None) -> None:
+        import dill
+        import multiprocess
+
+        from hawks_deap._validation import check_choice, check_int
+
+        self.n_helpers = check_int("n_helpers", n_helpers, minimum=1)
+        methods = multiprocess.get_all_start_methods()
+        start_method = start_method if start_method is not None else DEFAULT_START_METHOD
+        if start_method is not None:
+            check_choice("start_method", start_method, methods)
+        ctx = multiprocess.get_context(start_method)
+        if ctx.get_start_method() == "fork" and (getattr(problem, "n_threads", None) or 1) > 1:
+            # as in ProblemPool: GNU OpenMP deadlocks in forked children of OpenMP users
+            ctx = multiprocess.get_context("forkserver" if "forkserver" in methods
+                                           else "spawn")
+        self.start_method = ctx.get_start_method()
+        from multiprocess.connection import wait
+
+        self._wait = wait
+        payload = dill.dumps(problem, protocol=dill.HIGHEST_PROTOCOL)
+        self._processes: list[Any] = []
+        self._conns: list[Any] = []
+        self._closed = False
+        try:
+            for _ in range(self.n_helpers):
+                parent, child = ctx.Pipe()
+                self._conns.append(parent)
+                process = ctx.Process(target=_helper_main,
+                                      args=(child, list(self._conns), payload, 1), daemon=True)
+                process.start()
+                child.close()
+                self._processes.append(process)
+        except BaseException:
+            self.close()
+            raise
+        self._pending = [False] * self.n_helpers
+
+    def __enter__(self) -> HelperPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def submit(self, helper: int, items: list[tuple[Any, int | None]]) -> None:
+        """Send ``(individual, eval_seed)`` pairs to helper number ``helper``."""
+        if self._closed:
+            raise RuntimeError("the helper pool is closed")
+        if self._pending[helper]:
+            raise RuntimeError(f"helper {helper} has a batch already: collect its result "
+                               "first")
+        self._conns[helper].send_bytes(_encode(list(items)))
+        self._pending[helper] = True
+
+    def result(self, helper: int) -> tuple[list, float]:
+        """The evaluations of helper ``helper``'s batch, and the seconds they took there.
+
+        Raises
+        ------
+        Exception
+            Whatever an evaluation raised in the helper.
+        RuntimeError
+            If the helper died, or nothing was submitted to it.
+        """
+        if not self._pending[helper]:
+            raise RuntimeError(f"nothing was submitted to helper {helper}")
+        conn, process = self._conns[helper], self._processes[helper]
+        while not conn.poll():
+            ready = self._wait([conn, process.sentinel], timeout=POLL_SECONDS)
+            if conn in ready:
+                break
+            if process.sentinel in ready or process.exitcode is not None:
+                self._died(process)
+        try:
+            blob = conn.recv_bytes()
+        except (EOFError, OSError):  # the pipe closed: the helper has gone
+            self._died(process)
+        self._pending[helper] = False
+        tag, seconds = blob[:1], struct.unpack("<d", blob[1:9])[0]
+        if tag == _ERROR:
+            import dill
+
+            error, text = dill.loads(blob[9:])
+            raise error from _RemoteTraceback(text)
+        return _decode(tag + blob[9:]), seconds
+
+    def _died(self, process: Any) -> None:
+        process.join(POLL_SECONDS)
+        code = process.exitcode
+        how = (f"killed by signal {-code}" if code is not None and code < 0
+               else f"exit code {code}")
+        hint = " (SIGKILL: often the out-of-memory killer)" if code == -9 else ""
+        self.close()
+        raise RuntimeError(
+            f"a helper process of the evaluation (pid {process.pid}) died ({how}{hint}) "
+            "while evaluating; its batch is lost and the run stops")
+
+    def close(self) -> None:
+        """Stop the helpers (idempotent): each sees its pipe close and exits."""
+        if self._closed:
+            return
+        self._closed = True
+        for conn in self._conns:
+            try:
+                conn.send_bytes(b"")
+            except OSError:  # the helper has gone
+                pass
+            conn.close()
+        for process in self._processes:
+            process.join(1.0)
+            if process.exitcode is None:
+                process.terminate()
+                process.join()
+
+
+class SplitEvaluate:
+    """Evaluate batches partly in `HelperPool` helpers, partly in the calling process.
+
+    Called with an iterable of ``(individual, eval_seed)`` pairs, typically produced
+    while the offspring are being mutated: the first pairs go to the helpers as soon as
+    each helper's share is complete, so that they evaluate while the caller mutates the
+    rest; the caller then evaluates the remaining pairs itself (``prefetch`` first) and
+    collects the helpers' results. Results come in the order of the pairs and never
+    depend on the split (evaluations are deterministic given their seed).
+
+    The split balances the finishing times with costs measured as the run goes (moving
+    averages, in seconds per individual): ``c_var`` to produce a pair (mutation), ``c_own``
+    to evaluate one here, ``c_help`` to evaluate one in a helper (as the helper reports
+    it) and ``latency`` per round trip. With n pairs expected and h helpers, the helpers
+    take the first ``w`` pairs, the w that makes ``w (c_var + c_help / h) + latency``
+    (when the helpers finish) equal ``n c_var + (n - w) c_own`` (when the caller does).
+    The first batch, before any measurement, is split evenly.
+
+    Parameters
+    ----------
+    pool : HelperPool
+    evaluate : callable
+        ``(individual, eval_seed) -> Evaluation`` pair evaluator of the caller's process.
+    prefetch : callable, optional
+        Called with the caller's individuals before it evaluates them.
+    """
+
+    #: Weight of the newest measurement in the moving averages.
+    SMOOTHING = 0.3
+
+    def __init__(self, pool: HelperPool,
+                 evaluate: Callable[[tuple[Any, int | None]], Any],
+                 prefetch: Callable[[list], None] | None = None) -> None:
+        self.pool = pool
+        self.evaluate = evaluate
+        self.prefetch = prefetch
+        self.costs: dict[str, float] = {}
+
+    def _average(self, name: str, value: float) -> None:
+        old = self.costs.get(name)
+        self.costs[name] = value if old is None else (
+            old + self.SMOOTHING * (value - old))
+
+    def shares(self, n: int) -> list[int]:
+        """Pairs for each helper (in order), for a batch of about ``n`` pairs."""
+        h = self.pool.n_helpers
+        c = self.costs
+        if {"c_own", "c_help"} <= c.keys():
+            c_var = c.get("c_var", 0.0)
+            own = c_var + c["c_own"]
+            w = (n * own - c.get("latency", 0.0)) / (own + c["c_help"] / h)
+            w = min(n, max(0, round(w)))
+        else:
+            w = n * h // (h + 1)
+        return [w * (i + 1) // h - w * i // h for i in range(h)]
+
+    def __call__(self, pairs: Iterable[tuple[Any, int | None]],
+                 size_hint: int | None = None) -> list:
+        """Evaluations of ``pairs`` (consumed once, in order), in their order.
+
+        ``size_hint`` is the number of pairs expected (default: ``len(pairs)``).
+        """
+        if size_hint is None:
+            pairs = list(pairs)
+            size_hint = len(pairs)
+        shares = self.shares(size_hint)
+        pool = self.pool
+        sent: list[tuple[int, float, int]] = []  # (helper, time sent, count)
+        chunk: list = []
+        local: list = []
+        helper = 0
+        n_pairs = 0
+        start = time.perf_counter()
+        try:
+            for pair in pairs:
+                n_pairs += 1
+                while helper < len(shares) and shares[helper] == 0:
+                    helper += 1
+                if helper < len(shares):
+                    chunk.append(pair)
+                    if len(chunk) == shares[helper]:
+                        pool.submit(helper, chunk)
+                        sent.append((helper, time.perf_counter(), len(chunk)))
+                        chunk, helper = [], helper + 1
+                else:
+                    local.append(pair)
+            if chunk:  # fewer pairs than expected
+                pool.submit(helper, chunk)
+                sent.append((helper, time.perf_counter(), len(chunk)))
+            produced = time.perf_counter()
+            if n_pairs:
+                self._average("c_var", (produced - start) / n_pairs)
+            if local:
+                if self.prefetch is not None:
+                    self.prefetch([individual for individual, _ in local])
+                own = [self.evaluate(pair) for pair in local]
+                self._average("c_own", (time.perf_counter() - produced) / len(local))
+            else:
+                own = []
+            results: list = []
+            for index, (h, at, count) in enumerate(sent):
+                waited = not pool._conns[h].poll()
+                values, seconds = pool.result(h)
+                results.extend(values)
+                self._average("c_help", seconds / count)
+                if waited and index == len(sent) - 1:
+                    # the caller waited for the last helper: its overhead is measurable
+                    self._average("latency", max(0.0, time.perf_counter() - at - seconds))
+        except BaseException:
+            for h, _, _ in sent:  # a batch left in a helper would poison the next call
+                if pool._pending[h] and not pool._closed:
+                    try:
+                        pool.result(h)
+                    except BaseException:  # noqa: BLE001 - the first error wins
+                        pass
+            raise
+        results.extend(own)
+        return results

@@ -343,16 +343,18 @@ def evolve(problem: Problem, *, population_size: int = 10, generations: int = 10
     map : callable, optional
         A ``map`` for evaluations (DEAP style, e.g. ``pool.map``).
     n_jobs : int, optional
-        With no ``map``: evaluate in a ``multiprocess`` pool of this many processes kept
-        for the whole run (1: serial). Default: serial, except for problems whose
-        evaluations are expensive (``parallel_by_default``: Versus mode), which get one
-        process per core (at most one per individual). Results never depend on it. A
-        serial run holds ``problem.loop_context()`` (one BLAS thread by default: its
+        With no ``map``: the number of processes that evaluate, kept for the whole run
+        (1: serial). Default: serial, except for problems whose evaluations are
+        expensive (``parallel_by_default``: Versus mode), which get a ``multiprocess``
+        pool of one process per core (at most one per individual). Other problems (Index
+        mode) with n_jobs > 1 share each generation with n_jobs - 1 helper processes
+        (`hawks_deap._parallel.SplitEvaluate`): the helpers get the first offspring as
+        soon as they are mutated, this process mutates and evaluates the rest, and the
+        split follows the costs measured so far. Results never depend on it. This
+        process holds ``problem.loop_context()`` (one BLAS thread by default: its
         matrices are small; Versus problems: their ``n_threads``) for the whole loop,
-        callbacks included, and hands each generation's batch to ``problem.prefetch``
-        first (Index mode: their overlap pairs are computed together). Index problems
-        gain from two processes only when an evaluation costs several milliseconds
-        (``benchmarks/bench_index.py``: N=2000, K=30, D=50 1.1x; N=2000, K=5, D=2 0.9x).
+        callbacks included, and hands each batch it evaluates to ``problem.prefetch``
+        first (Index mode: their overlap pairs are computed together).
     callbacks : iterable of callables
         Called with a `GenerationState` after each generation; a true return value stops
         the run.
@@ -506,7 +508,9 @@ class _MapEvaluate:
         self.task = task
         self.prefetch = prefetch
 
-    def __call__(self, items: list[tuple[Genotype, int]]) -> list[Evaluation]:
+    def __call__(self, items: Iterable[tuple[Genotype, int]],
+                 size_hint: int | None = None) -> list[Evaluation]:
+        items = list(items)
         if self.prefetch is not None:
             self.prefetch([ind for ind, _ in items])
         return list(self.map_fn(self.task, items))
@@ -567,12 +571,23 @@ class _Run:
         write_bytes_atomic(path, pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL))
 
     # -- the loop ----------------------------------------------------------------------
-    def _evaluate(self, evaluate_map: Callable, individuals: list[Genotype]) -> int:
-        todo = [ind for ind in individuals if not ind.fitness.valid]
-        if not todo:
-            return 0
-        seeds = [_eval_seed(self.ss, self.generation, i) for i in range(len(todo))]
-        results = evaluate_map(list(zip(todo, seeds, strict=True)))
+    def _evaluate(self, evaluate_map: Callable, individuals: Iterable[Genotype],
+                  size: int) -> int:
+        """Evaluate the individuals without a valid fitness; returns how many.
+
+        ``individuals`` (``size`` of them) may be a generator that finishes each one
+        (mutation) as it is asked for: an evaluator that shares the work with helper
+        processes (`SplitEvaluate`) sends them the first ones while the rest are made.
+        """
+        todo: list[Genotype] = []
+
+        def pairs() -> Iterable[tuple[Genotype, int]]:
+            for ind in individuals:
+                if not ind.fitness.valid:
+                    todo.append(ind)
+                    yield ind, _eval_seed(self.ss, self.generation, len(todo) - 1)
+
+        results = evaluate_map(pairs(), size)
         for ind, values in zip(todo, results, strict=True):
             ind.fitness.values = values
         return len(todo)
@@ -590,7 +605,7 @@ class _Run:
         size = self.settings["population_size"]
         self.generation = 0
         population = self.toolbox.population(n=size)
-        nevals = self._evaluate(evaluate_map, population)
+        nevals = self._evaluate(evaluate_map, population, size)
         self.population = self.toolbox.select(population, size)  # rank before tournaments
         self._record(self.population, nevals)
 
@@ -604,14 +619,43 @@ class _Run:
         for i in range(0, len(offspring) - 1, 2):
             if var_rng.random() < self.settings["p_crossover"]:
                 toolbox.mate(offspring[i], offspring[i + 1])
-        for ind in offspring:
-            toolbox.mutate(ind)
-        for ind, key in zip(offspring, before, strict=True):
-            if ind.key != key:
-                del ind.fitness.values
-        nevals = self._evaluate(evaluate_map, offspring)
+
+        def mutated() -> Iterable[Genotype]:
+            for ind, key in zip(offspring, before, strict=True):
+                toolbox.mutate(ind)
+                if ind.key != key:
+                    del ind.fitness.values
+                yield ind
+
+        nevals = self._evaluate(evaluate_map, mutated(), len(offspring))
         self.population = toolbox.select(self.population + offspring, size)
         self._record(offspring, nevals)
+
+    def _evaluator(self, n_jobs: int, stack: ExitStack) -> Callable:
+        """The batch evaluator of the run, its resources registered on ``stack``.
+
+        Serial (n_jobs 1, or a user's map): the problem may fill its caches for the
+        whole batch first (not with a user's map, which may evaluate elsewhere). Cheap
+        problems with n_jobs > 1: n_jobs - 1 helper processes evaluate the first
+        offspring while this process makes and evaluates the rest (`SplitEvaluate`).
+        Expensive ones (``parallel_by_default``, Versus mode): a pool of n_jobs workers.
+        """
+        problem = self.problem
+        if self.user_map is None and n_jobs > 1:
+            if getattr(problem, "parallel_by_default", False):
+                from hawks_deap._parallel import ProblemPool
+
+                pool = stack.enter_context(ProblemPool(problem, n_jobs))
+                return lambda pairs, size_hint=None: pool.evaluate(pairs)
+            from hawks_deap._parallel import HelperPool, SplitEvaluate
+
+            helpers = stack.enter_context(HelperPool(problem, n_jobs - 1))
+            stack.enter_context(problem.loop_context())
+            return SplitEvaluate(helpers, _EvaluateTask(self.toolbox.evaluate),
+                                 getattr(problem, "prefetch", None))
+        stack.enter_context(problem.loop_context())
+        prefetch = getattr(problem, "prefetch", None) if self.user_map is None else None
+        return _MapEvaluate(self.toolbox.map, _EvaluateTask(self.toolbox.evaluate), prefetch)
 
     @property
     def best(self) -> Genotype:
@@ -619,25 +663,9 @@ class _Run:
 
     def execute(self, *, n_jobs: int, callbacks: list[Callable], progress: bool,
                 checkpoint: str | os.PathLike | None, checkpoint_every: int) -> Result:
-        pool = None
-        if self.user_map is None and n_jobs > 1:
-            from hawks_deap._parallel import ProblemPool
-
-            pool = ProblemPool(self.problem, n_jobs)
-            evaluate_map: Callable = pool.evaluate
-        else:
-            # serial: the problem may fill its caches for the whole batch first (a user's
-            # map may evaluate elsewhere, where this process's caches are of no use)
-            prefetch = (getattr(self.problem, "prefetch", None) if self.user_map is None
-                        else None)
-            evaluate_map = _MapEvaluate(self.toolbox.map, _EvaluateTask(self.toolbox.evaluate),
-                                        prefetch)
         total = self.settings["generations"]
         with ExitStack() as stack:
-            if pool is not None:
-                stack.callback(pool.close)
-            else:
-                stack.enter_context(self.problem.loop_context())
+            evaluate_map = self._evaluator(n_jobs, stack)
             if self.generation < 0:
                 self.initialise(evaluate_map)
             bar = None

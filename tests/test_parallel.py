@@ -5,6 +5,7 @@ import pickle
 from concurrent.futures import ThreadPoolExecutor
 
 import multiprocess
+import numpy as np
 import pytest
 
 import hawks_deap as hd
@@ -71,23 +72,200 @@ def test_evolve_n_jobs_identical_to_serial():
                       population_size=4, generations=3, seed=9)
         b = hd.evolve(hd.IndexProblem(200, 3, 2, 0.5, constraints=[hd.Overlap(max=0.1)]),
                       population_size=4, generations=3, seed=9, n_jobs=2)
-        return a.best_dataset().to_csv_text(), b.best_dataset().to_csv_text()
+        c = hd.evolve(hd.IndexProblem(200, 3, 2, 0.5, constraints=[hd.Overlap(max=0.1)]),
+                      population_size=5, generations=3, seed=9, n_jobs=3)
+        d = hd.evolve(hd.IndexProblem(200, 3, 2, 0.5, constraints=[hd.Overlap(max=0.1)]),
+                      population_size=5, generations=3, seed=9)
+        return [r.best_dataset().to_csv_text() for r in (a, b, c, d)] + [
+            [ind.key for ind in r.population] for r in (c, d)]
 
-    a, b = run_with_timeout(both)
-    assert a == b
+    a, b, c, d, pop_c, pop_d = run_with_timeout(both)
+    assert a == b and c == d and pop_c == pop_d
 
 
-def test_n_jobs_really_uses_the_process_pool(batch_sizes):
+def test_n_jobs_shares_index_batches_with_helper_processes(monkeypatch):
     import hawks_deap._parallel as parallel
 
-    calls = batch_sizes(parallel.ProblemPool, "evaluate")
+    submitted = []
+    real = parallel.HelperPool.submit
+
+    def spy(self, helper, items):
+        submitted.append((helper, len(items)))
+        return real(self, helper, items)
+
+    monkeypatch.setattr(parallel.HelperPool, "submit", spy)
 
     def run():
         return hd.evolve(hd.IndexProblem(200, 3, 2, 0.5), population_size=6, generations=2,
-                         seed=1, n_jobs=2)
+                         seed=1, n_jobs=3)
 
     run_with_timeout(run)
-    assert calls and calls[0] == 6
+    # the first batch (no costs measured yet) is split evenly: 2 each for the 2 helpers
+    # (later splits follow measured costs: timing, not tested here)
+    assert submitted[:2] == [(0, 2), (1, 2)]
+
+
+class _Marked(hd.IndexProblem):
+    """Fails (``ValueError``) or kills its process for individuals marked by a huge mean."""
+
+    def evaluate(self, individual, eval_seed=None):
+        import os
+        import signal
+
+        first = float(individual[0].mean[0])
+        if first == 1e9:
+            raise ValueError("a marked individual")
+        if first == 2e9:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return super().evaluate(individual, eval_seed)
+
+
+def _marked(n, value):
+    """A prepared `_Marked` problem, ``n`` random individuals, the first one marked."""
+    p = _Marked(200, 3, 2, target=0.5, constraints=[hd.Overlap(max=0.1)])
+    p.prepare(np.random.default_rng(0))
+    pop = _population(p, n)
+    genes = list(pop[0])
+    genes[0] = hd.Cluster(np.r_[value, genes[0].mean[1:]], genes[0].variances,
+                          genes[0].rotation)
+    return p, pop, hd.Genotype(genes, type(pop[0].fitness)())
+
+
+def _serial_records(problem, pop):
+    return [problem.evaluate(ind, i).record for i, ind in enumerate(pop)]
+
+
+def _split(problem, n_helpers, **kwargs):
+    from hawks_deap._parallel import HelperPool, SplitEvaluate
+
+    pool = HelperPool(problem, n_helpers, **kwargs)
+    return pool, SplitEvaluate(pool, lambda pair: problem.evaluate(*pair), problem.prefetch)
+
+
+def _population(problem, n, seed=5):
+    rng = np.random.default_rng(seed)
+    return [problem.random_individual(rng) for _ in range(n)]
+
+
+def test_split_evaluate_matches_serial_in_order_whatever_the_split():
+    p = prepared_problem()
+    pop = _population(p, 7)
+    serial = _serial_records(p, pop)
+
+    def run():
+        pool, split = _split(p, 2)
+        with pool:
+            out = [split([(ind, i) for i, ind in enumerate(pop)])]
+            split.costs.update(c_var=0.0, c_own=1.0, c_help=1e-9, latency=0.0)
+            assert split.shares(7) == [3, 4]  # helpers almost free: they take everything
+            out.append(split([(ind, i) for i, ind in enumerate(pop)]))
+            split.costs.update(c_own=1e-9, c_help=1.0)
+            assert split.shares(7) == [0, 0]  # helpers dear: this process keeps the batch
+            out.append(split(((ind, i) for i, ind in enumerate(pop)), 7))
+            return out
+
+    for results in run_with_timeout(run):
+        assert [r.record for r in results] == serial
+
+
+def test_split_shares_balance_finishing_times():
+    from hawks_deap._parallel import SplitEvaluate
+
+    class Pool:
+        n_helpers = 1
+
+    split = SplitEvaluate(Pool(), lambda pair: None)
+    assert split.shares(10) == [5]  # nothing measured: even
+    split.costs.update(c_var=0.2, c_own=1.0, c_help=1.3, latency=0.3)
+    # helpers finish at w (c_var + c_help) + latency, this process at n c_var + (n - w) c_own
+    w = split.shares(10)[0]
+    finish = [w * 1.5 + 0.3, 10 * 0.2 + (10 - w) * 1.0]
+    for other in (w - 1, w + 1):
+        assert max(finish) <= max(other * 1.5 + 0.3, 2.0 + (10 - other) * 1.0)
+    Pool.n_helpers = 3
+    assert sum(split.shares(10)) <= 10 and len(split.shares(10)) == 3
+
+
+def test_split_evaluate_sends_a_share_before_the_batch_is_complete():
+    p = prepared_problem()
+    pop = _population(p, 6)
+    made = []
+
+    def pairs():
+        for i, ind in enumerate(pop):
+            made.append(i)
+            yield ind, i
+
+    def run():
+        pool, split = _split(p, 1)
+        when = []
+        real = pool.submit
+        pool.submit = lambda helper, items: (when.append(len(made)), real(helper, items))[1]
+        with pool:
+            return split(pairs(), 6), when
+
+    results, when = run_with_timeout(run)
+    assert when == [3]  # the helper's 3 left when 3 of 6 had been made
+    assert [r.record for r in results] == _serial_records(p, pop)
+
+
+def test_helper_errors_are_raised_with_their_traceback_and_the_pool_goes_on():
+    p, pop, bad = _marked(4, 1e9)
+
+    def run():
+        pool, split = _split(p, 1)
+        with pool:
+            with pytest.raises(ValueError, match="a marked individual") as info:
+                split([(bad, 0), (pop[1], 1), (pop[2], 2), (pop[3], 3)])
+            assert "Helper process traceback" in str(info.value.__cause__)
+            assert "_Marked" in str(info.value.__cause__) or "evaluate" in str(
+                info.value.__cause__)
+            # the caller's own failure while a share is out: that share is collected
+            def failing():
+                yield pop[0], 0
+                yield pop[1], 1
+                raise KeyError("mutation failed")
+
+            with pytest.raises(KeyError, match="mutation failed"):
+                split(failing(), 4)
+            return split([(ind, i) for i, ind in enumerate(pop)])
+
+    results = run_with_timeout(run)
+    assert [r.record for r in results] == _serial_records(p, pop)
+
+
+def test_killed_helper_is_reported_not_waited_for():
+    p, pop, doomed = _marked(2, 2e9)
+
+    def run():
+        pool, split = _split(p, 1)
+        with pool:
+            with pytest.raises(RuntimeError, match=r"helper process .*died \(killed by "
+                                                   r"signal 9"):
+                split([(doomed, 0), (pop[1], 1)])
+            with pytest.raises(RuntimeError, match="closed"):
+                pool.submit(0, [(pop[1], 1)])
+
+    run_with_timeout(run)
+
+
+def test_helpers_under_spawn_and_with_dill_only_individuals():
+    p = prepared_problem()
+    pop = _population(p, 4)
+
+    class LocalFitness(hd.IndexFitness):  # plain pickle refuses it: dill carries it
+        pass
+
+    local = [hd.Genotype(list(ind), LocalFitness()) for ind in pop]
+
+    def run():
+        pool, split = _split(p, 1, start_method="spawn")
+        with pool:
+            assert pool.start_method == "spawn"
+            return split([(ind, i) for i, ind in enumerate(local)])
+
+    results = run_with_timeout(run)
+    assert [r.record for r in results] == _serial_records(p, pop)
 
 
 def test_wire_reuses_genes_within_a_byte_budget(monkeypatch):
