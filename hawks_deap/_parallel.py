@@ -1,5 +1,10 @@
 """Process pools that evaluate individuals of one problem.
 
+Two kinds: `ProblemPool` (a ``multiprocess`` pool; the parent waits while its workers
+evaluate whole batches: Versus mode, ``map=``) and `HelperPool` with `SplitEvaluate`
+(the parent evaluates part of each batch itself while helper processes, one pipe each,
+evaluate the first offspring as soon as they are mutated: Index mode with n_jobs > 1).
+
 The problem is sent once to each worker (pool initializer), not with every task; each
 task carries only an individual and its evaluation seed, so results do not depend on
 which worker evaluates what. Works with the fork, spawn and forkserver start methods:

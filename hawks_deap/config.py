@@ -324,8 +324,9 @@ OPTIONS: tuple[Option, ...] = (
            "stochastic ranking's probability of comparing on fitness",
            low=0.0, high=1.0, command_defaults={"versus": 0.75}),
     Option("ga", "seed", "int", 0, "random seed", low=0),
-    Option("ga", "n_jobs", "int", 1, "worker processes for evaluations", low=1,
-           commands=("versus",)),
+    Option("ga", "n_jobs", "int", 1,
+           "processes that evaluate (generate: this one and n_jobs - 1 helpers)", low=1,
+           commands=("generate", "versus")),
 )
 
 

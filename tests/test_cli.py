@@ -43,6 +43,11 @@ def test_generate_writes_dataset_and_logbook(tmp_path):
     assert meta["seed"] == 1
     log = (out / "logbook.csv").read_text().splitlines()
     assert log[0].startswith("gen,nevals") and len(log) == 6
+    # two processes (a helper evaluates part of each generation): the same data
+    r = run_cli("generate", "--n-samples", "200", "--n-clusters", "3", "--generations", "4",
+                "--seed", "1", "--n-jobs", "2", "--out", str(tmp_path / "two"))
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "two" / "data.csv").read_bytes() == (out / "data.csv").read_bytes()
 
 
 def test_generate_bad_input_exit_2_and_nothing_written(tmp_path):
