@@ -148,12 +148,16 @@ def _evaluate_wire(blob: bytes) -> Any:
     Returns the evaluations as plain pickle bytes, or as a list (then sent by dill)
     when they do not pickle plainly.
     """
-    items = pickle.loads(blob)
+    results = _evaluate_batch(pickle.loads(blob))
+    return _to_wire(results) or results
+
+
+def _evaluate_batch(items: list[tuple[Any, int | None]]) -> list:
+    """The installed problem's evaluations of a batch, its overlap pairs prefetched."""
     prefetch = getattr(_WORKER_PROBLEM, "prefetch", None)
     if prefetch is not None and len(items) > 1:
         prefetch([individual for individual, _ in items])
-    results = [_evaluate_installed(item) for item in items]
-    return _to_wire(results) or results
+    return [_evaluate_installed(item) for item in items]
 
 
 def default_threads_per_worker(n_jobs: int) -> int:
@@ -359,11 +363,7 @@ def _helper_main(conn: Any, inherited: list, payload: bytes, threads: int | None
             return
         start = time.perf_counter()
         try:
-            items = _decode(blob)
-            prefetch = getattr(_WORKER_PROBLEM, "prefetch", None)
-            if prefetch is not None and len(items) > 1:
-                prefetch([individual for individual, _ in items])
-            reply = _encode([_evaluate_installed(item) for item in items])
+            reply = _encode(_evaluate_batch(_decode(blob)))
         except KeyboardInterrupt:
             return
         except BaseException as error:  # noqa: BLE001 - sent to the parent, raised there
@@ -470,6 +470,14 @@ class HelperPool:
                                "first")
         self._conns[helper].send_bytes(_encode(list(items)))
         self._pending[helper] = True
+
+    def pending(self, helper: int) -> bool:
+        """Whether helper ``helper`` has a batch whose result was not collected."""
+        return self._pending[helper] and not self._closed
+
+    def ready(self, helper: int) -> bool:
+        """Whether helper ``helper``'s reply has arrived (`result` will not wait)."""
+        return self._conns[helper].poll()
 
     def result(self, helper: int) -> tuple[list, float]:
         """The evaluations of helper ``helper``'s batch, and the seconds they took there.
@@ -633,7 +641,7 @@ class SplitEvaluate:
                 own = []
             results: list = []
             for index, (h, at, count) in enumerate(sent):
-                waited = not pool._conns[h].poll()
+                waited = not pool.ready(h)
                 values, seconds = pool.result(h)
                 results.extend(values)
                 self._average("c_help", seconds / count)
@@ -642,7 +650,7 @@ class SplitEvaluate:
                     self._average("latency", max(0.0, time.perf_counter() - at - seconds))
         except BaseException:
             for h, _, _ in sent:  # a batch left in a helper would poison the next call
-                if pool._pending[h] and not pool._closed:
+                if pool.pending(h):
                     try:
                         pool.result(h)
                     except BaseException:  # noqa: BLE001 - the first error wins

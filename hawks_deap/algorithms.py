@@ -353,9 +353,9 @@ def evolve(problem: Problem, *, population_size: int = 10, generations: int = 10
         split follows the costs measured so far (``benchmarks/bench_index.py``, n_jobs=2
         against serial: N=2000, K=5, D=2 1.28x; N=1000, K=10, D=20 1.08x; N=2000, K=30,
         D=50 1.28x). Each process keeps its own caches (the evaluator's byte budget
-        applies to each). Results never depend on it. This
-        process holds ``problem.loop_context()`` (one BLAS thread by default: its
-        matrices are small; Versus problems: their ``n_threads``) for the whole loop,
+        applies to each). Results never depend on it. This process holds
+        ``problem.loop_context()`` (one BLAS thread by default: its matrices are
+        small; Versus problems: their ``n_threads``) for the whole loop,
         callbacks included, and hands each batch it evaluates to ``problem.prefetch``
         first (Index mode: their overlap pairs are computed together).
     callbacks : iterable of callables
