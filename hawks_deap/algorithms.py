@@ -514,6 +514,8 @@ class _MapEvaluate:
     def __call__(self, items: Iterable[tuple[Genotype, int]],
                  size_hint: int | None = None) -> list[Evaluation]:
         items = list(items)
+        if not items:  # nothing changed: a user's map is not called
+            return []
         if self.prefetch is not None:
             self.prefetch([ind for ind, _ in items])
         return list(self.map_fn(self.task, items))

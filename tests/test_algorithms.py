@@ -49,8 +49,20 @@ def test_reproducible_byte_identical_and_seed_sensitive():
 
 def test_evolve_with_user_map_is_identical():
     a = hd.evolve(problem(), population_size=6, generations=5, seed=3)
-    b = hd.evolve(problem(), population_size=6, generations=5, seed=3, map=map)
+    calls = []
+
+    def counting_map(func, items):
+        calls.append(len(items))
+        return map(func, items)
+
+    b = hd.evolve(problem(), population_size=6, generations=5, seed=3, map=counting_map)
     assert a.best_dataset().to_csv_text() == b.best_dataset().to_csv_text()
+    assert calls == [row["nevals"] for row in b.logbook if row["nevals"]]
+    # nothing changes (no crossover, no mutation): only the first population is mapped
+    calls.clear()
+    c = hd.evolve(problem(), population_size=6, generations=3, seed=3, map=counting_map,
+                  p_crossover=0.0, p_mean=0.0, p_cov=0.0)
+    assert calls == [6] and [row["nevals"] for row in c.logbook] == [6, 0, 0, 0]
 
 
 def test_callbacks_can_stop_and_see_state():
