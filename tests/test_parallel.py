@@ -168,6 +168,48 @@ def test_split_evaluate_matches_serial_in_order_whatever_the_split():
         assert [r.record for r in results] == serial
 
 
+def test_helpers_get_held_genes_by_key_within_their_budget(monkeypatch):
+    import hawks_deap._parallel as parallel
+
+    p = prepared_problem()
+    pop = _population(p, 6)
+    gene_bytes = sum(g.mean.nbytes + g.variances.nbytes + g.rotation.nbytes for g in pop[0])
+    sizes = []
+    real = parallel._encode
+
+    def spy(obj, mirror=None):
+        blob = real(obj, mirror)
+        if mirror is not None:
+            sizes.append(len(blob))
+        return blob
+
+    monkeypatch.setattr(parallel, "_encode", spy)
+
+    def run(budget, batches):
+        monkeypatch.setattr(parallel, "WORKER_GENE_BYTES", budget)
+        pool, split = _split(p, 1)
+        out = []
+        with pool:
+            for batch in batches:
+                # the helper takes every individual (costs as if it were free)
+                split.costs.update(c_var=0.0, c_own=1.0, c_help=1e-9, latency=0.0)
+                out.append(split([(ind, i) for i, ind in enumerate(batch)]))
+        return out
+
+    serial = _serial_records(p, pop)
+    # the same individuals twice: the second time their genes go as keys
+    for results in run_with_timeout(run, 1 << 20, [pop, pop]):
+        assert [r.record for r in results] == serial
+    assert sizes[1] < sizes[0] / 3
+    # a budget of 2 genotypes: the tables start over again and again, in step
+    sizes.clear()
+    shuffled = [pop[i] for i in (3, 0, 5, 1, 4, 2)]
+    batches = [pop, shuffled, pop, shuffled[::-1]]
+    for results, batch in zip(run_with_timeout(run, 2 * gene_bytes, batches), batches,
+                              strict=True):
+        assert [r.record for r in results] == _serial_records(p, batch)
+
+
 def test_split_shares_balance_finishing_times():
     from hawks_deap._parallel import SplitEvaluate
 
