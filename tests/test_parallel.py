@@ -318,8 +318,7 @@ def test_wire_reuses_genes_within_a_byte_budget(monkeypatch):
     p = prepared_problem()
     rng = np.random.default_rng(3)
     pop = [p.random_individual(rng) for _ in range(4)]
-    monkeypatch.setattr(parallel, "_WORKER_GENES", {})
-    monkeypatch.setattr(parallel, "_WORKER_GENE_BYTES", 0)
+    monkeypatch.setattr(parallel, "_WORKER_TABLE", None)
     first = pickle.loads(parallel._to_wire(pop))
     again = pickle.loads(parallel._to_wire(pop))
     for ind, a, b in zip(pop, first, again, strict=True):
@@ -327,14 +326,13 @@ def test_wire_reuses_genes_within_a_byte_budget(monkeypatch):
         assert all(x is y for x, y in zip(a, b, strict=True))  # held genes are reused
         assert all(np.array_equal(x.rotation, y.rotation) for x, y in zip(a, ind, strict=True))
     gene_bytes = sum(g.mean.nbytes + g.variances.nbytes + g.rotation.nbytes for g in pop[0])
-    assert parallel._WORKER_GENE_BYTES == 4 * gene_bytes
+    assert parallel._WORKER_TABLE.size == 4 * gene_bytes
     # past the budget the worker starts over: it never holds more than the budget
     monkeypatch.setattr(parallel, "WORKER_GENE_BYTES", 2 * gene_bytes)
-    monkeypatch.setattr(parallel, "_WORKER_GENES", {})
-    monkeypatch.setattr(parallel, "_WORKER_GENE_BYTES", 0)
     pickle.loads(parallel._to_wire(pop))
-    assert 0 < parallel._WORKER_GENE_BYTES <= 2 * gene_bytes
-    assert len(parallel._WORKER_GENES) == 6 and pop[3][2].key in parallel._WORKER_GENES
+    table = parallel._WORKER_TABLE
+    assert table.budget == 2 * gene_bytes and 0 < table.size <= 2 * gene_bytes
+    assert len(table.genes) == 6 and pop[3][2].key in table.genes
 
 
 def test_pool_sends_what_plain_pickle_cannot_by_dill():
