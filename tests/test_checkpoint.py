@@ -30,7 +30,10 @@ def test_resumed_run_is_identical_to_uninterrupted(tmp_path, algorithm):
         assert [i.key for i in resumed.pareto_front] == [i.key for i in full.pareto_front]
 
 
-def test_resume_from_periodic_checkpoint_after_crash(tmp_path):
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_resume_from_periodic_checkpoint_after_crash(tmp_path, n_jobs):
+    # n_jobs=2: the crash stops a run that has a helper process, and the resumed run
+    # shares its generations with a new one
     full = hd.evolve(problem(), population_size=6, generations=9, seed=3)
     ck = tmp_path / "c.pkl"
 
@@ -43,10 +46,10 @@ def test_resume_from_periodic_checkpoint_after_crash(tmp_path):
 
     with pytest.raises(Crash):
         hd.evolve(problem(), population_size=6, generations=9, seed=3, checkpoint=ck,
-                  checkpoint_every=3, callbacks=[crash])
+                  checkpoint_every=3, callbacks=[crash], n_jobs=n_jobs)
     with open(ck, "rb") as fh:
         assert pickle.load(fh)["generation"] == 6
-    resumed = hd.resume(ck)
+    resumed = hd.resume(ck, n_jobs=n_jobs)
     assert resumed.best_dataset().to_csv_text() == full.best_dataset().to_csv_text()
 
 
