@@ -59,7 +59,9 @@ def test_nsga3_three_objectives_returns_front_and_is_reproducible():
     r1 = hd.evolve(p, algorithm="nsga3", population_size=12, generations=8, seed=4)
     assert len(r1.pareto_front) >= 1 and len(r1.pareto_front[0].fitness.values) == 3
     p2 = index_problem(constraints=[hd.Overlap(max=0.0), hd.Eccentricity(min=5.0)])
-    r2 = hd.evolve(p2, algorithm="nsga3", population_size=12, generations=8, seed=4)
+    # and with a helper process sharing each generation: the same run
+    r2 = hd.evolve(p2, algorithm="nsga3", population_size=12, generations=8, seed=4,
+                   n_jobs=2)
     assert [i.fitness.values for i in r1.pareto_front] == [
         i.fitness.values for i in r2.pareto_front]
     assert r1.best_dataset().to_csv_text() == r2.best_dataset().to_csv_text()
