@@ -117,16 +117,21 @@ class _HeldGenes:
         """Hold ``gene`` under ``key``; ``arrays`` (its mean, variances, rotation) count."""
         size = sum(a.nbytes for a in arrays)
         if self.size + size > self.budget:  # start over: the helper does the same
-            self.genes.clear()
-            self.size = 0
+            self.clear()
         self.genes[key] = gene
         self.size += size
+
+    def clear(self) -> None:
+        self.genes.clear()
+        self.size = 0
 
 
 #: Array bytes of the genes a worker keeps by key (`_gene_from_wire`) before it starts
 #: over (a budget, not a cache: a gene not kept is rebuilt from the bytes it came with).
 WORKER_GENE_BYTES = 64 << 20
-_WORKER_TABLE: _HeldGenes | None = None  # made on first use, with WORKER_GENE_BYTES
+#: The genes this worker or helper holds (a pool worker makes it on first use, with
+#: `WORKER_GENE_BYTES`; a helper at its start, with the budget its parent mirrors).
+_WORKER_TABLE: _HeldGenes | None = None
 
 
 def _gene_from_wire(key: str, mean: Any, variances: Any, rotation: Any) -> Cluster:
@@ -137,7 +142,7 @@ def _gene_from_wire(key: str, mean: Any, variances: Any, rotation: Any) -> Clust
     most of their genes with the individuals evaluated before them).
     """
     global _WORKER_TABLE
-    if _WORKER_TABLE is None or _WORKER_TABLE.budget != WORKER_GENE_BYTES:
+    if _WORKER_TABLE is None:
         _WORKER_TABLE = _HeldGenes(WORKER_GENE_BYTES)
     gene = _WORKER_TABLE.genes.get(key)
     if gene is None:
@@ -146,21 +151,46 @@ def _gene_from_wire(key: str, mean: Any, variances: Any, rotation: Any) -> Clust
     return gene
 
 
+def _held_gene(key: str) -> Cluster:
+    """A gene the receiving helper holds (sent as its key alone)."""
+    return _WORKER_TABLE.genes[key]
+
+
 class _WirePickler(pickle.Pickler):
-    """The C pickler, with each gene sent as its key and arrays (`_gene_from_wire`)."""
+    """The C pickler, with each gene sent as its key and arrays (`_gene_from_wire`).
+
+    With ``mirror`` (the parent's copy of a helper's table), a gene the helper holds
+    goes as its key alone (`_held_gene`), and the others are recorded in the mirror as
+    the helper will record them.
+    """
+
+    def __init__(self, file: Any, mirror: _HeldGenes | None = None) -> None:
+        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
+        self.mirror = mirror
 
     def reducer_override(self, obj: Any) -> Any:
-        if type(obj) is Cluster:
-            return _gene_from_wire, (obj.key, obj.mean, obj.variances, obj.rotation)
-        return NotImplemented
+        if type(obj) is not Cluster:
+            return NotImplemented
+        arrays = (obj.mean, obj.variances, obj.rotation)
+        if self.mirror is not None:
+            if obj.key in self.mirror.genes:
+                return _held_gene, (obj.key,)
+            self.mirror.add(obj.key, None, arrays)
+        return _gene_from_wire, (obj.key, *arrays)
 
 
-def _to_wire(obj: Any) -> bytes | None:
-    """``obj`` as plain pickle bytes (genes by `_WirePickler`); None if it needs dill."""
+def _to_wire(obj: Any, mirror: _HeldGenes | None = None) -> bytes | None:
+    """``obj`` as plain pickle bytes (genes by `_WirePickler`); None if it needs dill.
+
+    A ``mirror`` left partly updated by a failure is cleared (the helper clears its
+    table when it gets the dill message instead).
+    """
     buffer = io.BytesIO()
     try:
-        _WirePickler(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump(obj)
+        _WirePickler(buffer, mirror).dump(obj)
     except (pickle.PicklingError, TypeError, AttributeError):
+        if mirror is not None:
+            mirror.clear()
         return None  # e.g. a class created at run time: multiprocess's dill sends it
     return buffer.getvalue()
 
@@ -347,56 +377,15 @@ class ProblemPool:
 _PLAIN, _DILL, _ERROR = b"p", b"d", b"e"
 
 
-_HELD: _HeldGenes | None = None  # a helper's table
-
-
-def _held_gene(key: str) -> Cluster:
-    """A gene the helper holds (sent as its key)."""
-    return _HELD.genes[key]
-
-
-def _new_held_gene(key: str, mean: Any, variances: Any, rotation: Any) -> Cluster:
-    """A gene new to the helper: built, then held."""
-    gene = Cluster(mean, variances, rotation)
-    _HELD.add(key, gene, (gene.mean, gene.variances, gene.rotation))
-    return gene
-
-
-class _HelperPickler(pickle.Pickler):
-    """The C pickler, each gene as its key if the helper holds it (``mirror``)."""
-
-    def __init__(self, file: Any, mirror: _HeldGenes) -> None:
-        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
-        self.mirror = mirror
-
-    def reducer_override(self, obj: Any) -> Any:
-        if type(obj) is Cluster:
-            key = obj.key
-            if key in self.mirror.genes:
-                return _held_gene, (key,)
-            self.mirror.add(key, None, (obj.mean, obj.variances, obj.rotation))
-            return _new_held_gene, (key, obj.mean, obj.variances, obj.rotation)
-        return NotImplemented
-
-
 def _encode(obj: Any, mirror: _HeldGenes | None = None) -> bytes:
     """``obj`` tagged: plain pickle bytes when it pickles plainly, else dill bytes.
 
-    With ``mirror`` (a helper's table), genes go by `_HelperPickler`; a message that
-    needs dill resets the table on both sides.
+    ``mirror``: a helper's table (see `_WirePickler`); a message that needs dill resets
+    the table on both sides.
     """
-    if mirror is not None:
-        buffer = io.BytesIO()
-        try:
-            _HelperPickler(buffer, mirror).dump(obj)
-            return _PLAIN + buffer.getvalue()
-        except (pickle.PicklingError, TypeError, AttributeError):
-            mirror.genes.clear()  # partly updated: the helper clears its table too
-            mirror.size = 0
-    else:
-        plain = _to_wire(obj)
-        if plain is not None:
-            return _PLAIN + plain
+    plain = _to_wire(obj, mirror)
+    if plain is not None:
+        return _PLAIN + plain
     import dill
 
     return _DILL + dill.dumps(obj, protocol=dill.HIGHEST_PROTOCOL)
@@ -420,11 +409,11 @@ def _helper_main(conn: Any, inherited: list, payload: bytes, threads: int | None
     are the parent's ends of the pipes (a forked child holds copies of them, which would
     keep its own pipe open after the parent has gone).
     """
-    global _HELD
+    global _WORKER_TABLE
     for end in inherited:
         end.close()
     _install(payload, threads)
-    _HELD = _HeldGenes(gene_bytes)
+    _WORKER_TABLE = _HeldGenes(gene_bytes)
     while True:
         try:
             blob = conn.recv_bytes()
@@ -435,8 +424,7 @@ def _helper_main(conn: Any, inherited: list, payload: bytes, threads: int | None
         start = time.perf_counter()
         try:
             if blob[:1] == _DILL:  # the parent has reset its mirror of the table
-                _HELD.genes.clear()
-                _HELD.size = 0
+                _WORKER_TABLE.clear()
             reply = _encode(_evaluate_batch(_decode(blob)))
         except KeyboardInterrupt:
             return

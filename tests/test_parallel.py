@@ -329,6 +329,7 @@ def test_wire_reuses_genes_within_a_byte_budget(monkeypatch):
     assert parallel._WORKER_TABLE.size == 4 * gene_bytes
     # past the budget the worker starts over: it never holds more than the budget
     monkeypatch.setattr(parallel, "WORKER_GENE_BYTES", 2 * gene_bytes)
+    monkeypatch.setattr(parallel, "_WORKER_TABLE", None)  # a new worker, that budget
     pickle.loads(parallel._to_wire(pop))
     table = parallel._WORKER_TABLE
     assert table.budget == 2 * gene_bytes and 0 < table.size <= 2 * gene_bytes
