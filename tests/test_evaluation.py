@@ -277,12 +277,53 @@ def test_own_thresholds_of_translated_shapes_are_exact(monkeypatch, d, small_clu
             block = cdist(X[y == slot], X[y == slot], "sqeuclidean")
             block[block <= 0] = np.inf
             np.testing.assert_array_equal(got, block.min(axis=1))
+            assert fast._reach_bound(slot, gene, entry) >= got.max()
             margin = fast._shape(slot, gene).own_margin
             slack = ev_mod._abs_slack(d, max(entry.maxabs, fast._shape(slot, gene).maxabs))
             certified.append(float(np.mean(margin > slack)))
         assert fast.overlap(g) == brute_overlap(X, y)
     # both paths ran: most points certified near the origin, few after a 1e9 shift
     assert max(certified) > 0.9 and min(certified) < 0.1
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 40), d=st.integers(1, 24),
+       log_var=st.floats(-30, 6), shift=st.sampled_from([0.0, 1.0, 1e6, 1e12]))
+def test_reach_bound_is_an_upper_bound_on_own_thresholds(seed, n, d, log_var, shift):
+    """`_reach_bound` bounds max o(i) from above (inf if it cannot), for any scale or
+    translation (tiny variances far from the origin merge points in floating point)."""
+    rng = np.random.default_rng(seed)
+    layout = Layout([n, 3], d, rng=rng)
+    fast = Evaluator(layout)
+    variances = 10.0 ** (log_var + rng.uniform(-2, 2, d))
+    gene = Cluster(np.full(d, shift) + rng.normal(size=d), variances, haar_rotation(d, rng))
+    entry = fast._gene(0, gene)
+    bound = fast._reach_bound(0, gene, entry)
+    P = entry.points
+    block = cdist(P, P, "sqeuclidean")
+    block[block <= 0] = np.inf
+    own = block.min(axis=1)
+    assert bound >= own.max()
+    assert np.array_equal(fast._own_nn(0, gene, entry), own)
+
+
+def test_far_apart_genes_need_no_own_thresholds():
+    """Pairs proven empty by the bound leave the genes' nearest-neighbour passes undone;
+    the overlap is still the definition's."""
+    rng = np.random.default_rng(3)
+    d = 10
+    layout = Layout([40, 50, 30], d, rng=rng)
+    fast = Evaluator(layout)
+    genes = [Cluster(np.full(d, 100.0 * k), np.full(d, 0.5), haar_rotation(d, rng))
+             for k in range(3)]
+    g = Genotype(genes)
+    X, y = layout.sample(g)
+    assert fast.overlap(g) == brute_overlap(X, y) == 0.0
+    assert all(fast._gene(k, gene).own_nn is None for k, gene in enumerate(genes))
+    crowded = Genotype([genes[0], genes[1].with_mean(genes[0].mean + 0.1), genes[2]])
+    X, y = layout.sample(crowded)
+    assert fast.overlap(crowded) == brute_overlap(X, y) > 0.0
+    assert fast._gene(0, genes[0]).own_nn is not None
 
 
 def test_euclidean_block_sums_are_cdist_sums():
@@ -407,13 +448,17 @@ def test_evaluator_choice_is_validated():
 
 
 def test_sequential_rows_match_cdist_bitwise():
+    # the one-call reduction (two rows or more) and the loop (one row) alike; dimensions
+    # around numpy's 8-way unrolling, where a pairwise sum would differ
     rng = np.random.default_rng(0)
-    for d in (1, 2, 7, 50):
-        a = rng.standard_normal((200, d)) * rng.uniform(0.01, 100, d) + 3.0
-        b = rng.standard_normal((200, d)) + 3.0
-        full = cdist(a, b, "sqeuclidean")
-        rows = ev_mod._sqdist_rows(a, b)
-        np.testing.assert_array_equal(rows, np.diagonal(full))
+    for d in (1, 2, 7, 8, 9, 16, 20, 50, 130):
+        for m in (1, 2, 3, 17, 200):
+            a = rng.standard_normal((m, d)) * rng.uniform(0.01, 100, d) + 3.0
+            b = rng.standard_normal((m, d)) + 3.0
+            full = cdist(a, b, "sqeuclidean")
+            rows = ev_mod._sqdist_rows(a, b)
+            np.testing.assert_array_equal(rows, np.diagonal(full))
+            np.testing.assert_array_equal(rows, ev_mod._sqdist_sequential(a, b))
 
 
 @settings(max_examples=30, deadline=None)
