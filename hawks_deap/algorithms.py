@@ -31,6 +31,7 @@ from hawks_deap.operators import (
     MEAN_MUTATIONS,
     cx_uniform,
     mutate,
+    mutate_many,
     record_penalty,
     sel_nsga3,
     sel_stochastic_ranking,
@@ -137,9 +138,10 @@ def _build_toolbox(problem: Problem, rngs: dict[str, np.random.Generator], *,
     toolbox.register("population", tools.initRepeat, list, toolbox.individual)
     toolbox.register("evaluate", problem.evaluate)
     toolbox.register("mate", cx_uniform, rng=rngs["variation"])
-    toolbox.register("mutate", mutate, rng=rngs["variation"], mean_mutation=mean_mutation,
-                     p_mean=p_mean, p_cov=p_cov, layout=layout, mean_kwargs=mean_kwargs,
-                     cov_kwargs=cov_kwargs, **problem.mutation_context())
+    for name, function in (("mutate", mutate), ("mutate_many", mutate_many)):
+        toolbox.register(name, function, rng=rngs["variation"], mean_mutation=mean_mutation,
+                         p_mean=p_mean, p_cov=p_cov, layout=layout, mean_kwargs=mean_kwargs,
+                         cov_kwargs=cov_kwargs, **problem.mutation_context())
     if algorithm == "hawks":
         toolbox.register("select", sel_stochastic_ranking, rng=rngs["selection"], p_f=p_f)
         toolbox.register("parent_select", sel_tournament_rank, rng=rngs["selection"])
@@ -626,8 +628,10 @@ class _Run:
                 toolbox.mate(offspring[i], offspring[i + 1])
 
         def mutated() -> Iterable[Genotype]:
+            # the whole generation at once (`mutate_many`: the draws and genes of one
+            # `mutate` call per offspring, the linear algebra stacked)
+            toolbox.mutate_many(offspring)
             for ind, key in zip(offspring, before, strict=True):
-                toolbox.mutate(ind)
                 if ind.key != key:
                     del ind.fitness.values
                 yield ind

@@ -14,7 +14,9 @@ from hawks_deap.genotype import Cluster, Genotype, RecordFitness
 __all__ = [
     "cluster_sizes",
     "haar_rotation",
+    "haar_from_normals",
     "rotation_power",
+    "rotation_powers",
     "random_cluster",
     "random_genotype",
 ]
@@ -80,12 +82,24 @@ def haar_rotation(n_dims: int, rng: np.random.Generator) -> np.ndarray:
     """
     if n_dims == 1:
         return np.ones((1, 1))
-    z = rng.normal(size=(n_dims, n_dims))
+    return haar_from_normals(rng.normal(size=(1, n_dims, n_dims)))[0]
+
+
+def haar_from_normals(normals: np.ndarray) -> np.ndarray:
+    """`haar_rotation` for a stack of standard-normal draws G, shape (m, D, D), at once.
+
+    Each rotation has the bits of `haar_rotation` on the same draws (numpy's stacked
+    QR and determinant run the same LAPACK routine on each matrix; the rest is
+    elementwise), for a fraction of the per-call cost when m is large.
+    """
+    m, d = normals.shape[0], normals.shape[-1]
+    if d == 1:
+        return np.ones((m, 1, 1))
     with blas_thread_limit(1):  # small matrices: threads only cost (see blas_thread_limit)
-        q, r = np.linalg.qr(z)
-        d = r.diagonal()
-        q *= (d / abs(d))[np.newaxis, :]
-        q[0, :] /= np.linalg.det(q)
+        q, r = np.linalg.qr(normals)
+        diag = np.diagonal(r, axis1=-2, axis2=-1)
+        q *= (diag / abs(diag))[:, np.newaxis, :]
+        q[:, 0, :] /= np.linalg.det(q)[:, np.newaxis]
     return q
 
 
@@ -114,26 +128,41 @@ def rotation_power(rotation: np.ndarray, power: float) -> np.ndarray:
     form, which pairs them as rotations by ``p pi``. The result is orthogonal with
     determinant +1.
     """
-    d = rotation.shape[0]
+    return rotation_powers(np.asarray(rotation)[np.newaxis], power)[0]
+
+
+def rotation_powers(rotations: np.ndarray, power: float) -> np.ndarray:
+    """`rotation_power` of a stack of rotations, shape (m, D, D), at once.
+
+    Each result has the bits of `rotation_power` on that rotation (stacked
+    eigendecompositions and matrix products run the same routines on each matrix).
+    """
+    m, d = rotations.shape[0], rotations.shape[-1]
     if d == 1:
-        return np.ones((1, 1))
+        return np.ones((m, 1, 1))
     if d == 2:  # one plane: t = atan2(R_10 - R_01, R_00 + R_11), as in the Schur form
-        t = power * math.atan2(rotation[1, 0] - rotation[0, 1], rotation[0, 0] + rotation[1, 1])
-        c, s = math.cos(t), math.sin(t)
-        return np.array([[c, -s], [s, c]])
+        out = np.empty((m, 2, 2))
+        for i, r in enumerate(rotations):
+            t = power * math.atan2(r[1, 0] - r[0, 1], r[0, 0] + r[1, 1])
+            c, s = math.cos(t), math.sin(t)
+            out[i] = ((c, -s), (s, c))
+        return out
     with blas_thread_limit(1):  # small matrices: threads only cost (see blas_thread_limit)
-        sym = (rotation + rotation.T) * 0.5
-        skew = (rotation - rotation.T) * 0.5
+        transposed = rotations.transpose(0, 2, 1)
+        sym = (rotations + transposed) * 0.5
+        skew = (rotations - transposed) * 0.5
         c, v = np.linalg.eigh(sym)
         w = skew @ v
-        sine = np.sqrt(np.einsum("ij,ij->j", w, w))
-        if np.any((sine < _HALF_TURN_SINE) & (c < 0.0)):
-            return _rotation_power_schur(rotation, power)
+        sine = np.sqrt(np.einsum("kij,kij->kj", w, w))
         theta = np.arctan2(sine, c)
         with np.errstate(divide="ignore", invalid="ignore"):
             ratio = np.where(sine > 0.0, np.sin(power * theta) / sine, 0.0)
-        out = (v * np.cos(power * theta) + w * ratio) @ v.T
-        return out @ (1.5 * np.eye(d) - 0.5 * (out.T @ out))
+        out = ((v * np.cos(power * theta)[:, np.newaxis, :] + w * ratio[:, np.newaxis, :])
+               @ v.transpose(0, 2, 1))
+        out = out @ (1.5 * np.eye(d) - 0.5 * (out.transpose(0, 2, 1) @ out))
+        for i in np.flatnonzero(np.any((sine < _HALF_TURN_SINE) & (c < 0.0), axis=1)):
+            out[i] = _rotation_power_schur(rotations[i], power)
+    return out
 
 
 def _rotation_power_schur(rotation: np.ndarray, power: float) -> np.ndarray:

@@ -4,7 +4,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import hawks_deap as hd
-from hawks_deap.initialization import random_cluster
+from hawks_deap.initialization import (
+    haar_from_normals,
+    haar_rotation,
+    random_cluster,
+    rotation_power,
+    rotation_powers,
+)
 from hawks_deap.operators import (
     cx_uniform,
     mut_cov_haar,
@@ -14,6 +20,7 @@ from hawks_deap.operators import (
     mut_mean_pso_informed,
     mut_mean_rails,
     mutate,
+    mutate_many,
     sel_stochastic_ranking,
     sel_tournament_rank,
 )
@@ -202,6 +209,84 @@ def test_mutate_probability_defaults_to_one_over_k():
     assert abs(rate - 0.1) < 0.02
 
 
+def genes_bits(individuals):
+    return [[(g.mean.tobytes(), g.variances.tobytes(), g.rotation.tobytes()) for g in ind]
+            for ind in individuals]
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), op=st.sampled_from(["gaussian", "rails", "pso",
+                                                             "pso-informed", "de"]),
+       d=st.sampled_from([1, 2, 3, 5, 20]), k=st.integers(3, 6), n=st.integers(1, 8),
+       p=st.sampled_from([None, 0.5, 1.0]), repeat=st.booleans())
+def test_mutate_many_equals_mutate_one_by_one(seed, op, d, k, n, p, repeat):
+    """Same draws, same genes, bit for bit (the rotations are computed stacked), also
+    with an individual listed twice (its second mutation sees the first in full)."""
+    layout = hd.Layout([4] * k, d, rng=np.random.default_rng(seed))
+
+    def population():
+        out = [genotype(seed + i, k=k, d=d) for i in range(n)]
+        for ind in out:
+            ind.fitness.values = hd.Evaluation((0.1,), {"index": 0.4, "penalty": 0.0})
+        return out + ([out[0]] if repeat else [])
+
+    options = dict(mean_mutation=op, p_mean=p, p_cov=p, layout=layout, target=0.5,
+                   cov_kwargs={"power": 0.4})
+    one, many = population(), population()
+    rng_one, rng_many = np.random.default_rng(seed), np.random.default_rng(seed)
+    for ind in one:
+        assert mutate(ind, rng_one, **options) == (ind,)
+    assert mutate_many(many, rng_many, **options) == many
+    assert genes_bits(one) == genes_bits(many)
+    assert rng_one.bit_generator.state == rng_many.bit_generator.state
+
+
+def test_stacked_rotations_have_the_bits_of_single_ones():
+    rng = np.random.default_rng(5)
+    for d in (1, 2, 3, 7, 20):
+        normals = rng.normal(size=(6, d, d))
+        stack = haar_from_normals(normals.copy())
+        for i in range(6):
+            single = haar_rotation(d, _Replay(normals[i]))
+            np.testing.assert_array_equal(stack[i], single)
+        if d >= 2:  # an exact half turn in the stack goes through the Schur form
+            stack[2] = np.diag([-1.0, -1.0] + [1.0] * (d - 2))
+        powers = rotation_powers(stack, 0.3)
+        for i in range(6):
+            np.testing.assert_array_equal(powers[i], rotation_power(stack[i], 0.3))
+        np.testing.assert_allclose(powers @ powers.transpose(0, 2, 1),
+                                   np.broadcast_to(np.eye(d), powers.shape), atol=1e-12)
+
+
+class _Replay:
+    """A generator stand-in whose ``normal`` returns given draws."""
+
+    def __init__(self, values):
+        self.values = values
+
+    def normal(self, size):
+        return self.values.reshape(size).copy()
+
+
+def test_mutate_many_error_leaves_earlier_individuals_mutated_in_full():
+    k, d = 4, 3
+    layout = hd.Layout([4] * k, d, rng=np.random.default_rng(0))
+    inds = [genotype(i, k=k, d=d) for i in range(3)]
+    for ind in inds[:2]:
+        ind.fitness.values = hd.Evaluation((0.1,), {"index": 0.4, "penalty": 0.0})
+    ref = [genotype(i, k=k, d=d) for i in range(2)]
+    for ind in ref:
+        ind.fitness.values = hd.Evaluation((0.1,), {"index": 0.4, "penalty": 0.0})
+    rng, rng_ref = np.random.default_rng(1), np.random.default_rng(1)
+    options = dict(mean_mutation="pso-informed", p_mean=1.0, p_cov=1.0, layout=layout,
+                   target=0.5)
+    with pytest.raises(ValueError, match="evaluate it before mutating it"):
+        mutate_many(inds, rng, **options)  # the third was never evaluated
+    for ind in ref:
+        mutate(ind, rng_ref, **options)
+    assert genes_bits(inds[:2]) == genes_bits(ref)
+
+
 def test_mutate_errors():
     ind = genotype(0)
     rng = np.random.default_rng(0)
@@ -216,6 +301,10 @@ def test_mutate_errors():
         mutate(ind, rng, p_mean=1.5, layout=layout)
     with pytest.raises(ValueError, match="3 clusters"):
         mut_mean_de(genotype(0, k=2), 0, rng)
+    with pytest.raises(TypeError, match="angle"):  # unknown options, before any draw
+        mutate_many([ind], rng, layout=layout, cov_kwargs={"angle": 1.0})
+    with pytest.raises(ValueError, match="alpha"):
+        mutate_many([ind], rng, layout=layout, cov_kwargs={"alpha": 0.0})
 
 
 class Ind:

@@ -11,6 +11,7 @@ from hawks_deap.operators.mutation import (
     mut_mean_pso_informed,
     mut_mean_rails,
     mutate,
+    mutate_many,
 )
 from hawks_deap.operators.selection import (
     record_penalty,
@@ -31,6 +32,7 @@ __all__ = [
     "mut_mean_pso_informed",
     "mut_mean_rails",
     "mutate",
+    "mutate_many",
     "record_penalty",
     "sel_nsga3",
     "sel_stochastic_ranking",
