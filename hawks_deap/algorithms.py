@@ -621,7 +621,7 @@ class _Run:
         self.generation += 1
         parents = toolbox.parent_select(self.population, size)
         offspring = [toolbox.clone(ind) for ind in parents]
-        before = [ind.key for ind in offspring]
+        before = [tuple(gene.key for gene in ind) for ind in offspring]  # gene contents
         var_rng = self.rngs["variation"]
         for i in range(0, len(offspring) - 1, 2):
             if var_rng.random() < self.settings["p_crossover"]:
@@ -631,8 +631,8 @@ class _Run:
             # the whole generation at once (`mutate_many`: the draws and genes of one
             # `mutate` call per offspring, the linear algebra stacked)
             toolbox.mutate_many(offspring)
-            for ind, key in zip(offspring, before, strict=True):
-                if ind.key != key:
+            for ind, keys in zip(offspring, before, strict=True):
+                if tuple(gene.key for gene in ind) != keys:
                     del ind.fitness.values
                 yield ind
 

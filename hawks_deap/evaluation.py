@@ -838,19 +838,28 @@ class ByteLRU:
 
     def put(self, key: object, value: Any) -> None:
         """Store ``value``, evicting least recently used entries beyond the budget."""
-        size = _nbytes(value) + self.OVERHEAD
-        if key in self._data:
-            del self._data[key]
-            self.nbytes -= self._sizes.pop(key)
-        if size > self.max_bytes:
-            return
-        self._data[key] = value
-        self._sizes[key] = size
-        self.nbytes += size
-        while self.nbytes > self.max_bytes:
-            old, _ = self._data.popitem(last=False)
-            self.nbytes -= self._sizes.pop(old)
-            self.evictions += 1
+        self.put_many((key,), (value,))
+
+    def put_many(self, keys: Sequence, values: Sequence) -> None:
+        """`put` for many entries, in order."""
+        data, sizes, budget, overhead = self._data, self._sizes, self.max_bytes, self.OVERHEAD
+        nbytes = self.nbytes
+        for key, value in zip(keys, values, strict=True):
+            size = (value.nbytes if type(value) is np.ndarray else _nbytes(value)) + overhead
+            old = sizes.pop(key, None)
+            if old is not None:
+                del data[key]
+                nbytes -= old
+            if size > budget:
+                continue
+            data[key] = value
+            sizes[key] = size
+            nbytes += size
+            while nbytes > budget:
+                evicted, _ = data.popitem(last=False)
+                nbytes -= sizes.pop(evicted)
+                self.evictions += 1
+        self.nbytes = nbytes
 
     def clear(self) -> None:
         """Drop every entry."""
@@ -1544,11 +1553,14 @@ class Evaluator:
     def _overlap(self, genotype: Sequence) -> float:
         keys, genes = self._genes(genotype)
         pairs = self._pairs
-        entries = self.cache.get_many([("o", j, keys[j], m, keys[m]) for j, m in pairs])
-        missing = [pair for pair, e in zip(pairs, entries, strict=True) if e is None]
+        ckeys = [("o", j, keys[j], m, keys[m]) for j, m in pairs]
+        entries = self.cache.get_many(ckeys)
+        lacking = [p for p, e in enumerate(entries) if e is None]
         parts = [e for e in entries if e is not None and e.size]
-        if missing:
-            computed = self._overlap_pairs(self._genotype_table(genotype, genes), missing)
+        if lacking:
+            computed = self._overlap_pairs(self._genotype_table(genotype, genes),
+                                           [pairs[p] for p in lacking],
+                                           [ckeys[p] for p in lacking])
             if computed is None:  # a whole-dataset pass was cheaper; pairs stay uncached
                 return self._overlap_full(genes)
             parts.extend(computed)
@@ -1578,24 +1590,23 @@ class Evaluator:
         """
         with self.limit_threads():
             sizes = self._sizes
-            todo: dict[tuple, tuple[int, int, Sequence]] = {}  # cache key -> pair
+            cached = self.cache._data
+            pairs = self._pairs
+            todo: dict[tuple, Sequence] = {}  # cache key -> a genotype with that pair
             batch: list[tuple] = []
             volume = n_genotypes = 0
             for genotype in genotypes:
                 self.layout.check(genotype)
                 keys = [g.key for g in genotype]
-                new = []
-                for j, m in self._pairs:
-                    ckey = ("o", j, keys[j], m, keys[m])
-                    if ckey not in todo and ckey not in self.cache:
-                        new.append(ckey)
-                        todo[ckey] = (j, m, genotype)
+                new = [c for c in [("o", j, keys[j], m, keys[m]) for j, m in pairs]
+                       if c not in todo and c not in cached]
                 if not new:
                     continue
+                todo.update(dict.fromkeys(new, genotype))
                 more = sum(sizes[c[1]] + sizes[c[3]] for c in new)
                 if volume + more > _PREFETCH_POINTS:
                     if n_genotypes > 1:
-                        self._prefetch_pairs([todo[c] for c in batch], n_genotypes)
+                        self._prefetch_pairs(batch, todo, n_genotypes)
                     batch, volume, n_genotypes = [], 0, 0
                     if more > _PREFETCH_POINTS:
                         continue
@@ -1603,38 +1614,44 @@ class Evaluator:
                 volume += more
                 n_genotypes += 1
             if n_genotypes > 1:
-                self._prefetch_pairs([todo[c] for c in batch], n_genotypes)
+                self._prefetch_pairs(batch, todo, n_genotypes)
 
-    def _prefetch_pairs(self, pairs: list[tuple[int, int, Sequence]], n_genotypes: int) -> None:
-        """`_overlap_pairs` for pairs ``(j, m, genotype)`` of several genotypes at once."""
+    def _prefetch_pairs(self, ckeys: list[tuple], genotypes: dict[tuple, Sequence],
+                        n_genotypes: int) -> None:
+        """`_overlap_pairs` for the pairs of several genotypes at once.
+
+        ``ckeys`` are the pairs' cache keys, ``genotypes[ckey]`` a genotype holding each.
+        """
         index: dict[tuple[int, str], int] = {}
         slots: list[int] = []
         genes: list = []
         entries: list[_Gene] = []
 
-        def unit(slot: int, gene) -> int:
-            u = index.get((slot, gene.key))
+        def unit(ckey: tuple, slot: int, key: str) -> int:
+            u = index.get((slot, key))
             if u is None:
-                u = index[(slot, gene.key)] = len(slots)
+                gene = genotypes[ckey][slot]
+                u = index[(slot, key)] = len(slots)
                 slots.append(slot)
                 genes.append(gene)
                 entries.append(self._gene(slot, gene))
             return u
 
-        missing = [(unit(j, g[j]), unit(m, g[m])) for j, m, g in pairs]
+        missing = [(unit(c, c[1], c[2]), unit(c, c[3], c[4])) for c in ckeys]
         sizes = np.array([e.points.shape[0] for e in entries], dtype=np.intp)
         offs_arr = np.concatenate([[0], np.cumsum(sizes)]).astype(np.intp)
         table = _Table(slots, genes, entries, offs_arr.tolist(), offs_arr, sizes,
                        np.concatenate([e.points for e in entries]), self._offsets_arr[slots],
                        n_genotypes)
-        self._overlap_pairs(table, missing)
+        self._overlap_pairs(table, missing, ckeys)
 
-    def _overlap_pairs(self, t: _Table,
-                       missing: list[tuple[int, int]]) -> list[np.ndarray] | None:
+    def _overlap_pairs(self, t: _Table, missing: list[tuple[int, int]],
+                       ckeys: list[tuple]) -> list[np.ndarray] | None:
         """Compute and cache the captured points of each missing pair of genes.
 
         ``t`` holds the genes (`_Table`: one genotype's, or a batch's for
-        `prefetch_overlap`); ``missing`` pairs ``(u, v)`` of its genes, u's slot first.
+        `prefetch_overlap`); ``missing`` pairs ``(u, v)`` of its genes, u's slot first,
+        and ``ckeys`` their cache keys.
 
         All missing pairs at once, in a number of array operations that does not grow
         with the number of pairs:
@@ -1691,9 +1708,7 @@ class Evaluator:
                 return None
             for p, entry in zip(near.tolist(), found, strict=True):
                 entries[p] = entry
-        slots, genes = t.slots, t.genes
-        for (j, m), entry in zip(missing, entries, strict=True):
-            self.cache.put(("o", slots[j], genes[j].key, slots[m], genes[m].key), entry)
+        self.cache.put_many(ckeys, entries)
         return [e for e in entries if e.size]
 
     def _side_hits(self, t: _Table, own: dict[int, np.ndarray], J: np.ndarray,

@@ -42,7 +42,7 @@ def _frozen(array: Any, shape: tuple[int, ...], name: str) -> np.ndarray:
     out = np.array(array, dtype=np.float64, copy=True)
     if out.shape != shape:
         raise ValueError(f"{name} must have shape {shape}, got {out.shape}")
-    if not np.all(np.isfinite(out)):
+    if not np.isfinite(out).all():
         raise ValueError(f"{name} must be finite")
     out.setflags(write=False)
     return out

@@ -163,8 +163,8 @@ def test_prefetched_batch_gives_the_same_overlaps(seed, k, d, spread, cap):
             fast.prefetch_overlap(batch)
     computed = []
     real = fast._overlap_pairs
-    fast._overlap_pairs = lambda table, missing: computed.append(missing) or real(table,
-                                                                                 missing)
+    fast._overlap_pairs = lambda table, missing, ckeys: (computed.append(missing)
+                                                         or real(table, missing, ckeys))
     for g in batch:
         X, y = layout.sample(g)
         assert fast.overlap(g) == plain.overlap(g) == brute_overlap(X, y)
