@@ -611,7 +611,9 @@ class SplitEvaluate:
     while the offspring are being mutated: the first pairs go to the helpers as soon as
     each helper's share is complete, so that they evaluate while the caller mutates the
     rest; the caller then evaluates the remaining pairs itself (``prefetch`` first) and
-    collects the helpers' results. Results come in the order of the pairs and never
+    collects the helpers' results. If the iterable has a ``prepare(count)`` method, it
+    is called first with the helpers' total share, so that an iterable that makes its
+    items in chunks makes that many first. Results come in the order of the pairs and never
     depend on the split (evaluations are deterministic given their seed).
 
     The split balances the finishing times with costs measured as the run goes (moving
@@ -670,6 +672,9 @@ class SplitEvaluate:
             pairs = list(pairs)
             size_hint = len(pairs)
         shares = self.shares(size_hint)
+        prepare = getattr(pairs, "prepare", None)
+        if prepare is not None:  # make the helpers' pairs first, then the rest
+            prepare(sum(shares))
         pool = self.pool
         sent: list[tuple[int, float, int]] = []  # (helper, time sent, count)
         chunk: list = []

@@ -523,6 +523,78 @@ class _MapEvaluate:
         return list(self.map_fn(self.task, items))
 
 
+class _Offspring:
+    """A generation's offspring, mutated as they are asked for, in chunks.
+
+    Iterating yields each offspring mutated (its fitness deleted if its genes changed);
+    offspring not yet mutated when one is asked for are mutated together, all the rest
+    at once unless `prepare` asked for a smaller chunk first. Chunks never change the
+    result: `mutate_many` on consecutive chunks makes the draws and genes of one
+    ``mutate`` call per offspring, in order.
+    """
+
+    def __init__(self, offspring: list[Genotype], before: list[tuple[str, ...]],
+                 mutate_many: Callable[[list[Genotype]], Any]) -> None:
+        self.offspring = offspring
+        self.before = before
+        self.mutate_many = mutate_many
+        self.mutated = 0  # offspring[:mutated] are done
+        self.position = 0
+
+    def prepare(self, count: int) -> None:
+        """Mutate the next ``count`` offspring not yet mutated, together."""
+        start, stop = self.mutated, min(len(self.offspring), self.mutated + max(0, count))
+        if stop <= start:
+            return
+        self.mutate_many(self.offspring[start:stop])
+        for ind, keys in zip(self.offspring[start:stop], self.before[start:stop], strict=True):
+            if tuple(gene.key for gene in ind) != keys:
+                del ind.fitness.values
+        self.mutated = stop
+
+    def __iter__(self) -> _Offspring:
+        return self
+
+    def __next__(self) -> Genotype:
+        if self.position >= len(self.offspring):
+            raise StopIteration
+        if self.position >= self.mutated:
+            self.prepare(len(self.offspring) - self.mutated)
+        self.position += 1
+        return self.offspring[self.position - 1]
+
+
+class _Pairs:
+    """``(individual, eval_seed)`` for the individuals without a valid fitness, in order.
+
+    ``todo`` lists the individuals yielded so far; `prepare` (for `SplitEvaluate`) is
+    passed on to individuals that can make the next ones together (`_Offspring`).
+    """
+
+    def __init__(self, individuals: Iterable[Genotype], ss: np.random.SeedSequence,
+                 generation: int) -> None:
+        self.individuals = individuals
+        self._iter = iter(individuals)
+        self.ss = ss
+        self.generation = generation
+        self.todo: list[Genotype] = []
+
+    def prepare(self, count: int) -> None:
+        prepare = getattr(self.individuals, "prepare", None)
+        if prepare is not None:
+            prepare(count)
+
+    def __iter__(self) -> _Pairs:
+        return self
+
+    def __next__(self) -> tuple[Genotype, int]:
+        for ind in self._iter:
+            if not ind.fitness.valid:
+                self.todo.append(ind)
+                return ind, _eval_seed(self.ss, self.generation, len(self.todo) - 1)
+        raise StopIteration
+
+
 class _Run:
     """One run of the generational loop: its toolbox, streams and state."""
 
@@ -582,22 +654,15 @@ class _Run:
                   size: int) -> int:
         """Evaluate the individuals without a valid fitness; returns how many.
 
-        ``individuals`` (``size`` of them) may be a generator that finishes each one
-        (mutation) as it is asked for: an evaluator that shares the work with helper
+        ``individuals`` (``size`` of them) may be an `_Offspring` that finishes them
+        (mutation) as they are asked for: an evaluator that shares the work with helper
         processes (`SplitEvaluate`) sends them the first ones while the rest are made.
         """
-        todo: list[Genotype] = []
-
-        def pairs() -> Iterable[tuple[Genotype, int]]:
-            for ind in individuals:
-                if not ind.fitness.valid:
-                    todo.append(ind)
-                    yield ind, _eval_seed(self.ss, self.generation, len(todo) - 1)
-
-        results = evaluate_map(pairs(), size)
-        for ind, values in zip(todo, results, strict=True):
+        pairs = _Pairs(individuals, self.ss, self.generation)
+        results = evaluate_map(pairs, size)
+        for ind, values in zip(pairs.todo, results, strict=True):
             ind.fitness.values = values
-        return len(todo)
+        return len(pairs.todo)
 
     def _record(self, evaluated: list[Genotype], nevals: int) -> None:
         self.hof.update([ind for ind in evaluated if record_penalty(ind) == 0.0])
@@ -627,16 +692,8 @@ class _Run:
             if var_rng.random() < self.settings["p_crossover"]:
                 toolbox.mate(offspring[i], offspring[i + 1])
 
-        def mutated() -> Iterable[Genotype]:
-            # the whole generation at once (`mutate_many`: the draws and genes of one
-            # `mutate` call per offspring, the linear algebra stacked)
-            toolbox.mutate_many(offspring)
-            for ind, keys in zip(offspring, before, strict=True):
-                if tuple(gene.key for gene in ind) != keys:
-                    del ind.fitness.values
-                yield ind
-
-        nevals = self._evaluate(evaluate_map, mutated(), len(offspring))
+        nevals = self._evaluate(evaluate_map, _Offspring(offspring, before, toolbox.mutate_many),
+                                len(offspring))
         self.population = toolbox.select(self.population + offspring, size)
         self._record(offspring, nevals)
 
