@@ -134,19 +134,21 @@ WORKER_GENE_BYTES = 64 << 20
 _WORKER_TABLE: _HeldGenes | None = None
 
 
-def _gene_from_wire(key: str, mean: Any, variances: Any, rotation: Any) -> Cluster:
+def _gene_from_wire(key: str, shape_key: str, mean: Any, variances: Any,
+                    rotation: Any) -> Cluster:
     """A gene received from the parent: the worker's copy of it if it has one.
 
     Genes are immutable and ``key`` is a digest of their arrays, so a gene the worker
-    already holds is reused rather than validated and copied again (offspring share
-    most of their genes with the individuals evaluated before them).
+    already holds is reused (offspring share most of their genes with the individuals
+    evaluated before them); a new one is rebuilt from the parent's valid arrays and
+    keys, without checking or hashing them again.
     """
     global _WORKER_TABLE
     if _WORKER_TABLE is None:
         _WORKER_TABLE = _HeldGenes(WORKER_GENE_BYTES)
     gene = _WORKER_TABLE.genes.get(key)
     if gene is None:
-        gene = Cluster(mean, variances, rotation)
+        gene = Cluster._trusted(mean, variances, rotation, key, shape_key)
         _WORKER_TABLE.add(key, gene, (gene.mean, gene.variances, gene.rotation))
     return gene
 
@@ -176,7 +178,7 @@ class _WirePickler(pickle.Pickler):
             if obj.key in self.mirror.genes:
                 return _held_gene, (obj.key,)
             self.mirror.add(obj.key, None, arrays)
-        return _gene_from_wire, (obj.key, *arrays)
+        return _gene_from_wire, (obj.key, obj.shape_key, *arrays)
 
 
 def _to_wire(obj: Any, mirror: _HeldGenes | None = None) -> bytes | None:

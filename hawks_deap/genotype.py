@@ -89,6 +89,21 @@ class Cluster:
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("Cluster genes are immutable; use with_mean / with_shape")
 
+    @classmethod
+    def _trusted(cls, mean: np.ndarray, variances: np.ndarray, rotation: np.ndarray,
+                 key: str, shape_key: str) -> Cluster:
+        """A gene rebuilt from the arrays and keys of a valid gene.
+
+        No checks and no hashing: for genes sent between this package's processes.
+        """
+        new = cls.__new__(cls)
+        for name, value in (("mean", mean), ("variances", variances), ("rotation", rotation)):
+            value.setflags(write=False)
+            object.__setattr__(new, name, value)
+        object.__setattr__(new, "_key", key)
+        object.__setattr__(new, "_shape_key", shape_key)
+        return new
+
     def __reduce__(self):
         return (Cluster, (self.mean, self.variances, self.rotation))
 

@@ -325,6 +325,10 @@ def test_wire_reuses_genes_within_a_byte_budget(monkeypatch):
         assert type(a) is type(ind) and [g.key for g in a] == [g.key for g in ind]
         assert all(x is y for x, y in zip(a, b, strict=True))  # held genes are reused
         assert all(np.array_equal(x.rotation, y.rotation) for x, y in zip(a, ind, strict=True))
+        for x in a:  # rebuilt without hashing: the keys are those of their arrays
+            fresh = type(x)(x.mean, x.variances, x.rotation)
+            assert (x.key, x.shape_key) == (fresh.key, fresh.shape_key)
+            assert not any(v.flags.writeable for v in (x.mean, x.variances, x.rotation))
     gene_bytes = sum(g.mean.nbytes + g.variances.nbytes + g.rotation.nbytes for g in pop[0])
     assert parallel._WORKER_TABLE.size == 4 * gene_bytes
     # past the budget the worker starts over: it never holds more than the budget
