@@ -86,12 +86,23 @@ def haar_rotation(n_dims: int, rng: np.random.Generator) -> np.ndarray:
 
 
 def haar_from_normals(normals: np.ndarray) -> np.ndarray:
-    """`haar_rotation` for a stack of standard-normal draws G, shape (m, D, D), at once.
+    """`haar_rotation` for a stack of standard-normal draws G, at once.
 
     Each rotation has the bits of `haar_rotation` on the same draws (numpy's stacked
     QR and determinant run the same LAPACK routine on each matrix; the rest is
     elementwise), for a fraction of the per-call cost when m is large.
+
+    Parameters
+    ----------
+    normals : array of shape (m, D, D)
+        Standard-normal draws, one D x D matrix per rotation.
+
+    Returns
+    -------
+    numpy.ndarray of shape (m, D, D)
+        Proper rotations.
     """
+    normals = _stack_of_squares("normals", normals)
     m, d = normals.shape[0], normals.shape[-1]
     if d == 1:
         return np.ones((m, 1, 1))
@@ -101,6 +112,14 @@ def haar_from_normals(normals: np.ndarray) -> np.ndarray:
         q *= (diag / abs(diag))[:, np.newaxis, :]
         q[:, 0, :] /= np.linalg.det(q)[:, np.newaxis]
     return q
+
+
+def _stack_of_squares(name: str, value: np.ndarray) -> np.ndarray:
+    array = np.asarray(value, dtype=np.float64)
+    if array.ndim != 3 or array.shape[1] != array.shape[2] or array.shape[1] == 0:
+        raise ValueError(f"{name} must be a stack of square matrices, shape (m, D, D) with "
+                         f"D >= 1, got shape {array.shape}")
+    return array
 
 
 #: Below this rotation sine, a plane is taken as a half turn: `rotation_power` then uses
@@ -132,11 +151,25 @@ def rotation_power(rotation: np.ndarray, power: float) -> np.ndarray:
 
 
 def rotation_powers(rotations: np.ndarray, power: float) -> np.ndarray:
-    """`rotation_power` of a stack of rotations, shape (m, D, D), at once.
+    """`rotation_power` of a stack of rotations, at once.
 
     Each result has the bits of `rotation_power` on that rotation (stacked
     eigendecompositions and matrix products run the same routines on each matrix).
+
+    Parameters
+    ----------
+    rotations : array of shape (m, D, D)
+        Proper rotations.
+    power : float
+        The real power.
+
+    Returns
+    -------
+    numpy.ndarray of shape (m, D, D)
+        ``rotations[i] ** power``, proper rotations.
     """
+    rotations = _stack_of_squares("rotations", rotations)
+    check_float("power", power)
     m, d = rotations.shape[0], rotations.shape[-1]
     if d == 1:
         return np.ones((m, 1, 1))

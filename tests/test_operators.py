@@ -258,6 +258,17 @@ def test_stacked_rotations_have_the_bits_of_single_ones():
                                    np.broadcast_to(np.eye(d), powers.shape), atol=1e-12)
 
 
+def test_stacked_rotation_functions_check_their_input():
+    with pytest.raises(ValueError, match=r"normals must be a stack of square matrices.*\(3, 3\)"):
+        haar_from_normals(np.zeros((3, 3)))
+    with pytest.raises(ValueError, match=r"rotations must be.*\(2, 3, 4\)"):
+        rotation_powers(np.zeros((2, 3, 4)), 0.5)
+    with pytest.raises(TypeError, match="power must be a real number"):
+        rotation_powers(np.eye(3)[None], "half")
+    with pytest.raises(ValueError, match="power must be finite"):
+        rotation_power(np.eye(3), np.nan)
+
+
 class _Replay:
     """A generator stand-in whose ``normal`` returns given draws."""
 
