@@ -3,7 +3,9 @@
 Every operator follows DEAP's convention: it changes the individual in place (here by
 replacing genes, which are immutable) and returns a one-element tuple,
 ``o, = toolbox.mutate(o)``. Fitness invalidation is left to the algorithm. Randomness
-comes only from the ``rng`` (a ``numpy.random.Generator``) passed in.
+comes only from the ``rng`` (a ``numpy.random.Generator``) passed in. `mutate_many`,
+for loops that mutate a whole generation, changes a list in place and returns it: the
+result of `mutate` on each individual in turn, bit for bit.
 
 Mean operators act on one cluster slot ``cluster`` (index i) of the individual; the
 draws are made in the order documented on each operator, so hand-computed cases can be
