@@ -615,8 +615,8 @@ class SplitEvaluate:
     rest; the caller then evaluates the remaining pairs itself (``prefetch`` first) and
     collects the helpers' results. If the iterable has a ``prepare(count)`` method, it
     is called first with the helpers' total share, so that an iterable that makes its
-    items in chunks makes that many first. Results come in the order of the pairs and never
-    depend on the split (evaluations are deterministic given their seed).
+    items in chunks makes that many first. Results come in the order of the pairs and
+    never depend on the split (evaluations are deterministic given their seed).
 
     The split balances the finishing times with costs measured as the run goes (moving
     averages, in seconds per individual): ``c_var`` to produce a pair (mutation), ``c_own``

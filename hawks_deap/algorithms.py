@@ -353,8 +353,8 @@ def evolve(problem: Problem, *, population_size: int = 10, generations: int = 10
         (`hawks_deap._parallel.SplitEvaluate`): the helpers get the first offspring as
         soon as they are mutated, this process mutates and evaluates the rest, and the
         split follows the costs measured so far (``benchmarks/bench_index.py``, n_jobs=2
-        against serial: N=2000, K=5, D=2 1.28x; N=1000, K=10, D=20 1.08x; N=2000, K=30,
-        D=50 1.28x). Each process keeps its own caches (the evaluator's byte budget
+        against serial: N=2000, K=5, D=2 1.19x; N=1000, K=10, D=20 0.98x; N=2000, K=30,
+        D=50 1.23x). Each process keeps its own caches (the evaluator's byte budget
         applies to each). Results never depend on it. This process holds
         ``problem.loop_context()`` (one BLAS thread by default: its matrices are
         small; Versus problems: their ``n_threads``) for the whole loop,

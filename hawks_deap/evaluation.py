@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
@@ -821,6 +821,11 @@ class ByteLRU:
         self.hits += 1
         return value
 
+    def absent(self, keys: Iterable) -> list:
+        """The keys not held (no entry is touched, no hit or miss counted)."""
+        data = self._data
+        return [key for key in keys if key not in data]
+
     def get_many(self, keys: Sequence) -> list:
         """`get` for many keys at once (None where missing)."""
         data = self._data
@@ -1590,7 +1595,6 @@ class Evaluator:
         """
         with self.limit_threads():
             sizes = self._sizes
-            cached = self.cache._data
             pairs = self._pairs
             todo: dict[tuple, Sequence] = {}  # cache key -> a genotype with that pair
             batch: list[tuple] = []
@@ -1598,8 +1602,8 @@ class Evaluator:
             for genotype in genotypes:
                 self.layout.check(genotype)
                 keys = [g.key for g in genotype]
-                new = [c for c in [("o", j, keys[j], m, keys[m]) for j, m in pairs]
-                       if c not in todo and c not in cached]
+                new = [c for c in self.cache.absent([("o", j, keys[j], m, keys[m])
+                                                     for j, m in pairs]) if c not in todo]
                 if not new:
                     continue
                 todo.update(dict.fromkeys(new, genotype))

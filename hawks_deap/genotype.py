@@ -91,10 +91,11 @@ class Cluster:
 
     @classmethod
     def _trusted(cls, mean: np.ndarray, variances: np.ndarray, rotation: np.ndarray,
-                 key: str, shape_key: str) -> Cluster:
-        """A gene rebuilt from the arrays and keys of a valid gene.
+                 key: str | None, shape_key: str | None) -> Cluster:
+        """A gene from valid arrays and their keys (None: computed when first asked).
 
-        No checks and no hashing: for genes sent between this package's processes.
+        No checks and no hashing: for arrays already checked (`with_mean`) and genes
+        sent between this package's processes.
         """
         new = cls.__new__(cls)
         for name, value in (("mean", mean), ("variances", variances), ("rotation", rotation)):
@@ -168,13 +169,8 @@ class Cluster:
 
     def with_mean(self, mean: Any) -> Cluster:
         """Return a gene with a new mean and this gene's shape."""
-        new = Cluster.__new__(Cluster)
-        object.__setattr__(new, "mean", _frozen(mean, (self.n_dims,), "mean"))
-        object.__setattr__(new, "variances", self.variances)
-        object.__setattr__(new, "rotation", self.rotation)
-        object.__setattr__(new, "_key", None)
-        object.__setattr__(new, "_shape_key", self._shape_key)
-        return new
+        return Cluster._trusted(_frozen(mean, (self.n_dims,), "mean"), self.variances,
+                                self.rotation, None, self._shape_key)
 
     def with_shape(self, variances: Any, rotation: Any) -> Cluster:
         """Return a gene with this gene's mean and a new shape (variances, rotation)."""

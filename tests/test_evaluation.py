@@ -380,8 +380,21 @@ def test_byte_lru_respects_budget_and_evicts_least_recent():
     assert cache.get_many(["a", "zzz", "c"])[1] is None
     stats = cache.stats()
     assert stats["entries"] == 2 and stats["max_bytes"] == 1000 + 2 * over
+    before = cache.stats()
+    assert cache.absent(["a", "zzz", "c", "b"]) == ["zzz", "b"]
+    assert cache.stats() == before  # absent touches nothing and counts nothing
     cache.clear()
     assert len(cache) == 0 and cache.nbytes == 0
+    # put_many is puts in order: the same entries, bytes and evictions
+    values = [("x", np.zeros(40)), ("y", np.zeros(60)), ("x", np.zeros(5)),
+              ("z", np.zeros(70)), ("w", (np.zeros(3), np.zeros(4)))]
+    one, many = ByteLRU(1100 + 2 * over), ByteLRU(1100 + 2 * over)
+    for key, value in values:
+        one.put(key, value)
+    many.put_many([k for k, _ in values], [v for _, v in values])
+    assert list(one._data) == list(many._data) and one.stats() == many.stats()
+    with pytest.raises(ValueError):  # keys and values must pair up
+        many.put_many(["q"], [])
     with pytest.raises(TypeError, match="cache_bytes must be an integer"):
         ByteLRU(1.5)
     with pytest.raises(ValueError, match="cache_bytes must be >= 0"):

@@ -196,7 +196,7 @@ class _CovDraw(NamedTuple):
     individual: Genotype
     cluster: int
     gene: Any
-    normals: np.ndarray | None  # G of the Haar draw (None in one dimension)
+    normals: np.ndarray  # G of the Haar draw (nothing is drawn in one dimension)
     x: np.ndarray  # the Dirichlet draw
 
 
@@ -205,7 +205,7 @@ def _draw_cov(individual: Genotype, cluster: int, rng: np.random.Generator,
     """The draws of `mut_cov_haar` (Q's normals, then x), in its order."""
     gene = individual[cluster]
     d = gene.n_dims
-    normals = rng.normal(size=(d, d)) if d > 1 else None
+    normals = rng.normal(size=(d, d)) if d > 1 else np.ones((1, 1))
     return _CovDraw(individual, cluster, gene, normals, rng.dirichlet(np.full(d, alpha)))
 
 
@@ -218,13 +218,10 @@ def _apply_cov(draws: Sequence[_CovDraw], power: float) -> None:
     by_dims: dict[int, list[_CovDraw]] = {}
     for draw in draws:
         by_dims.setdefault(draw.gene.n_dims, []).append(draw)
-    for d, group in by_dims.items():
-        if d == 1:
-            q = np.ones((len(group), 1, 1))
-        else:
+    with blas_thread_limit(1):  # small matrices: threads only cost
+        for d, group in by_dims.items():
             q = rotation_powers(haar_from_normals(np.stack([g.normals for g in group])),
                                 power)
-        with blas_thread_limit(1):
             for qi, (individual, cluster, gene, _, x) in zip(q, group, strict=True):
                 variances = gene.variances * np.exp(x - 1.0 / d)
                 individual[cluster] = gene.with_shape(variances, qi @ gene.rotation)
