@@ -850,7 +850,7 @@ class ByteLRU:
         data, sizes, budget, overhead = self._data, self._sizes, self.max_bytes, self.OVERHEAD
         nbytes = self.nbytes
         for key, value in zip(keys, values, strict=True):
-            size = (value.nbytes if type(value) is np.ndarray else _nbytes(value)) + overhead
+            size = _nbytes(value) + overhead
             old = sizes.pop(key, None)
             if old is not None:
                 del data[key]

@@ -119,6 +119,8 @@ def _stack_of_squares(name: str, value: np.ndarray) -> np.ndarray:
     if array.ndim != 3 or array.shape[1] != array.shape[2] or array.shape[1] == 0:
         raise ValueError(f"{name} must be a stack of square matrices, shape (m, D, D) with "
                          f"D >= 1, got shape {array.shape}")
+    if not np.isfinite(array).all():
+        raise ValueError(f"{name} must be finite")
     return array
 
 

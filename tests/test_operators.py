@@ -263,6 +263,10 @@ def test_stacked_rotation_functions_check_their_input():
         haar_from_normals(np.zeros((3, 3)))
     with pytest.raises(ValueError, match=r"rotations must be.*\(2, 3, 4\)"):
         rotation_powers(np.zeros((2, 3, 4)), 0.5)
+    with pytest.raises(ValueError, match="normals must be finite"):
+        haar_from_normals(np.full((2, 3, 3), np.nan))
+    with pytest.raises(ValueError, match="rotations must be finite"):
+        rotation_powers(np.stack([np.eye(3), np.full((3, 3), np.inf)]), 0.5)
     with pytest.raises(TypeError, match="power must be a real number"):
         rotation_powers(np.eye(3)[None], "half")
     with pytest.raises(ValueError, match="power must be finite"):
