@@ -27,6 +27,6 @@ def _params():
         yield pytest.param(name, marks=marks, id=name)
 
 
-@pytest.mark.parametrize("name", _params())
+@pytest.mark.parametrize("name", list(_params()))
 def test_seeded_run_matches_recorded_fingerprint(name):
     assert seeded_reference.fingerprint(name) == EXPECTED[name]
