@@ -15,9 +15,10 @@ from scipy.spatial.distance import cdist
 from scipy.stats import special_ortho_group
 
 import hawks_deap as hd
-from hawks_deap import evaluation as ev_mod
+from hawks_deap.evaluation import _kernels, _overlap, _thresholds
 from hawks_deap.evaluation import (
     ByteLRU,
+    Tuning,
     Evaluator,
     NaiveEvaluator,
     make_evaluator,
@@ -122,12 +123,11 @@ def test_fast_equals_naive_on_random_genotypes(seed, k, d, spread, small):
 
 
 @pytest.mark.parametrize("d, tree_min_size", [(2, 400), (6, 0), (6, 10**9), (12, 400)])
-def test_fast_overlap_on_converged_like_genotypes(monkeypatch, d, tree_min_size):
+def test_fast_overlap_on_converged_like_genotypes(d, tree_min_size):
     """Separated and crowded clusters; KD-trees or matrix products at D=6."""
-    monkeypatch.setattr(ev_mod, "_TREE_MIN_SIZE", tree_min_size)
     rng = np.random.default_rng(d)
     layout = Layout(rng.integers(30, 120, size=8), d, rng=rng)
-    fast = Evaluator(layout)
+    fast = Evaluator(layout, tuning=Tuning(tree_min_size=tree_min_size))
     for spread in (30.0, 3.0, 0.2):
         genes = random_genes(rng, 8, d, spread)
         for genes_v in variants(rng, genes):
@@ -154,31 +154,32 @@ def test_prefetched_batch_gives_the_same_overlaps(seed, k, d, spread, cap):
     # offspring-like recombinations of the two families (new pairs of known genes)
     batch += [Genotype([batch[i][j] if rng.random() < 0.5 else batch[5 + i][j]
                         for j in range(k)]) for i in range(5)]
-    fast, plain = Evaluator(layout), Evaluator(layout)
-    if cap is None:
-        fast.prefetch_overlap(batch)
-    else:
-        with pytest.MonkeyPatch.context() as mp:
-            mp.setattr(ev_mod, "_PREFETCH_POINTS", cap)
-            fast.prefetch_overlap(batch)
+    tuning = Tuning() if cap is None else Tuning(prefetch_points=cap)
+    fast, plain = Evaluator(layout, tuning=tuning), Evaluator(layout)
+    fast.prefetch_overlap(batch)
     computed = []
-    real = fast._overlap_pairs
-    fast._overlap_pairs = lambda table, missing, ckeys: (computed.append(missing)
-                                                         or real(table, missing, ckeys))
-    for g in batch:
-        X, y = layout.sample(g)
-        assert fast.overlap(g) == plain.overlap(g) == brute_overlap(X, y)
+    real = _overlap.overlap_pairs
+
+    def counting(store, table, missing, ckeys):
+        if store is fast.store:
+            computed.append(missing)
+        return real(store, table, missing, ckeys)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_overlap, "overlap_pairs", counting)
+        for g in batch:
+            X, y = layout.sample(g)
+            assert fast.overlap(g) == plain.overlap(g) == brute_overlap(X, y)
     if cap is None:
         assert computed == []  # every pair came from the batch
 
 
 @pytest.mark.parametrize("global_cost", [0.0, 1e9])
-def test_whole_dataset_pass_and_pairwise_path_agree(monkeypatch, global_cost):
+def test_whole_dataset_pass_and_pairwise_path_agree(global_cost):
     """Low dimension: 0 forces the whole-dataset pass, 1e9 the pair-by-pair path."""
-    monkeypatch.setattr(ev_mod, "_GLOBAL_COST", global_cost)
     rng = np.random.default_rng(5)
     layout = Layout(rng.integers(10, 60, size=12), 2, rng=rng)
-    fast = Evaluator(layout)
+    fast = Evaluator(layout, tuning=Tuning(global_cost=global_cost))
     for spread in (0.5, 5.0):
         for genes in variants(rng, random_genes(rng, 12, 2, spread)):
             g = Genotype(genes)
@@ -187,14 +188,13 @@ def test_whole_dataset_pass_and_pairwise_path_agree(monkeypatch, global_cost):
 
 
 @pytest.mark.parametrize("direct, slotwise", [(0, 0), (0, 1 << 40), (1 << 40, 0)])
-def test_silhouette_reductions_agree_with_sklearn(monkeypatch, direct, slotwise):
+def test_silhouette_reductions_agree_with_sklearn(direct, slotwise):
     """The closed form from per-gene blocks reduced slot by slot (large N K) or all at
     once (small N K), or from one block measured at every call (small N K D)."""
-    monkeypatch.setattr(ev_mod, "_DIRECT_SILHOUETTE", direct)
-    monkeypatch.setattr(ev_mod, "_SLOTWISE_SILHOUETTE", slotwise)
     rng = np.random.default_rng(8)
     layout = Layout([1, 40, 25, 60], 3, rng=rng)  # with a singleton
-    fast = Evaluator(layout)
+    fast = Evaluator(layout, tuning=Tuning(direct_silhouette=direct,
+                                           slotwise_silhouette=slotwise))
     for genes in variants(rng, random_genes(rng, 4, 3, 2.0)):
         g = Genotype(genes)
         X, y = layout.sample(g)
@@ -245,13 +245,11 @@ def test_duplicate_points_across_clusters_and_singletons(d):
 
 
 @pytest.mark.parametrize("d, small_cluster", [(2, None), (12, None), (12, 0)])
-def test_own_thresholds_of_translated_shapes_are_exact(monkeypatch, d, small_cluster):
+def test_own_thresholds_of_translated_shapes_are_exact(d, small_cluster):
     """o(i) from the shape's nearest neighbour where the translation margin allows it,
     measured otherwise: far translations (rounding merges points), grid ties, duplicates,
     one tie among many certified points; KD-tree certificates at D=2, at D=12 whole
-    distance blocks or (``_SMALL_CLUSTER=0``) matrix-product candidates."""
-    if small_cluster is not None:
-        monkeypatch.setattr(ev_mod, "_SMALL_CLUSTER", small_cluster)
+    distance blocks or (``small_cluster=0``) matrix-product candidates."""
     rng = np.random.default_rng(11)
     grid = np.array(list(itertools.product(range(5), repeat=2)), dtype=float)
     z_tie = np.hstack([grid, np.zeros((25, d - 2))])
@@ -262,7 +260,9 @@ def test_own_thresholds_of_translated_shapes_are_exact(monkeypatch, d, small_clu
     z = [np.vstack([rng.standard_normal((150, d)), z_apex]), z_tie,
          rng.standard_normal((2, d))]
     layout = Layout([len(zk) for zk in z], d, z=z)
-    fast = Evaluator(layout)
+    fast = Evaluator(layout, tuning=Tuning() if small_cluster is None
+                     else Tuning(small_cluster=small_cluster))
+    store = fast.store
     base = [Cluster(np.zeros(d), 10.0 ** rng.uniform(-2, 0, d), haar_rotation(d, rng)),
             Cluster(np.zeros(d), np.full(d, 0.01), np.eye(d)),
             Cluster(np.zeros(d), np.ones(d), haar_rotation(d, rng))]
@@ -272,14 +272,14 @@ def test_own_thresholds_of_translated_shapes_are_exact(monkeypatch, d, small_clu
                       for slot, gene in enumerate(base)])
         X, y = layout.sample(g)
         for slot, gene in enumerate(g):
-            entry = fast._gene(slot, gene)
-            got = fast._own_nn(slot, gene, entry)
+            entry = store.gene(slot, gene)
+            got = _thresholds.own_thresholds(store, slot, gene, entry)
             block = cdist(X[y == slot], X[y == slot], "sqeuclidean")
             block[block <= 0] = np.inf
             np.testing.assert_array_equal(got, block.min(axis=1))
-            assert fast._reach_bound(slot, gene, entry) >= got.max()
-            margin = fast._shape(slot, gene).own_margin
-            slack = ev_mod._abs_slack(d, max(entry.maxabs, fast._shape(slot, gene).maxabs))
+            assert _thresholds.reach_bound(store, slot, gene, entry) >= got.max()
+            margin = store.shape(slot, gene).own_margin
+            slack = _kernels.abs_slack(d, max(entry.maxabs, store.shape(slot, gene).maxabs))
             certified.append(float(np.mean(margin > slack)))
         assert fast.overlap(g) == brute_overlap(X, y)
     # both paths ran: most points certified near the origin, few after a 1e9 shift
@@ -297,14 +297,14 @@ def test_reach_bound_is_an_upper_bound_on_own_thresholds(seed, n, d, log_var, sh
     fast = Evaluator(layout)
     variances = 10.0 ** (log_var + rng.uniform(-2, 2, d))
     gene = Cluster(np.full(d, shift) + rng.normal(size=d), variances, haar_rotation(d, rng))
-    entry = fast._gene(0, gene)
-    bound = fast._reach_bound(0, gene, entry)
+    entry = fast.store.gene(0, gene)
+    bound = _thresholds.reach_bound(fast.store, 0, gene, entry)
     P = entry.points
     block = cdist(P, P, "sqeuclidean")
     block[block <= 0] = np.inf
     own = block.min(axis=1)
     assert bound >= own.max()
-    assert np.array_equal(fast._own_nn(0, gene, entry), own)
+    assert np.array_equal(_thresholds.own_thresholds(fast.store, 0, gene, entry), own)
 
 
 def test_far_apart_genes_need_no_own_thresholds():
@@ -319,11 +319,11 @@ def test_far_apart_genes_need_no_own_thresholds():
     g = Genotype(genes)
     X, y = layout.sample(g)
     assert fast.overlap(g) == brute_overlap(X, y) == 0.0
-    assert all(fast._gene(k, gene).own_nn is None for k, gene in enumerate(genes))
+    assert all(fast.store.gene(k, gene).own_nn is None for k, gene in enumerate(genes))
     crowded = Genotype([genes[0], genes[1].with_mean(genes[0].mean + 0.1), genes[2]])
     X, y = layout.sample(crowded)
     assert fast.overlap(crowded) == brute_overlap(X, y) > 0.0
-    assert fast._gene(0, genes[0]).own_nn is not None
+    assert fast.store.gene(0, genes[0]).own_nn is not None
 
 
 def test_euclidean_block_sums_are_cdist_sums():
@@ -334,16 +334,16 @@ def test_euclidean_block_sums_are_cdist_sums():
     P = rng.normal(size=(150, 3)) * [5.0, 0.1, 1.0] + 1e3
     Q = rng.normal(size=(90, 3)) + 1e3
     d = cdist(P, Q, "euclidean")
-    np.testing.assert_array_equal(ev_mod._euclidean_rows(P, Q), d.sum(axis=1))
-    np.testing.assert_array_equal(ev_mod._euclidean_rows(P[[5, 70, 149]], Q),
+    np.testing.assert_array_equal(_kernels.euclidean_rows(P, Q), d.sum(axis=1))
+    np.testing.assert_array_equal(_kernels.euclidean_rows(P[[5, 70, 149]], Q),
                                   d[[5, 70, 149]].sum(axis=1))
-    both = ev_mod._euclidean_block_sums(P, Q)
-    np.testing.assert_array_equal(both[0], ev_mod._euclidean_rows(P, Q))
-    np.testing.assert_array_equal(both[1], ev_mod._euclidean_cols(P, Q))
-    np.testing.assert_array_equal(ev_mod._euclidean_cols(P, Q[[3, 4, 88]]), both[1][[3, 4, 88]])
+    both = _kernels.euclidean_block_sums(P, Q)
+    np.testing.assert_array_equal(both[0], _kernels.euclidean_rows(P, Q))
+    np.testing.assert_array_equal(both[1], _kernels.euclidean_cols(P, Q))
+    np.testing.assert_array_equal(_kernels.euclidean_cols(P, Q[[3, 4, 88]]), both[1][[3, 4, 88]])
     np.testing.assert_allclose(both[1], d.sum(axis=0), rtol=1e-14)
     for R in (P, rng.normal(size=(600, 3)) + 50.0):  # one block; 12 blocks of rows
-        np.testing.assert_allclose(ev_mod._euclidean_intra_sums(R),
+        np.testing.assert_allclose(_kernels.euclidean_intra_sums(R),
                                    cdist(R, R, "euclidean").sum(axis=1), rtol=1e-14)
 
 
@@ -469,9 +469,9 @@ def test_sequential_rows_match_cdist_bitwise():
             a = rng.standard_normal((m, d)) * rng.uniform(0.01, 100, d) + 3.0
             b = rng.standard_normal((m, d)) + 3.0
             full = cdist(a, b, "sqeuclidean")
-            rows = ev_mod._sqdist_rows(a, b)
+            rows = _kernels.sqdist_rows(a, b)
             np.testing.assert_array_equal(rows, np.diagonal(full))
-            np.testing.assert_array_equal(rows, ev_mod._sqdist_sequential(a, b))
+            np.testing.assert_array_equal(rows, _kernels.sqdist_sequential(a, b))
 
 
 @settings(max_examples=30, deadline=None)
@@ -517,7 +517,7 @@ def test_plain_overlap_pass_matches_brute_force_with_ties(seed, n, d, grid):
 def test_thread_limits_are_reentrant_and_restore():
     from threadpoolctl import threadpool_info, threadpool_limits
 
-    from hawks_deap.evaluation import blas_thread_limit, native_thread_limit
+    from hawks_deap._threads import blas_thread_limit, native_thread_limit
 
     def threads(api):
         return [i["num_threads"] for i in threadpool_info() if i["user_api"] == api]

@@ -28,7 +28,7 @@ from scipy.spatial.distance import cdist
 from scipy.special import expit, logsumexp
 
 from hawks_deap._validation import as_generator, check_choice, check_int
-from hawks_deap.evaluation import (
+from hawks_deap.evaluation.reference import (
     silhouette_samples,
     silhouette_sums_euclidean,
     silhouette_sums_sqeuclidean,

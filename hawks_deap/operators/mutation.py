@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from hawks_deap._validation import check_choice, check_float, check_probability
-from hawks_deap.evaluation import blas_thread_limit
+from hawks_deap._threads import blas_thread_limit
 from hawks_deap.genotype import Genotype, Layout
 from hawks_deap.initialization import haar_from_normals, rotation_powers
 

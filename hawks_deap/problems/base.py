@@ -16,7 +16,8 @@ import numpy as np
 
 from hawks_deap._validation import check_float, check_int
 from hawks_deap.constraints import Constraint, Eccentricity, Overlap, check_constraints, penalty
-from hawks_deap.evaluation import Evaluator, blas_thread_limit
+from hawks_deap._threads import blas_thread_limit
+from hawks_deap.evaluation import Evaluator
 from hawks_deap.genotype import Evaluation, Genotype, Layout, RecordFitness
 from hawks_deap.initialization import cluster_sizes, random_genotype
 

@@ -40,7 +40,7 @@ from hawks_deap.clustering import (
     get_algorithm,
 )
 from hawks_deap.constraints import Constraint
-from hawks_deap.evaluation import native_thread_limit
+from hawks_deap._threads import native_thread_limit
 from hawks_deap.genotype import Evaluation, Genotype, MultiObjectiveFitness, VersusFitness
 from hawks_deap.problems.base import DatasetProblem
 

@@ -1,0 +1,83 @@
+"""Caps on the threads of native libraries (BLAS, OpenMP), for any module.
+
+Evaluation, mutation and initialisation multiply small matrices, for which several BLAS
+threads only add synchronisation and, on a busy machine, oversubscription; clustering
+in Versus mode must also run with a fixed number of OpenMP threads so that its results
+do not depend on the machine. ``threadpoolctl.threadpool_limits`` does this but lists
+every loaded library at each call; the limiters here list them once, and again only
+when Python modules were imported since (a library such as scikit-learn's OpenMP
+runtime may be loaded by a lazy import after the first use, and must be capped too:
+an uncapped libgomp deadlocks in a child forked from a parent that used it).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager
+
+__all__ = ["blas_thread_limit", "native_thread_limit"]
+
+
+class _ThreadLimiter:
+    """Cheap, re-entrant caps on the threads of native libraries of some ``user_api``.
+
+    Only the outermost level changes the libraries, and only those using more threads
+    than asked; leaving restores them.
+    """
+
+    def __init__(self, user_apis: tuple[str, ...]) -> None:
+        self.user_apis = user_apis
+        self.libs: list = []
+        self.modules_seen = -1  # len(sys.modules) when the libraries were listed
+        self.depth = 0
+
+    def _libraries(self) -> list:
+        if len(sys.modules) != self.modules_seen:
+            from threadpoolctl import ThreadpoolController
+
+            self.libs = [lib for lib in ThreadpoolController().lib_controllers
+                         if lib.user_api in self.user_apis]
+            self.modules_seen = len(sys.modules)
+        return self.libs
+
+    @contextmanager
+    def __call__(self, threads: int) -> Iterator[None]:
+        if self.depth:
+            self.depth += 1
+            try:
+                yield
+            finally:
+                self.depth -= 1
+            return
+        changed = []
+        for lib in self._libraries():
+            n = lib.num_threads
+            if n > threads:
+                lib.set_num_threads(threads)
+                changed.append((lib, n))
+        self.depth += 1
+        try:
+            yield
+        finally:
+            self.depth -= 1
+            for lib, n in changed:
+                lib.set_num_threads(n)
+
+
+_BLAS_LIMITER = _ThreadLimiter(("blas",))
+_NATIVE_LIMITER = _ThreadLimiter(("blas", "openmp"))
+
+
+def blas_thread_limit(threads: int = 1) -> AbstractContextManager[None]:
+    """Context in which the BLAS libraries use at most ``threads`` threads.
+
+    Re-entrant and cheap: the libraries are listed once (again after new imports), only
+    the outermost level changes them, and only those using more threads.
+    """
+    return _BLAS_LIMITER(threads)
+
+
+def native_thread_limit(threads: int = 1) -> AbstractContextManager[None]:
+    """`blas_thread_limit` for BLAS and OpenMP together (scikit-learn's clustering loops)."""
+    return _NATIVE_LIMITER(threads)

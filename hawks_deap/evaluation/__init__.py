@@ -1,0 +1,34 @@
+"""Exact evaluation: silhouette width and nearest-neighbour overlap, plain and incremental.
+
+- `reference`: the exact whole-dataset functions (`silhouette_score`,
+  `silhouette_samples`, `nearest_neighbour_overlap`) and `NaiveEvaluator`, the oracles;
+- `evaluator`: `Evaluator`, the incremental engine for the genotypes of one layout,
+  over the internal pieces ``_kernels`` (nearest-neighbour and distance-sum kernels),
+  ``_cache`` (gene and shape cache), ``_thresholds`` (own-cluster thresholds),
+  ``_silhouette`` and ``_overlap`` (incremental computations).
+"""
+
+from hawks_deap.evaluation._cache import ByteLRU, Tuning
+from hawks_deap.evaluation.evaluator import EVALUATORS, Evaluator, make_evaluator
+from hawks_deap.evaluation.reference import (
+    SILHOUETTE_METRICS,
+    NaiveEvaluator,
+    nearest_neighbour_overlap,
+    overlap_flags,
+    silhouette_samples,
+    silhouette_score,
+)
+
+__all__ = [
+    "EVALUATORS",
+    "SILHOUETTE_METRICS",
+    "ByteLRU",
+    "Evaluator",
+    "NaiveEvaluator",
+    "Tuning",
+    "make_evaluator",
+    "nearest_neighbour_overlap",
+    "overlap_flags",
+    "silhouette_samples",
+    "silhouette_score",
+]

@@ -1,0 +1,415 @@
+"""The incremental overlap of a genotype, exact, from cached pairs of genes.
+
+The overlap (Eq. 5) is the fraction of points whose nearest neighbour lies in another
+cluster. Point x of cluster j overlaps iff some point y of another cluster has
+``0 < s(x, y) <= o(x)`` (`hawks_deap.evaluation._thresholds`), a test that splits over
+pairs of clusters: the points that cluster m "captures" from cluster j depend only on
+the two genes. Each pair's captured points are cached under the two gene keys, so an
+offspring computes only the pairs that involve a gene never seen before; all of a
+genotype's (or a generation's, `prefetch_overlap`) missing pairs are pruned and tested
+together (`overlap_pairs`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from hawks_deap.evaluation._cache import GeneEntry, GeneStore
+from hawks_deap.evaluation._kernels import (
+    EMPTY,
+    EPS,
+    REL,
+    abs_slack,
+    dense_hits,
+    maybe_within,
+    nonzero2,
+    tree_hits,
+)
+from hawks_deap.evaluation._thresholds import own_thresholds, reach_bound
+from hawks_deap.evaluation.reference import overlap_flags
+
+__all__ = ["Table", "overlap", "overlap_pairs", "prefetch_overlap"]
+
+
+
+class Table:
+    """The genes of one computation of overlap pair entries (`Evaluator._overlap_pairs`).
+
+    Gene u: its slot ``slots[u]``, its `Cluster` ``genes[u]`` and cache entry
+    ``entries[u]``; its points are rows ``offs[u]:offs[u + 1]`` of
+    ``X`` (the table's rows). A genotype's table has gene u in slot u and X its dataset
+    (``data_offs`` None: table rows are data rows); a batch's (`prefetch_overlap`) lists
+    each (slot, gene) once, and ``data_offs[u]`` is the first data row of u's slot.
+    ``n_genotypes`` scales the whole-dataset budget.
+    """
+
+    __slots__ = ("slots", "genes", "entries", "offs", "offs_arr", "sizes_arr", "X",
+                 "data_offs", "n_genotypes")
+
+    def __init__(self, slots: list[int], genes: list, entries: list[GeneEntry], offs: list[int],
+                 offs_arr: np.ndarray, sizes_arr: np.ndarray, X: np.ndarray,
+                 data_offs: np.ndarray | None, n_genotypes: int) -> None:
+        self.slots, self.genes, self.entries = slots, genes, entries
+        self.offs, self.offs_arr, self.sizes_arr, self.X = offs, offs_arr, sizes_arr, X
+        self.data_offs, self.n_genotypes = data_offs, n_genotypes
+
+
+
+def overlap(store: GeneStore, genotype: Sequence) -> float:
+    keys, genes = store.genes(genotype)
+    pairs = store.pairs
+    ckeys = [("o", j, keys[j], m, keys[m]) for j, m in pairs]
+    entries = store.cache.get_many(ckeys)
+    lacking = [p for p, e in enumerate(entries) if e is None]
+    parts = [e for e in entries if e is not None and e.size]
+    if lacking:
+        computed = overlap_pairs(store, _genotype_table(store, genotype, genes),
+                                       [pairs[p] for p in lacking],
+                                       [ckeys[p] for p in lacking])
+        if computed is None:  # a whole-dataset pass was cheaper; pairs stay uncached
+            return _overlap_full(store, genes)
+        parts.extend(computed)
+    if not parts:
+        return 0.0
+    flags = np.zeros(store.layout.n_samples, dtype=bool)
+    flags[np.concatenate(parts)] = True
+    return float(np.count_nonzero(flags) / flags.size)
+
+def _genotype_table(store: GeneStore, genotype: Sequence, genes: list[GeneEntry]) -> Table:
+    """The `Table` of one genotype: gene u is slot u, its rows are the data rows."""
+    return Table(list(range(len(genes))), list(genotype), genes, store.offsets,
+                  store.offsets_arr, store.sizes_arr, store.points(genes), None, 1)
+
+def prefetch_overlap(store: GeneStore, genotypes: Sequence[Sequence]) -> None:
+    """Compute together the overlap pair entries that a batch of genotypes lacks.
+
+    A generation's offspring share most of their genes: their missing pairs of
+    genes go through one `_overlap_pairs` call (one projection per query gene, one
+    exact test per target gene or pivot) instead of one call per genotype, and are
+    cached; `overlap` then finds them. Values are unchanged (each pair entry is
+    exact, whichever call computes it). The genotypes are taken in order, as long as
+    their missing pairs hold at most `store.tuning.prefetch_points` points in all (memory stays
+    that of a few evaluations; at N = 100,000 a genotype alone exceeds it and is
+    left to its own evaluation); pairs whose pass would exceed the whole-dataset
+    budget are left to the genotypes' evaluations too.
+    """
+    sizes = store.sizes
+    pairs = store.pairs
+    todo: dict[tuple, Sequence] = {}  # cache key -> a genotype with that pair
+    batch: list[tuple] = []
+    volume = n_genotypes = 0
+    for genotype in genotypes:
+        store.layout.check(genotype)
+        keys = [g.key for g in genotype]
+        new = [c for c in store.cache.absent([("o", j, keys[j], m, keys[m])
+                                             for j, m in pairs]) if c not in todo]
+        if not new:
+            continue
+        todo.update(dict.fromkeys(new, genotype))
+        more = sum(sizes[c[1]] + sizes[c[3]] for c in new)
+        if volume + more > store.tuning.prefetch_points:
+            if n_genotypes > 1:
+                _prefetch_pairs(store, batch, todo, n_genotypes)
+            batch, volume, n_genotypes = [], 0, 0
+            if more > store.tuning.prefetch_points:
+                continue
+        batch.extend(new)
+        volume += more
+        n_genotypes += 1
+    if n_genotypes > 1:
+        _prefetch_pairs(store, batch, todo, n_genotypes)
+
+def _prefetch_pairs(store: GeneStore, ckeys: list[tuple], genotypes: dict[tuple, Sequence],
+                    n_genotypes: int) -> None:
+    """`_overlap_pairs` for the pairs of several genotypes at once.
+
+    ``ckeys`` are the pairs' cache keys, ``genotypes[ckey]`` a genotype holding each.
+    """
+    index: dict[tuple[int, str], int] = {}
+    slots: list[int] = []
+    genes: list = []
+    entries: list[GeneEntry] = []
+
+    def unit(ckey: tuple, slot: int, key: str) -> int:
+        u = index.get((slot, key))
+        if u is None:
+            gene = genotypes[ckey][slot]
+            u = index[(slot, key)] = len(slots)
+            slots.append(slot)
+            genes.append(gene)
+            entries.append(store.gene(slot, gene))
+        return u
+
+    missing = [(unit(c, c[1], c[2]), unit(c, c[3], c[4])) for c in ckeys]
+    sizes = np.array([e.points.shape[0] for e in entries], dtype=np.intp)
+    offs_arr = np.concatenate([[0], np.cumsum(sizes)]).astype(np.intp)
+    table = Table(slots, genes, entries, offs_arr.tolist(), offs_arr, sizes,
+                   np.concatenate([e.points for e in entries]), store.offsets_arr[slots],
+                   n_genotypes)
+    overlap_pairs(store, table, missing, ckeys)
+
+def overlap_pairs(store: GeneStore, t: Table, missing: list[tuple[int, int]],
+                   ckeys: list[tuple]) -> list[np.ndarray] | None:
+    """Compute and cache the captured points of each missing pair of genes.
+
+    ``t`` holds the genes (`Table`: one genotype's, or a batch's for
+    `prefetch_overlap`); ``missing`` pairs ``(u, v)`` of its genes, u's slot first,
+    and ``ckeys`` their cache keys.
+
+    All missing pairs at once, in a number of array operations that does not grow
+    with the number of pairs:
+
+    1. Whole pairs, by spheres: ``||x - y|| >= |c_j - c_m| - r_j - r_m`` (``r`` the
+       largest distance of a cluster's points to its centroid); a pair whose bound
+       exceeds both clusters' largest threshold ``sqrt(o)`` is empty.
+    2. Points, by a separating axis. A remaining pair has two sides: the points of
+       one gene (queries) against the other (target). With ``e`` the unit vector
+       from the query's centroid to the target's, ``||x - y|| >= (y - x).e``, which
+       is at least ``|c_t - c_q| + min_y (y - c_t).e - (x - c_q).e``; a query point
+       whose bound exceeds its threshold ``sqrt(o(x))`` cannot be captured.
+    3. The query points left are tested exactly, one call per target gene: a KD-tree
+       (`tree_hits`) in low dimension, matrix products (`dense_hits`) otherwise.
+
+    In low dimension, when more query points are left than a whole-dataset pass
+    would cost (`store.tuning.global_cost` per point and genotype), nothing is computed and None
+    is returned.
+    """
+    genes = t.entries
+    n_dims = store.layout.n_dims
+    J = np.array([j for j, _ in missing], dtype=np.intp)
+    M = np.array([m for _, m in missing], dtype=np.intp)
+    cents = np.stack([e.centroid for e in genes])
+    delta = cents[M] - cents[J]
+    dist = np.sqrt(np.einsum("ij,ij->i", delta, delta))
+    radius = np.array([e.radius for e in genes])
+    maxnorm = np.array([e.maxnorm for e in genes])
+    maxnorm = np.maximum(maxnorm, np.abs(cents).max(axis=1) * math.sqrt(n_dims))
+    # rounding margin of the bounds of a pair (projections of its points, distances)
+    slack = 16.0 * (n_dims + 2) * EPS * (4.0 * np.maximum(maxnorm[J], maxnorm[M]) + dist)
+    gap = dist - radius[J] - radius[M]
+    # step 1 with the thresholds' largest value where measured, else an upper bound
+    # on it (`_reach_bound`): genes whose pairs are all empty need no thresholds
+    units = sorted(set(J.tolist()) | set(M.tolist()))
+    reach = np.zeros(len(genes))
+    for u in units:
+        e = genes[u]
+        reach[u] = (e.own_max if e.own_nn is not None
+                    else reach_bound(store, t.slots[u], t.genes[u], e))
+    near = np.flatnonzero(maybe_within(gap, np.maximum(reach[J], reach[M]), slack))
+    own = {}
+    for u in sorted(set(J[near].tolist()) | set(M[near].tolist())):
+        own[u] = own_thresholds(store, t.slots[u], t.genes[u], genes[u])
+        reach[u] = genes[u].own_max
+    if own:  # the same test with the measured thresholds
+        near = near[maybe_within(gap[near], np.maximum(reach[J[near]], reach[M[near]]),
+                                  slack[near])]
+    entries = [EMPTY] * len(missing)
+    if near.size:
+        found = _side_hits(store, t, own, J[near], M[near], delta[near], dist[near],
+                                slack[near])
+        if found is None:  # a whole-dataset pass is cheaper; pairs stay uncached
+            return None
+        for p, entry in zip(near.tolist(), found, strict=True):
+            entries[p] = entry
+    store.cache.put_many(ckeys, entries)
+    return [e for e in entries if e.size]
+
+def _side_hits(store: GeneStore, t: Table, own: dict[int, np.ndarray], J: np.ndarray,
+               M: np.ndarray, delta: np.ndarray, dist: np.ndarray,
+               slack: np.ndarray) -> list[np.ndarray] | None:
+    """Steps 2 and 3 of `_overlap_pairs` for pairs (J, M): captured points per pair.
+
+    Candidates are numbered by the table's rows; the entries hold data rows.
+    """
+    genes = t.entries
+    n_pairs = J.shape[0]
+    n_sides = 2 * n_pairs
+    with np.errstate(divide="ignore", invalid="ignore"):
+        unit = np.where(dist[:, None] > 0, delta / dist[:, None], 0.0)
+    # side p: queries J[p] towards M[p]; side n_pairs + p: M[p] towards J[p];
+    # sides are then grouped by query slot, for one matrix product per query gene
+    order = np.argsort(np.concatenate([J, M]), kind="stable")
+    q_side = np.concatenate([J, M])[order]
+    t_side = np.concatenate([M, J])[order]
+    e_side = np.concatenate([unit, -unit])[order]
+    pair_side = np.concatenate([np.arange(n_pairs), np.arange(n_pairs)])[order]
+    position = np.empty(n_sides, dtype=np.intp)
+    position[order] = np.arange(n_sides)
+    reverse = position[(order + n_pairs) % n_sides]
+    q_list = q_side.tolist()
+    groups = []  # (first side, end side, query slot, projections (n_q, sides))
+    start = 0
+    while start < n_sides:
+        q = q_list[start]
+        stop = start + 1
+        while stop < n_sides and q_list[stop] == q:
+            stop += 1
+        g = genes[q]
+        groups.append((start, stop, q, (g.points - g.centroid) @ e_side[start:stop].T))
+        start = stop
+    hi = np.concatenate([proj.max(axis=0) for _, _, _, proj in groups])
+    # The lower bound lb = dist + min_y (y - c_t).e - (x - c_q).e (the min over the
+    # target is minus the reverse side's largest projection) fails to exclude x when
+    # lb (1 - rel) - slack <= sqrt(o(x) (1 + rel)), the test of `maybe_within`, i.e.
+    # when (x - c_q).e + reach(x) >= dist - hi_reverse - slack / (1 - rel), with
+    # reach(x) = sqrt(o(x) (1 + rel)) / (1 - rel).
+    base = dist[pair_side] - hi[reverse] - slack[pair_side] / (1.0 - REL)
+    budget = (store.tuning.global_cost * store.layout.n_samples * t.n_genotypes if store.low_dims
+              else math.inf)
+
+    def survivors(start: int, stop: int, q: int, proj: np.ndarray, step: int) -> np.ndarray:
+        return proj[::step] + genes[q].own_reach[::step, None] >= base[None, start:stop]
+
+    if sum(proj.size for *_, proj in groups) > budget:
+        # estimate from every 8th point first: a pass that is bound to exceed the
+        # budget is not worth finishing (timing only: both paths are exact)
+        sample = sum(np.count_nonzero(survivors(*g, 8)) for g in groups)
+        if 8 * sample > budget:
+            return None
+    found_sides, found_points = [], []
+    count = 0
+    for start, stop, q, proj in groups:
+        rows, sides = nonzero2(survivors(start, stop, q, proj, 1))
+        count += rows.size
+        if count > budget:  # a whole-dataset pass is cheaper
+            return None
+        found_sides.append(sides + start)
+        found_points.append(rows + t.offs[q])
+    s_c = np.concatenate(found_sides)  # side of each candidate
+    point = np.concatenate(found_points)  # its table row
+    own_all = np.full(t.X.shape[0], np.nan)  # thresholds by table row
+    for u, o in own.items():
+        own_all[t.offs[u]:t.offs[u + 1]] = o
+    if not s_c.size:
+        hit = np.zeros(0, dtype=bool)
+    elif store.low_dims:
+        hit = _tree_side_hits(store, t, q_side[s_c], t_side[s_c], point, own_all[point])
+    else:
+        hit = _dense_side_hits(store, t, J, M, pair_side, q_side[s_c], s_c, point,
+                                    own_all)
+    n = store.layout.n_samples
+    point = point[hit]
+    if t.data_offs is not None:  # table rows to data rows
+        q_hit = q_side[s_c[hit]]
+        point = point - t.offs_arr[q_hit] + t.data_offs[q_hit]
+    found = pair_side[s_c[hit]] * n + point
+    found.sort()
+    cuts = np.searchsorted(found, np.arange(n_pairs + 1) * n).tolist()
+    found = (found % n).astype(np.int32)
+    out = []
+    for p in range(n_pairs):
+        if cuts[p] == cuts[p + 1]:
+            out.append(EMPTY)
+        else:
+            entry = found[cuts[p]:cuts[p + 1]].copy()
+            entry.setflags(write=False)
+            out.append(entry)
+    return out
+
+def _tree_side_hits(store: GeneStore, t: Table, q_c: np.ndarray, t_c: np.ndarray, point: np.ndarray,
+                    o_c: np.ndarray) -> np.ndarray:
+    """Exact test of candidate query points with the targets' KD-trees.
+
+    Candidates: query gene ``q_c``, target gene ``t_c``, table row ``point`` and
+    threshold ``o_c``; one `tree_hits` call per target gene.
+    """
+    X, genes = t.X, t.entries
+    maxabs = np.array([e.maxabs for e in genes])
+    hit = np.zeros(point.size, dtype=bool)
+    by_target = np.argsort(t_c, kind="stable")
+    bounds = np.searchsorted(t_c[by_target], np.arange(len(genes) + 1)).tolist()
+    for u in range(len(genes)):
+        if bounds[u] == bounds[u + 1]:
+            continue
+        sel = by_target[bounds[u]:bounds[u + 1]]
+        gt = genes[u]
+        shape = store.tree_shape(t.slots[u], t.genes[u])
+        mag = max(gt.maxabs, shape.maxabs, float(maxabs[q_c[sel]].max()))
+        hit[sel] = tree_hits(X[point[sel]], o_c[sel], gt.points, gt.mean, shape.tree,
+                              abs_slack(store.layout.n_dims, mag))
+    return hit
+
+def _dense_side_hits(store: GeneStore, t: Table, J: np.ndarray, M: np.ndarray,
+                     pair_side: np.ndarray, q_c: np.ndarray, s_c: np.ndarray,
+                     point: np.ndarray, own_all: np.ndarray) -> np.ndarray:
+    """Exact test of candidate query points by matrix products, grouped by pivot.
+
+    Pairs are covered by pivot genes (the one in most remaining pairs first). Per
+    pivot (`dense_hits`): its candidate rows against every point of its partners
+    that have candidates, which settles both directions for them, then its other
+    rows against the partners' candidates alone. ``own_all`` holds the own-cluster
+    thresholds by table row; genes are the table's (``q_c``, ``J``, ``M``).
+    """
+    X, genes = t.X, t.entries
+    sq = np.concatenate([e.sqnorm for e in genes])
+    offs = t.offs_arr
+    hit = np.zeros(point.size, dtype=bool)
+    pair_c = pair_side[s_c]
+    J_list, M_list = J.tolist(), M.tolist()
+    n_genes = len(genes)
+    left = np.ones(len(J_list), dtype=bool)
+    while left.any():
+        # the gene in most remaining pairs (the first such gene on a tie)
+        count = (np.bincount(J[left], minlength=n_genes)
+                 + np.bincount(M[left], minlength=n_genes))
+        pivot = int(count.argmax())
+        in_pivot = left & ((J == pivot) | (M == pivot))
+        group = np.flatnonzero(in_pivot).tolist()
+        left &= ~in_pivot
+        partner_of_pair = np.full(len(J_list), -1, dtype=np.intp)
+        partner_of_pair[group] = np.arange(len(group))
+        in_group = np.flatnonzero(partner_of_pair[pair_c] >= 0)
+        if not in_group.size:
+            continue
+        partner_c = partner_of_pair[pair_c[in_group]]
+        from_pivot = q_c[in_group] == pivot
+        partners = [M_list[p] if J_list[p] == pivot else J_list[p] for p in group]
+        active = np.zeros(len(partners), dtype=bool)
+        active[partner_c] = True
+        act = np.flatnonzero(active)
+        act_genes = [partners[i] for i in act.tolist()]
+        sizes = t.sizes_arr[act_genes]
+        # columns: every point of the active partners, in partner order
+        col_rows = np.concatenate([np.arange(t.offs[u], t.offs[u + 1])
+                                   for u in act_genes])
+        seg = np.repeat(np.arange(act.size), sizes)
+        col_start = np.zeros(n_genes, dtype=np.intp)  # by gene
+        col_start[act_genes] = np.cumsum(sizes) - sizes
+        seg_of_partner = np.full(len(partners), -1, dtype=np.intp)
+        seg_of_partner[act] = np.arange(act.size)
+        o_cols = own_all[col_rows]
+        # rows: the pivot's points, candidates for some partner first
+        p0, n0 = offs[pivot], genes[pivot].points.shape[0]
+        live = np.zeros(n0, dtype=bool)
+        live[point[in_group[from_pivot]] - p0] = True
+        rows = np.flatnonzero(live) + p0
+        rows_hit, cols_hit = dense_hits(X[rows], sq[rows], own_all[rows],
+                                         X[col_rows], sq[col_rows], o_cols, seg,
+                                         act.size)
+        to_pivot = in_group[~from_pivot]
+        q_to = q_c[to_pivot]
+        cand_cols = col_start[q_to] + (point[to_pivot] - offs[q_to])
+        rest = np.flatnonzero(~live) + p0
+        if rest.size and cand_cols.size:
+            _, ch = dense_hits(X[rest], sq[rest], None, X[col_rows[cand_cols]],
+                                sq[col_rows[cand_cols]], o_cols[cand_cols],
+                                seg[cand_cols], act.size)
+            cols_hit[cand_cols] |= ch
+        hit[to_pivot] = cols_hit[cand_cols]
+        mine = in_group[from_pivot]
+        hit[mine] = rows_hit[np.searchsorted(rows, point[mine]),
+                             seg_of_partner[partner_of_pair[pair_c[mine]]]]
+    return hit
+
+def _overlap_full(store: GeneStore, genes: list[GeneEntry]) -> float:
+    """Overlap from one plain pass over the whole dataset (no pair is cached).
+
+    `overlap_flags` on the concatenated points: one KD-tree, the 3 nearest neighbours
+    of every point (more only for ties and duplicates). Equivalent to the pair
+    criterion ``0 < s(x, y) <= o(x)`` for a foreign y, and needs no ``o``.
+    """
+    X = store.points(genes)
+    return float(np.count_nonzero(overlap_flags(X, store.codes)) / X.shape[0])
