@@ -36,6 +36,12 @@ Grid files (for parameter campaigns) use the same sections: pass ``allow_lists=T
 to `validate_config` and a list value stands for several values, each validated;
 `expand_grid` makes their cartesian product. Extra sections (e.g. ``[suite]``) are
 added by passing an extended tuple of `Option` as ``options``.
+
+Options that exist only on the command line (output paths, ``--quiet``, and every
+option of ``features``, ``plot`` and ``suite``) are in `COMMAND_LINE_OPTIONS`: they
+have no TOML section, are not settings of a run and are never recorded in a dataset's
+metadata. `SCHEMA` is both tables; ``add_arguments(parser, command, SCHEMA)`` builds
+every option of a command.
 """
 
 from __future__ import annotations
@@ -53,11 +59,15 @@ from typing import Any
 
 __all__ = [
     "COMMANDS",
+    "COMMAND_LINE_OPTIONS",
     "NONE",
     "OPTIONS",
+    "SCHEMA",
+    "SUITE_BACKENDS",
     "Option",
     "add_arguments",
     "build_problem",
+    "check_command_line",
     "cli_values",
     "evolve_options",
     "expand_grid",
@@ -77,7 +87,10 @@ COMMANDS: tuple[str, ...] = ("generate", "versus")
 #: on the command line, ``max_overlap = "none"`` in TOML.
 NONE = "none"
 
-_KINDS = ("int", "float", "str")
+#: Where the runs of ``hawks-deap suite`` execute.
+SUITE_BACKENDS: tuple[str, ...] = ("processes", "dask")
+
+_KINDS = ("int", "float", "str", "bool")
 
 
 @dataclass(frozen=True)
@@ -86,12 +99,15 @@ class Option:
 
     Parameters
     ----------
-    section, key : str
-        TOML location (``[section] key``); the command-line flag is ``--key`` with
-        dashes.
-    kind : {"int", "float", "str"}
+    section : str or None
+        TOML section; None for an option that exists only on the command line.
+    key : str
+        TOML key (``[section] key``) and argparse destination; the command-line flag is
+        ``--key`` with dashes.
+    kind : {"int", "float", "str", "bool"}
         Value type. TOML integers are accepted for floats, never the reverse; booleans
-        are never numbers.
+        are never numbers. ``"bool"`` is a command-line flag (``store_true``), only for
+        options without a section.
     default : object
         Default value (None: unset, e.g. no constraint).
     help : str
@@ -112,9 +128,15 @@ class Option:
         Per-command defaults overriding ``default``.
     positional : bool
         A positional argument on the command line (e.g. ``versus WINNER LOSER``).
+    metavar : str, optional
+        Placeholder in usage and help (default: argparse's).
+    nargs : str, optional
+        Number of values of a command-line-only positional (e.g. ``"+"``).
+    required : bool
+        A command-line-only option that must be given.
     """
 
-    section: str
+    section: str | None
     key: str
     kind: str
     default: Any
@@ -129,11 +151,19 @@ class Option:
     commands: tuple[str, ...] = COMMANDS
     command_defaults: Mapping[str, Any] = field(default_factory=dict)
     positional: bool = False
+    metavar: str | None = None
+    nargs: str | None = None
+    required: bool = False
 
     def __post_init__(self) -> None:
         if self.kind not in _KINDS:
             raise ValueError(f"Option {self.key}: kind must be one of {_KINDS}, got "
                              f"{self.kind!r}")
+        if self.section is not None and (self.kind == "bool" or self.nargs or self.required):
+            # a TOML setting may come from the file: argparse must neither require it
+            # nor give it a value of its own (see add_arguments)
+            raise ValueError(f"Option {self.key}: kind 'bool', nargs and required are for "
+                             "command-line-only options (section None)")
 
     @property
     def flag(self) -> str:
@@ -142,8 +172,8 @@ class Option:
 
     @property
     def qualified(self) -> str:
-        """The TOML name, e.g. ``[dataset] n_samples``."""
-        return f"[{self.section}] {self.key}"
+        """The TOML name, e.g. ``[dataset] n_samples`` (the flag without a section)."""
+        return self.flag if self.section is None else f"[{self.section}] {self.key}"
 
     def allowed_choices(self) -> list[str]:
         """The allowed strings (empty if any string is allowed)."""
@@ -330,21 +360,87 @@ OPTIONS: tuple[Option, ...] = (
 )
 
 
+_COLLECTION_COMMANDS = ("features", "plot")
+
+#: Options that exist only on the command line: where to write, how verbose, and every
+#: option of the commands that read saved datasets or run suites. Their types and
+#: choices are checked by argparse and their lower bounds by `check_command_line`.
+COMMAND_LINE_OPTIONS: tuple[Option, ...] = (
+    # generate, versus, suite (the order of each command's options is its usage line's)
+    Option(None, "config", "str", None,
+           "TOML file with [dataset], [objective], [constraints], [ga] sections (keys: the "
+           "long options with underscores); options given here override it",
+           metavar="FILE.toml", commands=COMMANDS),
+    Option(None, "out", "str", None, "output directory (must not exist, unless --overwrite)",
+           metavar="DIR", required=True, commands=COMMANDS),
+    Option(None, "overwrite", "bool", False, "replace an existing hawks-deap output directory",
+           commands=COMMANDS),
+    Option(None, "grid", "str", None, "the grid file", positional=True, metavar="GRID.toml",
+           commands=("suite",)),
+    Option(None, "out", "str", None, "output directory", metavar="DIR", required=True,
+           commands=("suite",)),
+    Option(None, "workers", "int", 1, "runs at once: local processes or dask workers",
+           low=1, commands=("suite",)),
+    Option(None, "backend", "str", SUITE_BACKENDS[0],
+           "local processes or dask.distributed", choices=SUITE_BACKENDS,
+           commands=("suite",)),
+    Option(None, "scheduler", "str", None,
+           "an existing dask scheduler, e.g. tcp://host:8786 (default: a local cluster of "
+           "--workers workers)", metavar="ADDRESS", commands=("suite",)),
+    Option(None, "quiet", "bool", False,
+           "no progress bar and no summary (the bar is also off when stderr is not a "
+           "terminal)", commands=(*COMMANDS, "suite")),
+    # features, plot
+    Option(None, "paths", "str", None, "a dataset (or run) directory, or a folder of them",
+           positional=True, metavar="PATH", nargs="+", commands=_COLLECTION_COMMANDS),
+    Option(None, "metric", "str", "sqeuclidean",
+           "distance of the silhouette features; sqeuclidean is HAWKS' choice",
+           choices=_silhouette_metrics, commands=("features",)),
+    Option(None, "out", "str", None,
+           "folder for the figures (default: the dataset directory; required for several "
+           "datasets)", metavar="DIR", commands=("plot",)),
+    Option(None, "algorithms", "str", None,
+           "also give the ARI of these clustering algorithms: 'all' or comma-separated "
+           "names (plot: for collections only)",
+           metavar="NAMES", commands=_COLLECTION_COMMANDS),
+    # plot has never bounded its seed: a single dataset ignores it, and a bound would
+    # make such commands fail that work today
+    Option(None, "seed", "int", 0, "seed of stochastic clustering algorithms", low=0,
+           commands=("features",)),
+    Option(None, "seed", "int", 0, "seed of stochastic clustering algorithms",
+           commands=("plot",)),
+    Option(None, "format", "str", "table", "printed format", choices=("table", "csv", "json"),
+           commands=("features",)),
+    Option(None, "out", "str", None,
+           "write the table to FILE (.json: JSON, otherwise CSV) instead of printing it",
+           metavar="FILE", commands=("features",)),
+    Option(None, "overwrite", "bool", False, "replace an existing FILE",
+           commands=("features",)),
+    Option(None, "dpi", "int", 150, "resolution", low=10, commands=("plot",)),
+    Option(None, "overwrite", "bool", False, "replace existing figures", commands=("plot",)),
+)
+
+#: Every option of every command.
+SCHEMA: tuple[Option, ...] = (*OPTIONS, *COMMAND_LINE_OPTIONS)
+
+
 def _check_schema(options: Sequence[Option]) -> None:
-    seen: dict[str, Option] = {}
+    """A key names one option per command (values are ``{key: value}`` per command)."""
+    seen: dict[tuple[str, str], Option] = {}
     for opt in options:
-        if opt.key in seen:
-            raise ValueError(f"duplicate option key {opt.key!r} in {opt.qualified} and "
-                             f"{seen[opt.key].qualified}")
-        seen[opt.key] = opt
+        for command in opt.commands:
+            other = seen.setdefault((command, opt.key), opt)
+            if other is not opt:
+                raise ValueError(f"duplicate option key {opt.key!r} of the {command!r} "
+                                 f"command in {opt.qualified} and {other.qualified}")
 
 
-_check_schema(OPTIONS)
+_check_schema(SCHEMA)
 
 
 def sections(options: Sequence[Option] = OPTIONS) -> list[str]:
-    """Section names, in schema order."""
-    return list(dict.fromkeys(opt.section for opt in options))
+    """TOML section names, in schema order."""
+    return list(dict.fromkeys(opt.section for opt in options if opt.section is not None))
 
 
 def options_for(command: str | None, options: Sequence[Option] = OPTIONS) -> list[Option]:
@@ -532,13 +628,38 @@ def _arg_type(opt: Option) -> Callable[[str], Any]:
     return convert
 
 
+def _add_command_line_option(parser: argparse.ArgumentParser, opt: Option) -> None:
+    """One option without a TOML section: parsed by argparse alone, with its default.
+
+    Nothing can override these values later, so the namespace holds the default when
+    the option is left out.
+    """
+    text = opt.help
+    if opt.default is not None and opt.kind != "bool":
+        text += f" (default {opt.default})"
+    if opt.kind == "bool":
+        parser.add_argument(opt.flag, dest=opt.key, action="store_true", help=text)
+        return
+    kwargs: dict[str, Any] = {"metavar": opt.metavar, "help": text,
+                              "type": {"int": int, "float": float, "str": str}[opt.kind]}
+    if opt.choices is not None:
+        kwargs["choices"] = opt.allowed_choices()
+    if opt.positional:
+        parser.add_argument(opt.key, nargs=opt.nargs, **kwargs)
+    else:
+        parser.add_argument(opt.flag, dest=opt.key, default=opt.default,
+                            required=opt.required, **kwargs)
+
+
 def add_arguments(parser: argparse.ArgumentParser, command: str,
                   options: Sequence[Option] = OPTIONS) -> None:
     """Add a command's options to an argparse parser, one group per TOML section.
 
-    Options left out on the command line are absent from the parsed namespace
-    (``argparse.SUPPRESS``), so `cli_values` can tell them from defaults; positional
-    options default to an unset marker.
+    Settings (options with a TOML section) left out on the command line are absent from
+    the parsed namespace (``argparse.SUPPRESS``), so `cli_values` can tell them from
+    defaults and a config file can supply them; positional settings default to an unset
+    marker. Command-line-only options (`COMMAND_LINE_OPTIONS`, e.g. with
+    ``options=SCHEMA``) follow, in argparse's own groups, with their defaults.
     """
     for section in sections(options):
         opts = [o for o in options_for(command, options) if o.section == section]
@@ -557,6 +678,34 @@ def add_arguments(parser: argparse.ArgumentParser, command: str,
                 group.add_argument(opt.flag, dest=opt.key, metavar=opt.key.upper(),
                                    type=_arg_type(opt), default=argparse.SUPPRESS,
                                    help=f"{text} (default {shown})")
+    for opt in options_for(command, options):
+        if opt.section is None:
+            _add_command_line_option(parser, opt)
+
+
+def check_command_line(namespace: argparse.Namespace, command: str,
+                       options: Sequence[Option] = COMMAND_LINE_OPTIONS) -> None:
+    """Check the lower bounds of a command's command-line-only options.
+
+    Parameters
+    ----------
+    namespace : argparse.Namespace
+        Parsed by a parser built with `add_arguments`.
+    command : str
+        The command.
+    options : sequence of Option
+        The schema (default `COMMAND_LINE_OPTIONS`).
+
+    Raises
+    ------
+    ValueError
+        ``--flag must be >= low, got value`` for the first value below its bound.
+    """
+    for opt in options_for(command, options):
+        value = getattr(namespace, opt.key, None)
+        if opt.section is None and opt.low is not None and value is not None \
+                and value < opt.low:
+            raise ValueError(f"{opt.flag} must be >= {opt.low:g}, got {value}")
 
 
 def cli_values(namespace: argparse.Namespace, command: str,

@@ -42,6 +42,7 @@ import numpy as np
 from hawks_deap import config
 from hawks_deap._validation import check_choice, check_int
 from hawks_deap.dataset import write_text_atomic
+from hawks_deap.runs import format_value, run_configuration
 
 __all__ = [
     "BACKENDS",
@@ -53,12 +54,11 @@ __all__ = [
     "run_task",
 ]
 
-BACKENDS = ("processes", "dask")
+BACKENDS = config.SUITE_BACKENDS
 MODES = {"index": "generate", "versus": "versus"}
 SUMMARY_FILE = "summary.csv"
 GRID_FILE = "suite.json"
 RUNS_DIR = "runs"
-LOGBOOK_FILE = "logbook.csv"
 
 #: The ``[suite]`` section of grid files.
 SUITE_OPTIONS: tuple[config.Option, ...] = (
@@ -187,44 +187,29 @@ def _short(point: Mapping[str, Mapping[str, Any]]) -> str:
 # --------------------------------------------------------------------------- one run
 
 
-def _fmt(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, bool | np.bool_):
-        return str(bool(value))
-    if isinstance(value, float | np.floating):
-        return repr(float(value))
-    return str(value)
-
-
 def run_task(task: SuiteTask, out: str | os.PathLike) -> dict[str, str]:
     """Run one task, save its dataset under ``out/runs/``, return its summary row.
 
-    The row's values are already formatted as text (floats with ``repr``), so a summary
-    read back from disk and written again is unchanged.
+    The row's values are already formatted as text (`hawks_deap.runs.format_value`), so
+    a summary read back from disk and written again is unchanged.
     """
-    import hawks_deap as hd
-    from hawks_deap.cli import _logbook_csv
     from hawks_deap.features import problem_features
 
     problem = config.build_problem(task.command, task.values)
-    result = hd.evolve(problem, seed=task.seed, **config.evolve_options(task.values))
-    dataset = result.best_dataset()
-    dataset.metadata["suite"] = {"config_id": task.config_id, "run": task.run,
-                                 "seed": task.seed}
-    path = Path(out) / RUNS_DIR / task.name
-    dataset.save(path, overwrite=True, extra_files={LOGBOOK_FILE: _logbook_csv(result.logbook)})
+    run = run_configuration(problem, task.values, seed=task.seed, metadata={
+        "suite": {"config_id": task.config_id, "run": task.run, "seed": task.seed}})
+    run.save(Path(out) / RUNS_DIR / task.name, overwrite=True)
     row: dict[str, str] = {"config_id": task.config_id, "run": str(task.run),
                            "seed": str(task.seed)}
     for key, value in task.values.items():
-        row[key] = _fmt(value)
-    row["fitness"] = _fmt(result.best.fitness.values[0])
-    for key, value in result.best.record.items():
+        row[key] = format_value(value)
+    row["fitness"] = format_value(run.result.best.fitness.values[0])
+    for key, value in run.result.best.record.items():
         if isinstance(value, bool | int | float | np.number):
             # the record's "index" (the index value) must not hide the setting "index"
-            row[key if key not in row else f"{key}_value"] = _fmt(value)
-    for key, value in problem_features(dataset.X, dataset.y).items():
-        row[f"feature_{key}"] = _fmt(value)
+            row[key if key not in row else f"{key}_value"] = format_value(value)
+    for key, value in problem_features(run.dataset.X, run.dataset.y).items():
+        row[f"feature_{key}"] = format_value(value)
     row["path"] = f"{RUNS_DIR}/{task.name}"
     return row
 

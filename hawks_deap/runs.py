@@ -1,0 +1,264 @@
+"""Run one configuration and save it: shared by the command line and suites.
+
+A run is a problem evolved from resolved settings (see `hawks_deap.config.resolve`)
+and its best individual saved as a dataset directory::
+
+    run-dir/
+      data.csv        the points and their labels          (hawks_deap.dataset)
+      genes.json      the best genotype                    (hawks_deap.dataset)
+      metadata.json   problem, seed, record, extra entries (hawks_deap.dataset)
+      logbook.csv     one row per generation               (this module)
+      partitions.csv  Versus mode only: both algorithms' labels (this module)
+
+`run_configuration` evolves, `Run.save` writes the directory atomically, and the
+readers (`read_logbook_csv`, `read_partitions_csv`) load the two files this module
+adds. `format_value` is the single text form of values in every CSV the package writes
+(logbooks here, suite summaries in `hawks_deap.suite`).
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from hawks_deap import config
+from hawks_deap.dataset import DATA_FILE
+
+if TYPE_CHECKING:
+    from hawks_deap.algorithms import Result
+    from hawks_deap.dataset import Dataset
+    from hawks_deap.problems import Problem
+
+__all__ = [
+    "LOGBOOK_FILE",
+    "PARTITIONS_FILE",
+    "Run",
+    "check_run_dir",
+    "format_value",
+    "logbook_csv",
+    "partitions_csv",
+    "read_logbook_csv",
+    "read_partitions_csv",
+    "run_configuration",
+]
+
+LOGBOOK_FILE = "logbook.csv"
+PARTITIONS_FILE = "partitions.csv"
+
+
+# --------------------------------------------------------------------------- values
+
+
+def format_value(value: Any) -> str:
+    """The text of one CSV cell.
+
+    None is empty, booleans are ``True`` / ``False``, floats (Python or numpy) use
+    ``repr`` so that they read back to the same float, numpy integers print as Python
+    integers, anything else uses ``str``. Text written this way and read back is
+    unchanged when written again, which is what lets a resumed suite rewrite its summary
+    without altering finished rows.
+    """
+    if value is None:
+        return ""
+    if isinstance(value, bool | np.bool_):
+        return str(bool(value))
+    if isinstance(value, float | np.floating):
+        return repr(float(value))
+    if isinstance(value, np.integer):
+        return str(int(value))
+    return str(value)
+
+
+# --------------------------------------------------------------------------- logbook
+
+
+def logbook_csv(logbook: Sequence[Mapping[str, Any]]) -> str:
+    """A logbook (a list of dict rows) as CSV text.
+
+    Parameters
+    ----------
+    logbook : sequence of mapping
+        One row per generation, e.g. ``Result.logbook``.
+
+    Returns
+    -------
+    str
+        A header with the columns in order of first appearance, then one line per row
+        (`format_value`; a key missing from a row is an empty cell).
+    """
+    keys: list[str] = []
+    for row in logbook:
+        for k in row:
+            if k not in keys:
+                keys.append(k)
+    lines = [",".join(keys)]
+    for row in logbook:
+        lines.append(",".join(format_value(row.get(k)) for k in keys))
+    return "\n".join(lines) + "\n"
+
+
+def read_logbook_csv(path: str | os.PathLike) -> list[dict[str, float]]:
+    """Rows of a ``logbook.csv`` with numeric values.
+
+    Empty cells are NaN; non-numeric cells are left out of their row.
+
+    Raises
+    ------
+    ValueError
+        Naming the file when it has no rows or no ``fitness_best`` column.
+    """
+    with open(path, newline="", encoding="utf-8") as fh:
+        reader = csv.DictReader(fh)
+        rows = []
+        for row in reader:
+            parsed: dict[str, float] = {}
+            for k, v in row.items():
+                try:
+                    parsed[k] = float(v) if v not in ("", None) else math.nan
+                except ValueError:
+                    continue
+            rows.append(parsed)
+    if not rows or "fitness_best" not in rows[0]:
+        raise ValueError(f"{path} is not a hawks-deap logbook (no rows or no fitness_best "
+                         "column)")
+    return rows
+
+
+# --------------------------------------------------------------------------- partitions
+
+
+def partitions_csv(winner_labels: Sequence[int], loser_labels: Sequence[int]) -> str:
+    """The two partitions of a Versus run as CSV text (header ``winner,loser``)."""
+    return "winner,loser\n" + "".join(
+        f"{int(a)},{int(b)}\n" for a, b in zip(winner_labels, loser_labels, strict=True))
+
+
+def read_partitions_csv(path: str | os.PathLike, n_samples: int) -> dict[str, np.ndarray]:
+    """The ``winner`` and ``loser`` label arrays of a ``partitions.csv``.
+
+    Raises
+    ------
+    ValueError
+        Naming the file when it is not integer CSV or has not ``n_samples`` rows of two
+        labels.
+    """
+    try:
+        raw = np.loadtxt(path, delimiter=",", skiprows=1, ndmin=2, dtype=np.int64)
+    except ValueError as error:
+        raise ValueError(f"{path} is not a partitions file: {error}") from None
+    if raw.shape != (n_samples, 2):
+        raise ValueError(f"{path} must have {n_samples} rows of winner,loser labels, got "
+                         f"shape {raw.shape}")
+    return {"winner": raw[:, 0], "loser": raw[:, 1]}
+
+
+# --------------------------------------------------------------------------- runs
+
+
+def check_run_dir(out: str | os.PathLike, overwrite: bool) -> None:
+    """Refuse an existing output directory unless ``overwrite`` and it holds a dataset.
+
+    Checked before a run starts, so that a long run never ends in a refused write.
+
+    Raises
+    ------
+    ValueError
+        Naming ``--out`` and the directory: it exists (without ``overwrite``), it is
+        not a hawks-deap output directory, or a parent is not a directory.
+    """
+    out = Path(out)
+    if out.exists() or out.is_symlink():
+        if not overwrite:
+            raise ValueError(f"--out {out} already exists; choose a new directory or pass "
+                             "--overwrite")
+        if not out.is_dir() or (any(out.iterdir()) and not (out / DATA_FILE).is_file()):
+            raise ValueError(f"--out {out} exists and is not a hawks-deap output directory; "
+                             "--overwrite only replaces those")
+    for parent in out.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise ValueError(f"--out {out}: {parent} is not a directory")
+            break
+
+
+@dataclass(frozen=True)
+class Run:
+    """A finished run: the problem, the result of `hawks_deap.evolve` and its dataset.
+
+    Attributes
+    ----------
+    problem : Problem
+        The problem that was evolved.
+    result : Result
+        What `hawks_deap.evolve` returned (best individual, logbook, ...).
+    dataset : Dataset
+        ``result.best_dataset()``, with the caller's extra metadata entries.
+    """
+
+    problem: Problem
+    result: Result
+    dataset: Dataset
+
+    def files(self, *, partitions: bool = False) -> dict[str, str]:
+        """The text files saved beside the dataset: the logbook, and the partitions."""
+        files = {LOGBOOK_FILE: logbook_csv(self.result.logbook)}
+        if partitions:
+            files[PARTITIONS_FILE] = partitions_csv(*self.problem.partitions(self.result.best))
+        return files
+
+    def save(self, out: str | os.PathLike, *, overwrite: bool = False,
+             partitions: bool = False) -> Path:
+        """Write the run directory atomically; returns its path.
+
+        Parameters
+        ----------
+        out : path
+            The run directory (see `check_run_dir` for the command line's rules).
+        overwrite : bool
+            Replace an existing directory.
+        partitions : bool
+            Also write ``partitions.csv`` (Versus problems only).
+        """
+        return self.dataset.save(out, overwrite=overwrite,
+                                 extra_files=self.files(partitions=partitions))
+
+
+def run_configuration(problem: Problem, values: Mapping[str, Any], *, seed: int,
+                      progress: bool = False,
+                      metadata: Mapping[str, Any] | None = None) -> Run:
+    """Evolve a problem with resolved settings; nothing is written.
+
+    Parameters
+    ----------
+    problem : Problem
+        From `hawks_deap.config.build_problem` (built by the caller, so that it is
+        validated before anything runs).
+    values : mapping
+        Resolved settings (`hawks_deap.config.resolve`); the GA settings among them go
+        to `hawks_deap.evolve` (`hawks_deap.config.evolve_options`).
+    seed : int
+        The run's seed.
+    progress : bool
+        A progress bar over generations.
+    metadata : mapping, optional
+        Entries added to the dataset's metadata (e.g. the command and its settings).
+
+    Returns
+    -------
+    Run
+    """
+    # through the package attribute, so that a replaced hawks_deap.evolve is the one run
+    import hawks_deap as hd
+
+    result = hd.evolve(problem, seed=seed, progress=progress,
+                       **config.evolve_options(values))
+    dataset = result.best_dataset()
+    dataset.metadata.update(metadata or {})
+    return Run(problem, result, dataset)
