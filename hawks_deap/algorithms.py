@@ -20,13 +20,14 @@ from typing import Any
 import numpy as np
 from deap import base, tools
 
+from hawks_deap._parallel import EvaluateTask
 from hawks_deap._validation import (
     as_seed_sequence,
     check_choice,
     check_int,
     check_probability,
 )
-from hawks_deap.genotype import Evaluation, Genotype, clone, genotype_equal
+from hawks_deap.genotype import Genotype, clone, genotype_equal
 from hawks_deap.operators import (
     MEAN_MUTATIONS,
     cx_uniform,
@@ -277,17 +278,6 @@ class Result:
         return self.dataset(self.best)
 
 
-class _EvaluateTask:
-    """Picklable ``(individual, eval_seed) -> Evaluation`` for any ``map``."""
-
-    def __init__(self, evaluate: Callable[..., Evaluation]) -> None:
-        self.evaluate = evaluate
-
-    def __call__(self, item: tuple[Genotype, int]) -> Evaluation:
-        individual, eval_seed = item
-        return self.evaluate(individual, eval_seed)
-
-
 def _eval_seed(ss: np.random.SeedSequence, generation: int, position: int) -> int:
     child = np.random.SeedSequence(ss.entropy, spawn_key=(*ss.spawn_key, len(_STREAMS),
                                                            generation, position))
@@ -347,19 +337,15 @@ def evolve(problem: Problem, *, population_size: int = 10, generations: int = 10
     n_jobs : int, optional
         With no ``map``: the number of processes that evaluate, kept for the whole run
         (1: serial). Default: serial, except for problems whose evaluations are
-        expensive (``parallel_by_default``: Versus mode), which get a ``multiprocess``
-        pool of one process per core (at most one per individual). Other problems (Index
-        mode) with n_jobs > 1 share each generation with n_jobs - 1 helper processes
-        (`hawks_deap._parallel.SplitEvaluate`): the helpers get the first offspring as
-        soon as they are mutated, this process mutates and evaluates the rest, and the
-        split follows the costs measured so far (``benchmarks/bench_index.py``, n_jobs=2
-        against serial: N=2000, K=5, D=2 1.19x; N=1000, K=10, D=20 0.98x; N=2000, K=30,
-        D=50 1.23x). Each process keeps its own caches (the evaluator's byte budget
-        applies to each). Results never depend on it. This process holds
-        ``problem.loop_context()`` (one BLAS thread by default: its matrices are
-        small; Versus problems: their ``n_threads``) for the whole loop,
-        callbacks included, and hands each batch it evaluates to ``problem.prefetch``
-        first (Index mode: their overlap pairs are computed together).
+        expensive (``parallel_by_default``: Versus mode), which get one process per core
+        (at most one per individual). With n_jobs > 1 the run registers the ``map`` of
+        a `hawks_deap._parallel.ProblemPool` as ``toolbox.map``, as a user would; each
+        worker keeps its own caches (the evaluator's byte budget applies to each).
+        Results never depend on it. This process holds ``problem.loop_context()`` (one
+        BLAS thread by default: its matrices are small; Versus problems: their
+        ``n_threads``) for the whole loop, callbacks included; when it evaluates a batch
+        itself it hands it to ``problem.prefetch`` first (Index mode: the batch's
+        overlap pairs are computed together).
     callbacks : iterable of callables
         Called with a `GenerationState` after each generation; a true return value stops
         the run.
@@ -494,7 +480,7 @@ def _default_n_jobs(problem: Problem, map_fn: Callable | None, population_size: 
     Problems with ``parallel_by_default`` (Versus mode) run without ``map=`` get one
     process per core, at most one per individual.
     """
-    if map_fn is not None or not getattr(problem, "parallel_by_default", False):
+    if map_fn is not None or not problem.parallel_by_default:
         return 1
     return max(1, min(os.cpu_count() or 1, population_size))
 
@@ -504,95 +490,6 @@ def _check_map(map_fn: Callable | None, n_jobs: int) -> None:
         raise ValueError(f"give either map= or n_jobs= (got n_jobs={n_jobs} and a map)")
     if map_fn is not None and not callable(map_fn):
         raise TypeError(f"map must be callable, got {map_fn!r}")
-
-
-class _MapEvaluate:
-    def __init__(self, map_fn: Callable, task: _EvaluateTask,
-                 prefetch: Callable | None = None) -> None:
-        self.map_fn = map_fn
-        self.task = task
-        self.prefetch = prefetch
-
-    def __call__(self, items: Iterable[tuple[Genotype, int]],
-                 size_hint: int | None = None) -> list[Evaluation]:
-        items = list(items)
-        if not items:  # nothing changed: a user's map is not called
-            return []
-        if self.prefetch is not None:
-            self.prefetch([ind for ind, _ in items])
-        return list(self.map_fn(self.task, items))
-
-
-class _Offspring:
-    """A generation's offspring, mutated as they are asked for, in chunks.
-
-    Iterating yields each offspring mutated (its fitness deleted if its genes changed);
-    offspring not yet mutated when one is asked for are mutated together, all the rest
-    at once unless `prepare` asked for a smaller chunk first. Chunks never change the
-    result: `mutate_many` on consecutive chunks makes the draws and genes of one
-    ``mutate`` call per offspring, in order.
-    """
-
-    def __init__(self, offspring: list[Genotype], before: list[tuple[str, ...]],
-                 mutate_many: Callable[[list[Genotype]], Any]) -> None:
-        self.offspring = offspring
-        self.before = before
-        self.mutate_many = mutate_many
-        self.mutated = 0  # offspring[:mutated] are done
-        self.position = 0
-
-    def prepare(self, count: int) -> None:
-        """Mutate the next ``count`` offspring not yet mutated, together."""
-        start, stop = self.mutated, min(len(self.offspring), self.mutated + max(0, count))
-        if stop <= start:
-            return
-        self.mutate_many(self.offspring[start:stop])
-        for ind, keys in zip(self.offspring[start:stop], self.before[start:stop], strict=True):
-            if tuple(gene.key for gene in ind) != keys:
-                del ind.fitness.values
-        self.mutated = stop
-
-    def __iter__(self) -> _Offspring:
-        return self
-
-    def __next__(self) -> Genotype:
-        if self.position >= len(self.offspring):
-            raise StopIteration
-        if self.position >= self.mutated:
-            self.prepare(len(self.offspring) - self.mutated)
-        self.position += 1
-        return self.offspring[self.position - 1]
-
-
-class _Pairs:
-    """``(individual, eval_seed)`` for the individuals without a valid fitness, in order.
-
-    ``todo`` lists the individuals yielded so far; `prepare` (for `SplitEvaluate`) is
-    passed on to individuals that can make the next ones together (`_Offspring`).
-    """
-
-    def __init__(self, individuals: Iterable[Genotype], ss: np.random.SeedSequence,
-                 generation: int) -> None:
-        self.individuals = individuals
-        self._iter = iter(individuals)
-        self.ss = ss
-        self.generation = generation
-        self.todo: list[Genotype] = []
-
-    def prepare(self, count: int) -> None:
-        prepare = getattr(self.individuals, "prepare", None)
-        if prepare is not None:
-            prepare(count)
-
-    def __iter__(self) -> _Pairs:
-        return self
-
-    def __next__(self) -> tuple[Genotype, int]:
-        for ind in self._iter:
-            if not ind.fitness.valid:
-                self.todo.append(ind)
-                return ind, _eval_seed(self.ss, self.generation, len(self.todo) - 1)
-        raise StopIteration
 
 
 class _Run:
@@ -613,6 +510,8 @@ class _Run:
             map_fn=map_fn, algorithm=settings["algorithm"],
             population_size=settings["population_size"],
             nsga3_divisions=settings["nsga3_divisions"], prepare=prepare)
+        self.task = EvaluateTask(problem)
+        self.prefetch = False
         self.generation = -1  # -1: no population yet
         self.population: list[Genotype] = []
         self.hof = tools.HallOfFame(settings["hall_of_fame_size"], similar=genotype_equal)
@@ -650,19 +549,22 @@ class _Run:
         write_bytes_atomic(path, pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL))
 
     # -- the loop ----------------------------------------------------------------------
-    def _evaluate(self, evaluate_map: Callable, individuals: Iterable[Genotype],
-                  size: int) -> int:
-        """Evaluate the individuals without a valid fitness; returns how many.
+    def _evaluate(self, individuals: Iterable[Genotype]) -> int:
+        """Evaluate the individuals without a valid fitness through ``toolbox.map``.
 
-        ``individuals`` (``size`` of them) may be an `_Offspring` that finishes them
-        (mutation) as they are asked for: an evaluator that shares the work with helper
-        processes (`SplitEvaluate`) sends them the first ones while the rest are made.
+        Each gets the seed of its (generation, position among those evaluated), so the
+        values do not depend on the map. Returns how many were evaluated.
         """
-        pairs = _Pairs(individuals, self.ss, self.generation)
-        results = evaluate_map(pairs, size)
-        for ind, values in zip(pairs.todo, results, strict=True):
+        todo = [ind for ind in individuals if not ind.fitness.valid]
+        if not todo:  # nothing changed: a user's map is not called
+            return 0
+        if self.prefetch:
+            self.problem.prefetch(todo)
+        pairs = [(ind, _eval_seed(self.ss, self.generation, i)) for i, ind in enumerate(todo)]
+        results = list(self.toolbox.map(self.task, pairs))
+        for ind, values in zip(todo, results, strict=True):
             ind.fitness.values = values
-        return len(pairs.todo)
+        return len(todo)
 
     def _record(self, evaluated: list[Genotype], nevals: int) -> None:
         self.hof.update([ind for ind in evaluated if record_penalty(ind) == 0.0])
@@ -673,15 +575,15 @@ class _Run:
             self.fallback = candidate
         self.logbook.record(**_log_row(self.generation, nevals, self.population))
 
-    def initialise(self, evaluate_map: Callable) -> None:
+    def initialise(self) -> None:
         size = self.settings["population_size"]
         self.generation = 0
         population = self.toolbox.population(n=size)
-        nevals = self._evaluate(evaluate_map, population, size)
+        nevals = self._evaluate(population)
         self.population = self.toolbox.select(population, size)  # rank before tournaments
         self._record(self.population, nevals)
 
-    def step(self, evaluate_map: Callable) -> None:
+    def step(self) -> None:
         toolbox, size = self.toolbox, self.settings["population_size"]
         self.generation += 1
         parents = toolbox.parent_select(self.population, size)
@@ -691,37 +593,27 @@ class _Run:
         for i in range(0, len(offspring) - 1, 2):
             if var_rng.random() < self.settings["p_crossover"]:
                 toolbox.mate(offspring[i], offspring[i + 1])
-
-        nevals = self._evaluate(evaluate_map, _Offspring(offspring, before, toolbox.mutate_many),
-                                len(offspring))
+        toolbox.mutate_many(offspring)
+        for ind, keys in zip(offspring, before, strict=True):
+            if tuple(gene.key for gene in ind) != keys:
+                del ind.fitness.values
+        nevals = self._evaluate(offspring)
         self.population = toolbox.select(self.population + offspring, size)
         self._record(offspring, nevals)
 
-    def _evaluator(self, n_jobs: int, stack: ExitStack) -> Callable:
-        """The batch evaluator of the run, its resources registered on ``stack``.
+    def _start(self, n_jobs: int, stack: ExitStack) -> None:
+        """Hold the problem's loop context and, for n_jobs > 1, register a pool's map.
 
-        Serial (n_jobs 1, or a user's map): the problem may fill its caches for the
-        whole batch first (not with a user's map, which may evaluate elsewhere). Cheap
-        problems with n_jobs > 1: n_jobs - 1 helper processes evaluate the first
-        offspring while this process makes and evaluates the rest (`SplitEvaluate`).
-        Expensive ones (``parallel_by_default``, Versus mode): a pool of n_jobs workers.
+        The pool's ``map`` is what a user could register (`ProblemPool`); the problem
+        fills its caches for a whole batch first only when this process evaluates it.
         """
-        problem = self.problem
-        if self.user_map is None and n_jobs > 1:
-            if getattr(problem, "parallel_by_default", False):
-                from hawks_deap._parallel import ProblemPool
+        stack.enter_context(self.problem.loop_context())
+        if n_jobs > 1:
+            from hawks_deap._parallel import ProblemPool
 
-                pool = stack.enter_context(ProblemPool(problem, n_jobs))
-                return lambda pairs, size_hint=None: pool.evaluate(pairs)
-            from hawks_deap._parallel import HelperPool, SplitEvaluate
-
-            helpers = stack.enter_context(HelperPool(problem, n_jobs - 1))
-            stack.enter_context(problem.loop_context())
-            return SplitEvaluate(helpers, _EvaluateTask(self.toolbox.evaluate),
-                                 getattr(problem, "prefetch", None))
-        stack.enter_context(problem.loop_context())
-        prefetch = getattr(problem, "prefetch", None) if self.user_map is None else None
-        return _MapEvaluate(self.toolbox.map, _EvaluateTask(self.toolbox.evaluate), prefetch)
+            pool = stack.enter_context(ProblemPool(self.problem, n_jobs))
+            self.toolbox.register("map", pool.map)
+        self.prefetch = self.user_map is None and n_jobs == 1
 
     @property
     def best(self) -> Genotype:
@@ -731,9 +623,9 @@ class _Run:
                 checkpoint: str | os.PathLike | None, checkpoint_every: int) -> Result:
         total = self.settings["generations"]
         with ExitStack() as stack:
-            evaluate_map = self._evaluator(n_jobs, stack)
+            self._start(n_jobs, stack)
             if self.generation < 0:
-                self.initialise(evaluate_map)
+                self.initialise()
             bar = None
             if progress:  # tqdm (and the asyncio it imports) only when asked for
                 from tqdm.auto import tqdm
@@ -742,7 +634,7 @@ class _Run:
                            leave=False)
                 stack.callback(bar.close)
             while self.generation < total:
-                self.step(evaluate_map)
+                self.step()
                 if bar is not None:
                     bar.update(1)
                     bar.set_postfix(fitness=f"{self.best.fitness.values[0]:.3g}")

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Sequence
+from functools import cache
 from operator import mul
 from typing import Any
 
@@ -284,29 +285,49 @@ class VersusFitness(RecordFitness):
 
 
 class MultiObjectiveFitness(RecordFitness):
-    """A fitness whose weights are chosen per instance (multi-objective forms).
+    """A fitness whose weights are chosen per instance or per subclass (multi-objective forms).
 
     Parameters
     ----------
     values : sequence of float
         Initial values (empty: invalid).
-    weights : sequence of float
-        One weight per objective: negative to minimise, positive to maximise.
+    weights : sequence of float, optional
+        One weight per objective: negative to minimise, positive to maximise. Default:
+        the class's (see `with_weights`).
 
     Notes
     -----
-    The weights travel with the instance through copies and pickling, so one
-    module-level class serves every multi-objective form; nothing is created with
-    ``deap.creator``.
+    The weights travel with the instance through copies and pickling, so instances
+    unpickle as this module-level class whatever subclass made them; nothing is created
+    with ``deap.creator``.
     """
 
     weights: tuple[float, ...] = ()
 
     def __init__(self, values: Sequence[float] = (), weights: Sequence[float] = ()) -> None:
-        self.weights = tuple(float(w) for w in weights)
+        self.weights = tuple(float(w) for w in weights) or type(self).weights
         if not self.weights:
             raise ValueError("MultiObjectiveFitness needs weights=(w1, w2, ...)")
         super().__init__(values)
+
+    @classmethod
+    def with_weights(cls, weights: Sequence[float]) -> type[MultiObjectiveFitness]:
+        """The subclass whose instances have ``weights`` by default (one per tuple).
+
+        What a problem declares as its ``fitness_class``: ``fitness_class()`` makes an
+        invalid fitness with the problem's weights, as DEAP's ``creator`` classes do.
+        """
+        return _weighted_fitness(tuple(float(w) for w in weights))
+
+    def __reduce__(self):
+        return (_rebuild_fitness, (MultiObjectiveFitness, self.__dict__))
+
+
+@cache
+def _weighted_fitness(weights: tuple[float, ...]) -> type[MultiObjectiveFitness]:
+    return type("MultiObjectiveFitness", (MultiObjectiveFitness,),
+                {"weights": weights, "__module__": __name__,
+                 "__doc__": f"`MultiObjectiveFitness` with weights {weights}."})
 
 
 class Genotype(list):

@@ -187,34 +187,3 @@ def test_serial_loop_prefetches_each_batch_and_a_user_map_does_not(batch_sizes):
     assert batches == []  # a user's map may evaluate elsewhere
 
 
-@pytest.mark.parametrize("chunks", [(), (3,), (0, 4, 2), (20,)])
-def test_offspring_mutated_in_chunks_equal_one_batch(chunks):
-    """`_Offspring.prepare` chunks (as `SplitEvaluate` asks for) change nothing: the same
-    genes as one `mutate_many` call, fitness deleted exactly where genes changed."""
-    from hawks_deap.algorithms import _Offspring
-    from hawks_deap.genotype import clone
-
-    problem = hd.IndexProblem(60, 4, 3, 0.5, constraints=[hd.Overlap(max=0.2)])
-    toolbox = hd.make_toolbox(problem, seed=1)
-    population = toolbox.population(n=8)
-    for ind in population:
-        ind.fitness.values = toolbox.evaluate(ind)
-
-    def offspring(seed):
-        offs = [clone(ind) for ind in population]
-        before = [tuple(g.key for g in ind) for ind in offs]
-        rng = np.random.default_rng(seed)
-        return offs, _Offspring(offs, before, lambda batch: hd.operators.mutate_many(
-            batch, rng, mean_mutation="rails", p_mean=0.3, p_cov=0.3))
-
-    ref, whole = offspring(7)
-    assert list(whole) == ref
-    got, chunked = offspring(7)
-    for count in chunks:
-        chunked.prepare(count)
-    assert list(chunked) == got
-    for a, b, parent in zip(ref, got, population, strict=True):
-        assert [g.key for g in a] == [g.key for g in b]
-        changed = [g.key for g in a] != [g.key for g in parent]
-        assert a.fitness.valid == b.fitness.valid == (not changed)
-    assert any(ind.fitness.valid for ind in got) and not all(ind.fitness.valid for ind in got)

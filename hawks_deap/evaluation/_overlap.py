@@ -290,12 +290,21 @@ def _side_hits(store: GeneStore, t: Table, own: dict[int, np.ndarray], J: np.nda
     else:
         hit = _dense_side_hits(store, t, J, M, pair_side, q_side[s_c], s_c, point,
                                     own_all)
+    return _entries_by_pair(store, t, pair_side[s_c[hit]], q_side[s_c[hit]], point[hit],
+                            n_pairs)
+
+
+def _entries_by_pair(store: GeneStore, t: Table, pair: np.ndarray, query: np.ndarray,
+                     point: np.ndarray, n_pairs: int) -> list[np.ndarray]:
+    """The captured data rows of each pair, sorted, read-only (`EMPTY` for none).
+
+    ``pair``, ``query`` and ``point`` describe each captured point: its pair, its
+    query gene and its table row.
+    """
     n = store.layout.n_samples
-    point = point[hit]
     if t.data_offs is not None:  # table rows to data rows
-        q_hit = q_side[s_c[hit]]
-        point = point - t.offs_arr[q_hit] + t.data_offs[q_hit]
-    found = pair_side[s_c[hit]] * n + point
+        point = point - t.offs_arr[query] + t.data_offs[query]
+    found = pair * n + point
     found.sort()
     cuts = np.searchsorted(found, np.arange(n_pairs + 1) * n).tolist()
     found = (found % n).astype(np.int32)
@@ -308,6 +317,7 @@ def _side_hits(store: GeneStore, t: Table, own: dict[int, np.ndarray], J: np.nda
             entry.setflags(write=False)
             out.append(entry)
     return out
+
 
 def _tree_side_hits(store: GeneStore, t: Table, q_c: np.ndarray, t_c: np.ndarray, point: np.ndarray,
                     o_c: np.ndarray) -> np.ndarray:

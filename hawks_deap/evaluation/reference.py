@@ -332,6 +332,9 @@ class NaiveEvaluator:
         """No-op (the naive evaluator leaves BLAS threads alone)."""
         yield
 
+    def prefetch_overlap(self, genotypes: Sequence[Sequence]) -> None:
+        """No-op (nothing is cached)."""
+
     def points(self, genotype: Sequence) -> np.ndarray:
         """The dataset X of a genotype, shape (N, D)."""
         return self.layout.sample(genotype)[0]

@@ -14,9 +14,9 @@ from typing import Any
 
 import numpy as np
 
+from hawks_deap._threads import blas_thread_limit
 from hawks_deap._validation import check_float, check_int
 from hawks_deap.constraints import Constraint, Eccentricity, Overlap, check_constraints, penalty
-from hawks_deap._threads import blas_thread_limit
 from hawks_deap.evaluation import Evaluator
 from hawks_deap.genotype import Evaluation, Genotype, Layout, RecordFitness
 from hawks_deap.initialization import cluster_sizes, random_genotype
@@ -25,7 +25,9 @@ __all__ = ["Problem", "DatasetProblem"]
 
 
 class Problem(ABC):
-    """What every problem offers to toolboxes and loops.
+    """What every problem offers to toolboxes and loops: the whole protocol, declared.
+
+    Loops and pools use nothing of a problem but what is declared here.
 
     Attributes
     ----------
@@ -33,10 +35,19 @@ class Problem(ABC):
         The DEAP fitness class of its individuals (a `RecordFitness` subclass).
     layout : Layout or None
         The layout of the current run, made by `prepare`.
+    parallel_by_default : bool
+        Whether an evaluation is expensive enough that `hawks_deap.evolve` uses one
+        process per core when neither ``n_jobs`` nor ``map`` is given (Versus mode), and
+        a pool sends one individual per task rather than one batch per worker.
+    n_threads : int or None
+        Native (BLAS/OpenMP) threads an evaluation may use; None: the libraries' own
+        setting. A pool never forks workers whose evaluations may use several threads.
     """
 
     fitness_class: type[RecordFitness]
     layout: Layout | None = None
+    parallel_by_default: bool = False
+    n_threads: int | None = None
 
     @abstractmethod
     def prepare(self, rng: np.random.Generator) -> Layout:
@@ -164,9 +175,8 @@ class DatasetProblem(Problem):
 
         Only with an overlap constraint and the fast evaluator; values are unchanged.
         """
-        prefetch = getattr(self.evaluator, "prefetch_overlap", None)
-        if prefetch is not None and any(isinstance(c, Overlap) for c in self.constraints):
-            prefetch(individuals)
+        if any(isinstance(c, Overlap) for c in self.constraints):
+            self.evaluator.prefetch_overlap(individuals)
 
     def constraint_values(self, individual: Genotype,
                           X: np.ndarray | None = None) -> dict[str, float]:

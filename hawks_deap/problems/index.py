@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
-from functools import partial
 from typing import Any
 
 import numpy as np
@@ -196,7 +195,11 @@ class MultiIndexProblem(IndexProblem):
         if len(set(names)) != len(names):
             raise ValueError(f"targets name the same index twice: {names}")
         self.objective_names = tuple(names)
-        self.fitness_class = partial(MultiObjectiveFitness, weights=(-1.0,) * len(names))
+
+    @property
+    def fitness_class(self) -> type[MultiObjectiveFitness]:  # type: ignore[override]
+        """`MultiObjectiveFitness` minimising every index's distance to its target."""
+        return MultiObjectiveFitness.with_weights((-1.0,) * len(self.indices))
 
     def evaluate(self, individual: Genotype, eval_seed: int | None = None) -> Evaluation:
         """One ``|t_j - index_j|`` per index, with the record."""

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
-from functools import partial
 from typing import Any
 
 import numpy as np
@@ -78,7 +77,21 @@ class MultiObjectiveProblem(Problem):
             [*(base.objective_names if hasattr(base, "objective_names") else ("fitness",)),
              *self.objectives])
         self._constraints = constraints
-        self.fitness_class = partial(MultiObjectiveFitness, weights=self.weights)
+
+    @property
+    def fitness_class(self) -> type[MultiObjectiveFitness]:  # type: ignore[override]
+        """`MultiObjectiveFitness` with this problem's weights."""
+        return MultiObjectiveFitness.with_weights(self.weights)
+
+    @property
+    def parallel_by_default(self) -> bool:  # type: ignore[override]
+        """The base problem's."""
+        return self.base.parallel_by_default
+
+    @property
+    def n_threads(self) -> int | None:  # type: ignore[override]
+        """The base problem's."""
+        return self.base.n_threads
 
     @property
     def n_objectives(self) -> int:
