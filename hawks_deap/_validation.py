@@ -103,3 +103,80 @@ def as_seed_sequence(seed: object) -> np.random.SeedSequence:
         "seed must be an int, numpy.random.SeedSequence, numpy.random.Generator or None, "
         f"got {seed!r} ({type(seed).__name__})"
     )
+
+
+def child_sequence(seed: np.random.SeedSequence, *key: int) -> np.random.SeedSequence:
+    """The child of ``seed`` at ``key``: ``SeedSequence(seed.entropy, spawn_key=(..., *key))``.
+
+    Unlike ``seed.spawn(n)``, which hands out the next children of a counter, a child
+    addressed by a key (a dataset and algorithm position, a generation and offspring
+    position) is the same whatever else was drawn before, so results do not depend on
+    evaluation order, worker count or which other children exist.
+
+    Parameters
+    ----------
+    seed : numpy.random.SeedSequence
+        The parent.
+    *key : int
+        Non-negative integers appended to the parent's ``spawn_key``.
+
+    Returns
+    -------
+    numpy.random.SeedSequence
+
+    Examples
+    --------
+    >>> child = child_sequence(np.random.SeedSequence(7), 2, 3)
+    >>> child.entropy, child.spawn_key
+    (7, (2, 3))
+    """
+    return np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, *key))
+
+
+def seed_words(seed: object, n: int, *, dtype: type = np.uint32) -> list[int]:
+    """``n`` integer seeds drawn from a seed: ``as_seed_sequence(seed).generate_state(n)``.
+
+    Used to hand plain integer seeds to code that takes no SeedSequence (scikit-learn's
+    ``random_state``, user clustering functions, worker tasks).
+
+    Parameters
+    ----------
+    seed : int, numpy.random.SeedSequence, numpy.random.Generator or None
+        As `as_seed_sequence`.
+    n : int
+        How many words.
+    dtype : numpy.uint32 or numpy.uint64
+        Word size: 32-bit words fit every ``random_state``.
+
+    Returns
+    -------
+    list of int
+        Python integers in ``[0, 2**32)`` (or ``[0, 2**64)``).
+
+    Examples
+    --------
+    >>> seed_words(0, 2) == np.random.SeedSequence(0).generate_state(2).tolist()
+    True
+    """
+    return [int(word) for word in as_seed_sequence(seed).generate_state(n, dtype)]
+
+
+def int_seed(seed: object, *key: int) -> int:
+    """One 32-bit integer seed from ``seed``, or from its child at ``key`` when one is given.
+
+    ``int_seed(ss, i, j)`` is ``int(child_sequence(ss, i, j).generate_state(1)[0])``.
+
+    Parameters
+    ----------
+    seed : int, numpy.random.SeedSequence, numpy.random.Generator or None
+        As `as_seed_sequence`.
+    *key : int
+        Optional child key (see `child_sequence`).
+
+    Returns
+    -------
+    int
+        An integer in ``[0, 2**32)``.
+    """
+    ss = as_seed_sequence(seed)
+    return seed_words(child_sequence(ss, *key) if key else ss, 1)[0]

@@ -66,9 +66,11 @@ def bf_index(name: str, true, pred) -> float:
         "pair_specificity": div(tn, tn + fp),
         "pair_ppv": div(tp, tp + fp),
         "pair_npv": div(tn, tn + fn),
-        "adjusted_rand_index": div(
-            (tp - (tp + fp) * (tp + fn) / n_pairs) if n_pairs else 0.0,
-            ((tp + fp) + (tp + fn)) / 2 - (tp + fp) * (tp + fn) / n_pairs if n_pairs else 0.0),
+        # identical partitions agree on every pair: 1.0, as in scikit-learn, also where
+        # the formula is 0/0 (a trivial partition, one point)
+        "adjusted_rand_index": 1.0 if fp == fn == 0 else div(
+            tp - (tp + fp) * (tp + fn) / n_pairs,
+            ((tp + fp) + (tp + fn)) / 2 - (tp + fp) * (tp + fn) / n_pairs),
     }[name]
 
 
@@ -109,17 +111,18 @@ def test_agree_with_sklearn(name, sk):
     for true, pred in CASES:
         got, want = func(true, pred), sk(true, pred)
         if math.isnan(got):
-            undefined += 1  # 0/0; scikit-learn substitutes 1.0 (ARI, Rand) or 0.0 (FMI)
-            assert want in (0.0, 1.0)
+            undefined += 1  # 0/0; scikit-learn substitutes 1.0 (Rand) or 0.0 (FMI)
+            assert want in (0.0, 1.0) and name != "adjusted_rand_index"
+        elif name == "adjusted_rand_index":
+            assert got == want, (true, pred, got, want)  # to the last bit
         else:
             assert abs(got - want) <= 1e-12, (true, pred, got, want)
     assert undefined < 0.1 * len(CASES)
 
 
-def test_ari_undefined_only_for_identical_trivial_partitions():
-    assert math.isnan(hm.adjusted_rand_index([0, 0, 0], [1, 1, 1]))
-    assert math.isnan(hm.adjusted_rand_index([0, 1, 2], [2, 0, 1]))
-    assert math.isnan(hm.adjusted_rand_index([7], [3]))
+def test_ari_is_one_for_identical_trivial_partitions_as_in_sklearn():
+    for true, pred in [([0, 0, 0], [1, 1, 1]), ([0, 1, 2], [2, 0, 1]), ([7], [3])]:
+        assert hm.adjusted_rand_index(true, pred) == 1.0 == skm.adjusted_rand_score(true, pred)
     assert hm.adjusted_rand_index([0, 0, 1], [0, 0, 1]) == 1.0
     assert hm.adjusted_rand_index([0, 0, 0], [0, 1, 2]) == 0.0
     assert hm.adjusted_rand_index([0, 0, 1, 1], [0, 1, 0, 1]) == -0.5
@@ -138,7 +141,7 @@ def test_counts_are_exact_for_large_n():
     assert counts == (n * (n - 1) // 2, 0, 0, 0)
     rng = np.random.default_rng(0)
     true, pred = rng.integers(0, 30, n), rng.integers(0, 30, n)
-    assert abs(hm.adjusted_rand_index(true, pred) - skm.adjusted_rand_score(true, pred)) < 1e-15
+    assert hm.adjusted_rand_index(true, pred) == skm.adjusted_rand_score(true, pred)
 
 
 # ---------------------------------------------------------------------------- properties

@@ -7,12 +7,14 @@ index checks its input the same way and raises the same messages.
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TypeAlias
 
 import numpy as np
 from scipy import sparse
+
+from hawks_deap._labels import as_label_array, encode_labels
 
 SeedLike: TypeAlias = "int | np.random.SeedSequence | np.random.Generator | None"
 """What every random function accepts as ``seed``."""
@@ -21,55 +23,12 @@ SeedLike: TypeAlias = "int | np.random.SeedSequence | np.random.Generator | None
 def as_labels(name: str, labels: object) -> np.ndarray:
     """Return ``labels`` as a non-empty 1-D array, or raise naming ``name``.
 
-    Any hashable values are accepted. A sequence holding tuples (which numpy would turn
-    into a 2-D array) becomes a 1-D object array, one label per element; a sequence of
-    lists or arrays is rejected.
+    Any hashable values are accepted (`hawks_deap._labels.as_label_array`).
     """
-    if isinstance(labels, np.ndarray):
-        arr = labels
-    else:
-        try:
-            arr = np.asarray(labels)
-            nested = arr.ndim > 1
-        except ValueError:  # ragged nested sequences
-            nested = True
-        if nested:
-            seq = list(labels)  # type: ignore[call-overload]
-            if not all(isinstance(value, Hashable) for value in seq):
-                raise ValueError(f"{name} must be a 1-D sequence of hashable labels, got a "
-                                 "nested sequence")
-            arr = np.empty(len(seq), dtype=object)
-            for i, value in enumerate(seq):
-                arr[i] = value
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be a 1-D array of labels, got shape {arr.shape}")
+    arr = as_label_array(labels, name=name)
     if arr.shape[0] == 0:
         raise ValueError(f"{name} must not be empty, got 0 labels")
     return arr
-
-
-def encode(labels: np.ndarray) -> tuple[np.ndarray, int]:
-    """Integer codes ``0..k-1`` of a 1-D label array and the number ``k`` of labels.
-
-    Orderable labels are coded in sorted order (``numpy.unique``); labels numpy cannot
-    sort (mixed types, arbitrary hashables) in order of first appearance. Every index is
-    invariant to the coding, so the order does not matter.
-    """
-    try:
-        _, codes = np.unique(labels, return_inverse=True)
-    except TypeError:
-        lookup: dict[object, int] = {}
-        codes = np.fromiter((lookup.setdefault(v, len(lookup)) for v in labels.tolist()),
-                            dtype=np.intp, count=labels.shape[0])
-    codes = codes.reshape(-1).astype(np.intp, copy=False)
-    return codes, int(codes.max()) + 1
-
-
-def _sortable(labels: np.ndarray) -> np.ndarray:
-    """``labels`` itself when numpy can sort it; its integer codes otherwise."""
-    if labels.dtype != object:
-        return labels
-    return encode(labels)[0]
 
 
 @dataclass(frozen=True)
@@ -83,17 +42,14 @@ class Contingency:
 
     Attributes
     ----------
-    table : scipy.sparse.csr_matrix of int64, shape (n_classes, n_clusters)
-        The contingency table (scikit-learn's ``contingency_matrix(..., sparse=True)``).
     rows, cols, values : numpy.ndarray
-        The non-zero entries: ``table[rows[e], cols[e]] == values[e]``.
+        The non-zero entries in row-major order: ``table[rows[e], cols[e]] == values[e]``.
     true_sizes, pred_sizes : numpy.ndarray of int64
         Class sizes ``m_j`` (row sums) and cluster sizes ``n_i`` (column sums).
     n_samples : int
         Number of labelled points ``n``.
     """
 
-    table: sparse.csr_matrix
     rows: np.ndarray
     cols: np.ndarray
     values: np.ndarray
@@ -101,9 +57,25 @@ class Contingency:
     pred_sizes: np.ndarray
     n_samples: int
 
+    @cached_property
+    def table(self) -> sparse.csr_matrix:
+        """The table as a CSR matrix of int64, shape (n_classes, n_clusters).
+
+        Built on first use: the pair-counting indices need only the entries.
+        """
+        shape = (self.true_sizes.shape[0], self.pred_sizes.shape[0])
+        return sparse.csr_matrix((self.values, (self.rows, self.cols)), shape=shape)
+
 
 def contingency(labels_true: object, labels_pred: object) -> Contingency:
     """Validate two labellings and build their sparse contingency table.
+
+    Classes and clusters are numbered by `hawks_deap._labels.encode_labels` (sorted
+    order, as in scikit-learn's ``contingency_matrix``), and the entries are listed in
+    row-major order, so sums over them add up in the same order as with scikit-learn's
+    table. The table is counted densely with ``numpy.bincount`` when it is small (the
+    usual case: a few classes and clusters), through the distinct (class, cluster)
+    pairs otherwise.
 
     Raises
     ------
@@ -117,19 +89,25 @@ def contingency(labels_true: object, labels_pred: object) -> Contingency:
             "labels_true and labels_pred must have the same length, got "
             f"{true.shape[0]} and {pred.shape[0]}"
         )
-    from sklearn.metrics.cluster import contingency_matrix  # lazy: importing sklearn costs ~0.5 s
-
-    table = contingency_matrix(_sortable(true), _sortable(pred), sparse=True, dtype=np.int64)
-    table = sparse.csr_matrix(table)
-    coo = table.tocoo()
+    n = true.shape[0]
+    true_codes, n_true = encode_labels(true)
+    pred_codes, n_pred = encode_labels(pred)
+    cells = true_codes * n_pred + pred_codes
+    if n_true * n_pred <= max(4 * n, 4096):
+        counts = np.bincount(cells, minlength=n_true * n_pred)
+        (nonzero,) = np.nonzero(counts)
+        values = counts[nonzero]
+    else:
+        nonzero, values = np.unique(cells, return_counts=True)
+    values = values.astype(np.int64, copy=False)
+    rows, cols = np.divmod(nonzero.astype(np.intp, copy=False), n_pred)
     return Contingency(
-        table=table,
-        rows=coo.row.astype(np.intp, copy=False),
-        cols=coo.col.astype(np.intp, copy=False),
-        values=coo.data.astype(np.int64, copy=False),
-        true_sizes=np.asarray(table.sum(axis=1), dtype=np.int64).ravel(),
-        pred_sizes=np.asarray(table.sum(axis=0), dtype=np.int64).ravel(),
-        n_samples=int(true.shape[0]),
+        rows=rows,
+        cols=cols,
+        values=values,
+        true_sizes=np.bincount(true_codes, minlength=n_true).astype(np.int64),
+        pred_sizes=np.bincount(pred_codes, minlength=n_pred).astype(np.int64),
+        n_samples=int(n),
     )
 
 
@@ -170,7 +148,7 @@ def check_data(X: object, labels: object) -> tuple[np.ndarray, np.ndarray, int]:
             f"X and labels must have the same length, got {X.shape[0]} rows in X and "
             f"{arr.shape[0]} labels"
         )
-    codes, k = encode(arr)
+    codes, k = encode_labels(arr)
     return X, codes, k
 
 

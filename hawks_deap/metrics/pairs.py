@@ -16,8 +16,10 @@ contingency table in O(n + nnz), never by enumerating the ``N = n(n-1)/2`` pairs
     tn = N - tp - fp - fn,
 
 with ``n_i`` the cluster sizes and ``m_j`` the class sizes. The counts are exact Python
-integers and every ratio is a correctly rounded division of integers. An index whose
-formula is 0/0 for the given labellings returns ``nan`` (listed in each docstring).
+integers and every ratio is a correctly rounded division of integers (the ARI follows
+scikit-learn's float expression instead, to equal it bit for bit). An index whose
+formula is 0/0 for the given labellings returns ``nan`` (listed in each docstring),
+except the ARI, which returns 1.0 there as scikit-learn does.
 """
 
 from __future__ import annotations
@@ -131,20 +133,39 @@ def adjusted_rand_index(labels_true: ArrayLike, labels_pred: ArrayLike) -> float
     ``ARI = (RI - E[RI]) / (max RI - E[RI])`` under the permutation model, in pair
     counts
 
-        ARI = 2 (tp tn - fn fp) / ((tp + fn)(fn + tn) + (tp + fp)(fp + tn)),
+        ARI = 2 (tp tn - fn fp) / ((tp + fn)(fn + tn) + (tp + fp)(fp + tn)).
 
-    scikit-learn's formula, with which it agrees to the last bit. Symmetric; in
-    [-1/2, 1] (the minimum -1/2 is reached for n = 3 and 4, Chacon and Rastrojo 2023).
+    Symmetric; in [-1/2, 1] (the minimum -1/2 is reached for n = 3 and 4, Chacon and
+    Rastrojo 2023). This is the paper's ``phi`` of Versus mode.
 
     The denominator vanishes only when ``fp = fn = 0`` and ``tp tn = 0``: the two
     labellings are the same partition and it is trivial (one cluster, or all
-    singletons, or n = 1). The index is then 0/0 and this function returns ``nan``;
-    scikit-learn returns 1.0 by convention there.
+    singletons, or n = 1). The index is then 0/0; like scikit-learn, this function
+    returns 1.0 (the partitions agree on every pair), so the index is always a finite
+    number, as Versus mode requires of a score.
+
+    The final division is scikit-learn's floating-point expression (on the exact
+    integer counts), so the value equals ``sklearn.metrics.adjusted_rand_score`` to the
+    last bit, for any n: Versus runs recorded with either give the same fitnesses.
+
+    Examples
+    --------
+    >>> adjusted_rand_index([0, 0, 1, 1], [1, 1, 0, 0])
+    1.0
+    >>> adjusted_rand_index([0, 0, 1, 1], [0, 1, 0, 1])
+    -0.5
+    >>> adjusted_rand_index([0, 0, 0], [1, 1, 1])
+    1.0
     """
     c = pair_confusion(labels_true, labels_pred)
-    numerator = 2 * (c.tp * c.tn - c.fn * c.fp)
+    if c.fn == 0 and c.fp == 0:
+        return 1.0
+    # Counts of unordered pairs: scikit-learn's ordered counts are twice these, so its
+    # numerator and denominator are 4 times ours, a power of two that the rounding of
+    # both to float leaves exact. Same float operations, same result.
+    numerator = c.tp * c.tn - c.fn * c.fp
     denominator = (c.tp + c.fn) * (c.fn + c.tn) + (c.tp + c.fp) * (c.fp + c.tn)
-    return ratio(numerator, denominator)
+    return 2.0 * numerator / denominator
 
 
 def fowlkes_mallows(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:

@@ -32,7 +32,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from hawks_deap._validation import check_choice, check_int
+from hawks_deap import metrics
+from hawks_deap._threads import native_thread_limit
+from hawks_deap._validation import check_choice, check_int, seed_words
 from hawks_deap.clustering import (
     AlgorithmSpec,
     ClusteringAlgorithm,
@@ -40,8 +42,8 @@ from hawks_deap.clustering import (
     get_algorithm,
 )
 from hawks_deap.constraints import Constraint
-from hawks_deap._threads import native_thread_limit
 from hawks_deap.genotype import Evaluation, Genotype, MultiObjectiveFitness, VersusFitness
+from hawks_deap.metrics import adjusted_rand_index
 from hawks_deap.problems.base import DatasetProblem
 
 __all__ = ["MultiVersusProblem", "VersusProblem", "adjusted_rand_index"]
@@ -53,88 +55,9 @@ ScoreFunction = Callable[[np.ndarray, np.ndarray], float]
 # --------------------------------------------------------------------------- scores
 
 
-def adjusted_rand_index(labels_true: np.ndarray, labels_pred: np.ndarray) -> float:
-    """Adjusted Rand index (Hubert and Arabie 1985), the paper's ``phi``.
-
-    The same integer pair counts and the same final floating-point expression as
-    ``sklearn.metrics.adjusted_rand_score``, hence bit-identical results, computed from a
-    dense contingency table built with ``np.bincount`` (about 20x faster at N = 2000:
-    Versus mode scores two partitions per evaluation).
-
-    Parameters
-    ----------
-    labels_true, labels_pred : array of shape (N,)
-        Two labelings; any values numpy can sort.
-
-    Returns
-    -------
-    float
-        ``2 (tp tn - fn fp) / ((tp + fn)(fn + tn) + (tp + fp)(fp + tn))`` over ordered
-        pairs of points, 1.0 when the partitions agree on every pair.
-
-    Examples
-    --------
-    >>> adjusted_rand_index([0, 0, 1, 1], [1, 1, 0, 0])
-    1.0
-    >>> adjusted_rand_index([0, 0, 1, 1], [0, 1, 0, 1])
-    -0.5
-    """
-    a = _codes(labels_true, "labels_true")
-    b = _codes(labels_pred, "labels_pred")
-    if a.shape != b.shape:
-        raise ValueError(f"labels_true and labels_pred must have the same length, got "
-                         f"{a.shape[0]} and {b.shape[0]}")
-    n = a.shape[0]
-    n_a = int(a.max()) + 1 if n else 0
-    n_b = int(b.max()) + 1 if n else 0
-    if n_a * n_b > max(4 * n, 4096):  # sparse label values: compress them first
-        a = np.unique(a, return_inverse=True)[1].reshape(-1)
-        b = np.unique(b, return_inverse=True)[1].reshape(-1)
-        n_a, n_b = int(a.max()) + 1, int(b.max()) + 1
-    table = np.bincount(a * n_b + b, minlength=n_a * n_b).reshape(n_a, n_b).astype(np.int64)
-    rows = table.sum(axis=1)
-    cols = table.sum(axis=0)
-    sum_squares = int((table * table).sum())
-    n_pairs_11 = sum_squares - n                                  # same in both
-    n_pairs_01 = int((table @ cols).sum()) - sum_squares          # fp
-    n_pairs_10 = int((table.T @ rows).sum()) - sum_squares        # fn
-    n_pairs_00 = n * n - n_pairs_01 - n_pairs_10 - sum_squares    # tn
-    tn, fp, fn, tp = n_pairs_00, n_pairs_01, n_pairs_10, n_pairs_11
-    if fn == 0 and fp == 0:
-        return 1.0
-    return 2.0 * (tp * tn - fn * fp) / ((tp + fn) * (fn + tn) + (tp + fp) * (fp + tn))
-
-
-def _codes(labels: Any, name: str) -> np.ndarray:
-    """Labels as codes 0..L-1 (cheap when they already are small non-negative ints)."""
-    arr = np.asarray(labels)
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be 1-D, got shape {arr.shape}")
-    small_ints = (arr.size > 0 and np.issubdtype(arr.dtype, np.integer)
-                  and int(arr.min()) >= 0 and int(arr.max()) < 2**62)
-    if small_ints:
-        return arr.astype(np.int64, copy=False)
-    _, codes = np.unique(arr, return_inverse=True)
-    return codes.reshape(-1).astype(np.int64, copy=False)
-
-
-def _metrics_registry() -> Any:
-    """The ``hawks_deap.metrics`` registry module, or None while it does not exist."""
-    try:
-        from hawks_deap import metrics
-    except ImportError:
-        return None
-    return metrics if callable(getattr(metrics, "get", None)) else None
-
-
-def _external_names(metrics: Any) -> list[str]:
-    """``"ari"`` and the external indices of the metrics registry (best effort)."""
-    names = ["ari"]
-    try:
-        names += [n for n in metrics.available(kind="external") if n not in names]
-    except Exception:  # noqa: BLE001 - a listing for an error message must not fail
-        pass
-    return names
+def _external_names() -> list[str]:
+    """``"ari"`` and the external indices of the metrics registry."""
+    return ["ari", *(n for n in metrics.available(kind="external") if n != "ari")]
 
 
 def resolve_score(score: str | ScoreFunction) -> tuple[str, ScoreFunction, bool]:
@@ -168,20 +91,17 @@ def resolve_score(score: str | ScoreFunction) -> tuple[str, ScoreFunction, bool]
                         f"float, got {score!r} ({type(score).__name__})")
     if score.lower() in ("ari", "adjusted_rand", "adjusted_rand_score", "adjusted-rand"):
         return "ari", adjusted_rand_index, True
-    metrics = _metrics_registry()
-    if metrics is None:
-        check_choice("score", score, ["ari"])
     try:
         info = metrics.get(score)
     except (KeyError, ValueError) as error:
-        valid = ", ".join(repr(n) for n in _external_names(metrics))
+        valid = ", ".join(repr(n) for n in _external_names())
         raise ValueError(f"unknown score {score!r}; valid: {valid}") from error
-    if getattr(info, "kind", "external") != "external":
-        valid = ", ".join(repr(n) for n in _external_names(metrics))
+    if info.kind != "external":
+        valid = ", ".join(repr(n) for n in _external_names())
         raise ValueError(f"score {score!r} is an {info.kind} index; Versus mode scores "
                          f"partitions against the true labels and needs an external index: "
                          f"{valid}")
-    return info.name, info.function, bool(getattr(info, "higher_is_better", True))
+    return info.name, info.function, bool(info.higher_is_better)
 
 
 def _algorithm(role: str, spec: AlgorithmSpec) -> ClusteringAlgorithm:
@@ -195,8 +115,8 @@ def role_seeds(eval_seed: int) -> tuple[int, int]:
 
     ``SeedSequence(eval_seed).generate_state(2)``: two independent 32-bit seeds.
     """
-    winner_seed, loser_seed = np.random.SeedSequence(eval_seed).generate_state(2, np.uint32)
-    return int(winner_seed), int(loser_seed)
+    winner_seed, loser_seed = seed_words(eval_seed, 2)
+    return winner_seed, loser_seed
 
 
 # --------------------------------------------------------------------------- problem
@@ -473,8 +393,7 @@ class MultiVersusProblem(VersusProblem):
         self.require_layout()
         seed = self.genotype_seed(individual) if eval_seed is None else int(eval_seed)
         algorithms = (self.winner, *self.losers, *self.others)
-        seeds = [int(s) for s in np.random.SeedSequence(seed).generate_state(len(algorithms),
-                                                                              np.uint32)]
+        seeds = seed_words(seed, len(algorithms))
         X = self.evaluator.points(individual)
         scores = {}
         with self.loop_context():
