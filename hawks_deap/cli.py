@@ -135,7 +135,7 @@ def _prepare_run(args: argparse.Namespace, command: str,
                              "in --config")
     out = Path(args.out)
     runs.check_run_dir(out, args.overwrite)
-    problem = config.build_problem(command, values)
+    problem = runs.build_problem(command, values)
     metadata = {"command": {"name": command, "settings": dict(values),
                             "config_file": None if args.config is None else str(args.config)}}
 
@@ -292,8 +292,6 @@ def _table_text(table: Any, fmt: str) -> str:
 
 
 def _prepare_plot(args: argparse.Namespace) -> Callable[[], int]:
-    from hawks_deap.plotting import _pyplot
-
     dirs, algorithms = _collection_input(args, "plot")
     single = len(dirs) == 1
     if args.out is not None:
@@ -325,12 +323,11 @@ def _prepare_plot(args: argparse.Namespace) -> Callable[[], int]:
             figures += ["instance_space_best.png", "performance.png"]
     for name in figures:
         _check_out_file(out / name, args.overwrite, option="figure")
-    _pyplot()  # ImportError naming the extra, before any work
+    save = _figure_writer(out, args.dpi)  # ImportError naming the extra, before any work
 
     def run() -> int:
-        written = (_plot_single(datasets[0], logbook, partitions, out, args.dpi) if single
-                   else _plot_collection(datasets, dirs, algorithms, args.seed, out,
-                                         args.dpi))
+        written = (_plot_single(datasets[0], logbook, partitions, save) if single
+                   else _plot_collection(datasets, dirs, algorithms, args.seed, save))
         for path in written:
             print(f"wrote {path}")
         return EXIT_OK
@@ -338,27 +335,29 @@ def _prepare_plot(args: argparse.Namespace) -> Callable[[], int]:
     return run
 
 
-def _plot_single(dataset: Any, logbook: Any, partitions: Any, out: Path, dpi: int
-                 ) -> list[Path]:
-    from hawks_deap.plotting import (
-        _pyplot,
-        plot_convergence,
-        plot_dataset,
-        plot_versus,
-        save_figure,
-    )
+def _figure_writer(out: Path, dpi: int) -> Callable[[Any, str], Path]:
+    """``save(fig, name)``: write ``out/name`` and close the figure (they add up)."""
+    from hawks_deap.plotting import _pyplot, save_figure
 
     plt = _pyplot()
-    written = []
-    fig = plot_dataset(dataset)
-    written.append(save_figure(fig, out / "dataset.png", dpi=dpi))
-    plt.close(fig)
+
+    def save(fig: Any, name: str) -> Path:
+        path = save_figure(fig, out / name, dpi=dpi)
+        plt.close(fig)
+        return path
+
+    return save
+
+
+def _plot_single(dataset: Any, logbook: Any, partitions: Any,
+                 save: Callable[[Any, str], Path]) -> list[Path]:
+    from hawks_deap.plotting import plot_convergence, plot_dataset, plot_versus
+
+    written = [save(plot_dataset(dataset), "dataset.png")]
     problem = dataset.metadata.get("problem") or {}
     if logbook is not None:
         target = problem.get("target") if problem.get("mode") == "index" else None
-        fig = plot_convergence(logbook, target=target)
-        written.append(save_figure(fig, out / "convergence.png", dpi=dpi))
-        plt.close(fig)
+        written.append(save(plot_convergence(logbook, target=target), "convergence.png"))
     if partitions is not None:
         record = dataset.metadata.get("record") or {}
         fig = plot_versus(dataset.X, dataset.y, partitions["winner"], partitions["loser"],
@@ -367,45 +366,34 @@ def _plot_single(dataset: Any, logbook: Any, partitions: Any, out: Path, dpi: in
                           winner_score=record.get("winner_score"),
                           loser_score=record.get("loser_score"),
                           score_name=str(problem.get("score", "score")).upper())
-        written.append(save_figure(fig, out / "versus.png", dpi=dpi))
-        plt.close(fig)
+        written.append(save(fig, "versus.png"))
     return written
 
 
 def _plot_collection(datasets: Sequence[Any], dirs: Sequence[Path], algorithms: list[str],
-                     seed: int, out: Path, dpi: int) -> list[Path]:
+                     seed: int, save: Callable[[Any, str], Path]) -> list[Path]:
     from hawks_deap.features import (
         InstanceSpace,
         best_algorithms,
         features_table,
         performance_table,
     )
-    from hawks_deap.plotting import (
-        _pyplot,
-        plot_instance_space,
-        plot_performance,
-        save_figure,
-    )
+    from hawks_deap.plotting import plot_instance_space, plot_performance
 
-    plt = _pyplot()
     names = [str(d) for d in dirs]
     sources = [d.resolve().parent.name or "." for d in dirs]
     table = features_table(datasets, names=names)
     space = InstanceSpace().fit(table)
     coords = space.transform(table)
-    written = []
     fig = plot_instance_space(coords, sources, space=space, legend_title="source")
-    written.append(save_figure(fig, out / "instance_space.png", dpi=dpi))
-    plt.close(fig)
+    written = [save(fig, "instance_space.png")]
     if algorithms:
         perf = performance_table(datasets, algorithms, seed=seed, names=names)
         fig = plot_instance_space(coords, best_algorithms(perf), space=space,
                                   legend_title="best ARI", title="best algorithm")
-        written.append(save_figure(fig, out / "instance_space_best.png", dpi=dpi))
-        plt.close(fig)
+        written.append(save(fig, "instance_space_best.png"))
         fig = plot_performance(perf, groups=sources if len(set(sources)) > 1 else None)
-        written.append(save_figure(fig, out / "performance.png", dpi=dpi))
-        plt.close(fig)
+        written.append(save(fig, "performance.png"))
     return written
 
 

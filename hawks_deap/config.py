@@ -34,7 +34,7 @@ valid one; a wrong type or range names the key and the allowed values.
 
 Grid files (for parameter campaigns) use the same sections: pass ``allow_lists=True``
 to `validate_config` and a list value stands for several values, each validated;
-`expand_grid` makes their cartesian product. Extra sections (e.g. ``[suite]``) are
+`hawks_deap.suite` makes their cartesian product. Extra sections (e.g. ``[suite]``) are
 added by passing an extended tuple of `Option` as ``options``.
 
 Options that exist only on the command line (output paths, ``--quiet``, and every
@@ -48,36 +48,19 @@ from __future__ import annotations
 
 import argparse
 import difflib
-import itertools
 import math
 import numbers
 import sys
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 __all__ = [
-    "COMMANDS",
-    "COMMAND_LINE_OPTIONS",
-    "NONE",
-    "OPTIONS",
-    "SCHEMA",
-    "SUITE_BACKENDS",
-    "Option",
-    "add_arguments",
-    "build_problem",
-    "check_command_line",
-    "cli_values",
-    "evolve_options",
-    "expand_grid",
-    "find_option",
-    "load_config",
-    "load_toml",
-    "options_for",
-    "resolve",
-    "sections",
-    "validate_config",
+    "COMMANDS", "COMMAND_LINE_OPTIONS", "NONE", "OPTIONS", "SCHEMA", "SUITE_BACKENDS",
+    "Option", "add_arguments", "check_command_line", "cli_values",
+    "find_option", "load_config", "load_toml", "options_for", "resolve", "sections",
+    "validate_config"
 ]
 
 #: Commands whose settings the schema describes.
@@ -128,10 +111,9 @@ class Option:
         Per-command defaults overriding ``default``.
     positional : bool
         A positional argument on the command line (e.g. ``versus WINNER LOSER``).
-    metavar : str, optional
-        Placeholder in usage and help (default: argparse's).
-    nargs : str, optional
-        Number of values of a command-line-only positional (e.g. ``"+"``).
+    metavar, nargs : str, optional
+        argparse's placeholder in help, and number of values (command-line-only
+        positionals, e.g. ``"+"``).
     required : bool
         A command-line-only option that must be given.
     """
@@ -629,11 +611,7 @@ def _arg_type(opt: Option) -> Callable[[str], Any]:
 
 
 def _add_command_line_option(parser: argparse.ArgumentParser, opt: Option) -> None:
-    """One option without a TOML section: parsed by argparse alone, with its default.
-
-    Nothing can override these values later, so the namespace holds the default when
-    the option is left out.
-    """
+    """Add an option without a TOML section, with its default (nothing overrides it)."""
     text = opt.help
     if opt.default is not None and opt.kind != "bool":
         text += f" (default {opt.default})"
@@ -685,21 +663,10 @@ def add_arguments(parser: argparse.ArgumentParser, command: str,
 
 def check_command_line(namespace: argparse.Namespace, command: str,
                        options: Sequence[Option] = COMMAND_LINE_OPTIONS) -> None:
-    """Check the lower bounds of a command's command-line-only options.
+    """Check the lower bounds of a command's command-line-only options, once parsed.
 
-    Parameters
-    ----------
-    namespace : argparse.Namespace
-        Parsed by a parser built with `add_arguments`.
-    command : str
-        The command.
-    options : sequence of Option
-        The schema (default `COMMAND_LINE_OPTIONS`).
-
-    Raises
-    ------
-    ValueError
-        ``--flag must be >= low, got value`` for the first value below its bound.
+    Raises ``ValueError`` (``--flag must be >= low, got value``) for the first value
+    below its bound.
     """
     for opt in options_for(command, options):
         value = getattr(namespace, opt.key, None)
@@ -717,91 +684,3 @@ def cli_values(namespace: argparse.Namespace, command: str,
         if value is not _UNSET:
             out[opt.key] = value
     return out
-
-
-def expand_grid(config: Mapping[str, Mapping[str, Any]],
-                options: Sequence[Option] = OPTIONS) -> list[dict[str, dict[str, Any]]]:
-    """Cartesian product of the list values of a grid config.
-
-    Parameters
-    ----------
-    config : mapping
-        ``{section: {key: value or list of values}}`` (from `validate_config` with
-        ``allow_lists=True``).
-    options : sequence of Option
-        The schema, which fixes the order of the product (schema order, the last key
-        varying fastest).
-
-    Returns
-    -------
-    list of dict
-        One ``{section: {key: value}}`` per combination; a config without lists gives
-        one.
-    """
-    order = {(o.section, o.key): i for i, o in enumerate(options)}
-    items = sorted(((s, k, v) for s, table in config.items() for k, v in table.items()),
-                   key=lambda t: order.get((t[0], t[1]), len(order)))
-    axes: list[Iterable[Any]] = [v if isinstance(v, list) else [v] for _, _, v in items]
-    out = []
-    for combo in itertools.product(*axes):
-        point: dict[str, dict[str, Any]] = {s: {} for s in config}
-        for (section, key, _), value in zip(items, combo, strict=True):
-            point[section][key] = value
-        out.append(point)
-    return out
-
-
-# --------------------------------------------------------------------------- runs
-
-
-def build_problem(command: str, values: Mapping[str, Any]):
-    """The problem that resolved settings describe.
-
-    Parameters
-    ----------
-    command : {"generate", "versus"}
-        Index mode (`hawks_deap.IndexProblem`) or Versus mode (``VersusProblem``).
-    values : mapping
-        ``{key: value}`` as returned by `resolve`.
-
-    Raises
-    ------
-    ValueError
-        For settings that are valid one by one but not together (e.g. the DE mean
-        mutation with fewer than 3 clusters, Versus without a winner), naming them.
-    """
-    import hawks_deap as hd
-
-    if values["mean_mutation"] == "de" and values["n_clusters"] < 3:
-        raise ValueError("--mean-mutation de ([ga] mean_mutation = 'de') needs --n-clusters "
-                         ">= 3 ([dataset] n_clusters): it combines three other clusters' "
-                         "means")
-    constraints = []
-    if values.get("max_overlap") is not None:
-        constraints.append(hd.Overlap(max=values["max_overlap"]))
-    if values.get("min_eccentricity") is not None:
-        constraints.append(hd.Eccentricity(min=values["min_eccentricity"]))
-    if command == "generate":
-        return hd.IndexProblem(values["n_samples"], values["n_clusters"], values["n_dims"],
-                               values["target"], index=values["index"],
-                               metric=values["metric"], constraints=constraints)
-    if command != "versus":
-        raise ValueError(f"unknown command {command!r}; valid: {', '.join(COMMANDS)}")
-    missing = [k for k in ("winner", "loser") if values.get(k) is None]
-    if missing:
-        raise ValueError(f"Versus mode needs a winner and a loser ({' and '.join(missing)} "
-                         "missing)")
-    try:
-        from hawks_deap.problems.versus import VersusProblem
-    except ImportError as error:
-        raise ImportError(f"Versus mode is not available in this installation "
-                          f"(hawks_deap.problems.versus: {error})") from None
-    return VersusProblem(values["winner"], values["loser"], n_samples=values["n_samples"],
-                         n_clusters=values["n_clusters"], n_dims=values["n_dims"],
-                         score=values["score"], constraints=constraints)
-
-
-def evolve_options(values: Mapping[str, Any]) -> dict[str, Any]:
-    """Keyword arguments of `hawks_deap.evolve` from resolved settings (seed excluded)."""
-    keys = ("population_size", "generations", "p_crossover", "p_f", "mean_mutation", "n_jobs")
-    return {k: values[k] for k in keys if k in values}

@@ -10,10 +10,11 @@ and its best individual saved as a dataset directory::
       logbook.csv     one row per generation               (this module)
       partitions.csv  Versus mode only: both algorithms' labels (this module)
 
-`run_configuration` evolves, `Run.save` writes the directory atomically, and the
-readers (`read_logbook_csv`, `read_partitions_csv`) load the two files this module
-adds. `format_value` is the single text form of values in every CSV the package writes
-(logbooks here, suite summaries in `hawks_deap.suite`).
+`build_problem` turns settings into a problem, `run_configuration` evolves it,
+`Run.save` writes the directory atomically, and the readers (`read_logbook_csv`,
+`read_partitions_csv`) load the two files this module adds. `format_value` is the
+single text form of values in every CSV the package writes (logbooks here, suite
+summaries in `hawks_deap.suite`).
 """
 
 from __future__ import annotations
@@ -40,7 +41,9 @@ __all__ = [
     "LOGBOOK_FILE",
     "PARTITIONS_FILE",
     "Run",
+    "build_problem",
     "check_run_dir",
+    "evolve_options",
     "format_value",
     "logbook_csv",
     "partitions_csv",
@@ -159,6 +162,62 @@ def read_partitions_csv(path: str | os.PathLike, n_samples: int) -> dict[str, np
     return {"winner": raw[:, 0], "loser": raw[:, 1]}
 
 
+# --------------------------------------------------------------------------- settings
+
+
+def build_problem(command: str, values: Mapping[str, Any]) -> Problem:
+    """The problem that resolved settings describe.
+
+    Parameters
+    ----------
+    command : {"generate", "versus"}
+        Index mode (`hawks_deap.IndexProblem`) or Versus mode (``VersusProblem``).
+    values : mapping
+        ``{key: value}`` as returned by `hawks_deap.config.resolve`.
+
+    Raises
+    ------
+    ValueError
+        For settings that are valid one by one but not together (e.g. the DE mean
+        mutation with fewer than 3 clusters, Versus without a winner), naming them.
+    """
+    import hawks_deap as hd
+
+    if values["mean_mutation"] == "de" and values["n_clusters"] < 3:
+        raise ValueError("--mean-mutation de ([ga] mean_mutation = 'de') needs --n-clusters "
+                         ">= 3 ([dataset] n_clusters): it combines three other clusters' "
+                         "means")
+    constraints = []
+    if values.get("max_overlap") is not None:
+        constraints.append(hd.Overlap(max=values["max_overlap"]))
+    if values.get("min_eccentricity") is not None:
+        constraints.append(hd.Eccentricity(min=values["min_eccentricity"]))
+    if command == "generate":
+        return hd.IndexProblem(values["n_samples"], values["n_clusters"], values["n_dims"],
+                               values["target"], index=values["index"],
+                               metric=values["metric"], constraints=constraints)
+    if command != "versus":
+        raise ValueError(f"unknown command {command!r}; valid: {', '.join(config.COMMANDS)}")
+    missing = [k for k in ("winner", "loser") if values.get(k) is None]
+    if missing:
+        raise ValueError(f"Versus mode needs a winner and a loser ({' and '.join(missing)} "
+                         "missing)")
+    try:
+        from hawks_deap.problems.versus import VersusProblem
+    except ImportError as error:
+        raise ImportError(f"Versus mode is not available in this installation "
+                          f"(hawks_deap.problems.versus: {error})") from None
+    return VersusProblem(values["winner"], values["loser"], n_samples=values["n_samples"],
+                         n_clusters=values["n_clusters"], n_dims=values["n_dims"],
+                         score=values["score"], constraints=constraints)
+
+
+def evolve_options(values: Mapping[str, Any]) -> dict[str, Any]:
+    """Keyword arguments of `hawks_deap.evolve` from resolved settings (seed excluded)."""
+    keys = ("population_size", "generations", "p_crossover", "p_f", "mean_mutation", "n_jobs")
+    return {k: values[k] for k in keys if k in values}
+
+
 # --------------------------------------------------------------------------- runs
 
 
@@ -238,11 +297,11 @@ def run_configuration(problem: Problem, values: Mapping[str, Any], *, seed: int,
     Parameters
     ----------
     problem : Problem
-        From `hawks_deap.config.build_problem` (built by the caller, so that it is
+        From `build_problem` (built by the caller, so that it is
         validated before anything runs).
     values : mapping
         Resolved settings (`hawks_deap.config.resolve`); the GA settings among them go
-        to `hawks_deap.evolve` (`hawks_deap.config.evolve_options`).
+        to `hawks_deap.evolve` (`evolve_options`).
     seed : int
         The run's seed.
     progress : bool
@@ -258,7 +317,7 @@ def run_configuration(problem: Problem, values: Mapping[str, Any], *, seed: int,
     import hawks_deap as hd
 
     result = hd.evolve(problem, seed=seed, progress=progress,
-                       **config.evolve_options(values))
+                       **evolve_options(values))
     dataset = result.best_dataset()
     dataset.metadata.update(metadata or {})
     return Run(problem, result, dataset)

@@ -12,7 +12,7 @@ A grid file is a config file (sections ``[dataset]``, ``[objective]``,
     n_samples = [500, 2500]     # a list: every value is tried
     n_clusters = [5, 30]
 
-Every list is expanded into the cartesian product, as in HAWKS. Each run is one task
+Every list is expanded into the cartesian product (`expand_grid`), as in HAWKS. Each run is one task
 whose seed derives from (suite seed, configuration, run index): it does not depend on
 the backend, the number of workers or the order of completion, and ``hawks-deap
 generate --seed SEED`` with the configuration's settings repeats it alone.
@@ -29,10 +29,11 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
+import itertools
 import json
 import os
 import shutil
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,13 +43,14 @@ import numpy as np
 from hawks_deap import config
 from hawks_deap._validation import check_choice, check_int
 from hawks_deap.dataset import write_text_atomic
-from hawks_deap.runs import format_value, run_configuration
+from hawks_deap.runs import build_problem, format_value, run_configuration
 
 __all__ = [
     "BACKENDS",
     "SUITE_OPTIONS",
     "Suite",
     "SuiteTask",
+    "expand_grid",
     "load_suite",
     "run_suite",
     "run_task",
@@ -144,6 +146,39 @@ def load_suite(path: str | os.PathLike) -> Suite:
     return parse_suite(raw, source=str(path))
 
 
+def expand_grid(grid: Mapping[str, Mapping[str, Any]],
+                options: Sequence[config.Option] = config.OPTIONS
+                ) -> list[dict[str, dict[str, Any]]]:
+    """Cartesian product of the list values of a grid config.
+
+    Parameters
+    ----------
+    grid : mapping
+        ``{section: {key: value or list of values}}`` (from
+        `hawks_deap.config.validate_config` with ``allow_lists=True``).
+    options : sequence of Option
+        The schema, which fixes the order of the product (schema order, the last key
+        varying fastest).
+
+    Returns
+    -------
+    list of dict
+        One ``{section: {key: value}}`` per combination; a config without lists gives
+        one.
+    """
+    order = {(o.section, o.key): i for i, o in enumerate(options)}
+    items = sorted(((s, k, v) for s, table in grid.items() for k, v in table.items()),
+                   key=lambda t: order.get((t[0], t[1]), len(order)))
+    axes: list[Iterable[Any]] = [v if isinstance(v, list) else [v] for _, _, v in items]
+    out = []
+    for combo in itertools.product(*axes):
+        point: dict[str, dict[str, Any]] = {s: {} for s in grid}
+        for (section, key, _), value in zip(items, combo, strict=True):
+            point[section][key] = value
+        out.append(point)
+    return out
+
+
 def parse_suite(raw: Mapping[str, Any], *, source: str = "") -> Suite:
     """Validate a parsed grid (see `load_suite`)."""
     where = f" in {source}" if source else ""
@@ -163,7 +198,7 @@ def parse_suite(raw: Mapping[str, Any], *, source: str = "") -> Suite:
     for (section, key), why in _FORBIDDEN.items():
         if key in validated.get(section, {}):
             raise ValueError(f"[{section}] {key}{where} cannot be set in a suite: {why}")
-    points = config.expand_grid(validated, options)
+    points = expand_grid(validated, options)
     if not points:
         raise ValueError(f"the grid{where} expands to no configuration")
     configurations = []
@@ -172,7 +207,7 @@ def parse_suite(raw: Mapping[str, Any], *, source: str = "") -> Suite:
         values.pop("seed", None)
         values.pop("n_jobs", None)
         try:
-            config.build_problem(command, {**values})
+            build_problem(command, {**values})
         except (TypeError, ValueError) as error:
             raise type(error)(f"configuration {i} ({_short(point)}){where}: {error}") from None
         configurations.append(values)
@@ -195,7 +230,7 @@ def run_task(task: SuiteTask, out: str | os.PathLike) -> dict[str, str]:
     """
     from hawks_deap.features import problem_features
 
-    problem = config.build_problem(task.command, task.values)
+    problem = build_problem(task.command, task.values)
     run = run_configuration(problem, task.values, seed=task.seed, metadata={
         "suite": {"config_id": task.config_id, "run": task.run, "seed": task.seed}})
     run.save(Path(out) / RUNS_DIR / task.name, overwrite=True)

@@ -7,12 +7,12 @@ import pytest
 from hawks_deap import config
 from hawks_deap.config import (
     OPTIONS,
-    expand_grid,
     load_config,
     options_for,
     resolve,
     validate_config,
 )
+from hawks_deap.suite import expand_grid
 
 
 def write(tmp_path, text, name="c.toml"):
