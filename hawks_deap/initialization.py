@@ -240,6 +240,9 @@ def random_cluster(n_dims: int, rng: np.random.Generator, *, initial_mean_upper:
     HAWKS paper III-B. Variances of exactly 0 (probability 0, but possible in floating
     point) are redrawn, since a covariance must be positive definite.
     """
+    check_int("n_dims", n_dims, minimum=1)
+    check_float("initial_mean_upper", initial_mean_upper, low=0.0, low_open=True)
+    check_float("initial_cov_upper", initial_cov_upper, low=0.0, low_open=True)
     mean = rng.uniform(0.0, initial_mean_upper, size=n_dims)
     variances = rng.uniform(0.0, initial_cov_upper, size=n_dims)
     while np.any(variances <= 0):
@@ -252,6 +255,8 @@ def random_genotype(n_clusters: int, n_dims: int, rng: np.random.Generator, *,
                     fitness_class: type[RecordFitness], initial_mean_upper: float = 2.0,
                     initial_cov_upper: float = 0.5) -> Genotype:
     """A random individual of K genes (see `random_cluster`)."""
+    check_int("n_clusters", n_clusters, minimum=1)
+    check_int("n_dims", n_dims, minimum=1)
     check_float("initial_mean_upper", initial_mean_upper, low=0.0, low_open=True)
     check_float("initial_cov_upper", initial_cov_upper, low=0.0, low_open=True)
     genes = [

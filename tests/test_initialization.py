@@ -361,10 +361,6 @@ def test_random_genotype_rejects_bad_uppers(kwargs, exc, pattern):
     assert rng.calls == 0  # validated before any draw
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "random_genotype validates initial_mean_upper / initial_cov_upper but not n_clusters "
-    "or n_dims: n_clusters <= 0 silently returns an empty genotype, and n_dims = 0 fails "
-    "deep inside with an error about 'normals' (haar_from_normals) instead of naming n_dims"))
 @pytest.mark.parametrize(("k", "d", "name"), [(0, 2, "n_clusters"), (-1, 2, "n_clusters"),
                                               (2, 0, "n_dims")])
 def test_random_genotype_validates_k_and_d(k, d, name):
@@ -372,10 +368,6 @@ def test_random_genotype_validates_k_and_d(k, d, name):
         random_genotype(k, d, np.random.default_rng(0), fitness_class=IndexFitness)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "random_cluster (public, in __all__) does not validate initial_cov_upper: with 0 or a "
-    "negative upper every draw of U(0, upper) is <= 0 and its redraw loop never ends "
-    "(here stopped by a bounded generator); random_genotype checks it, random_cluster not"))
 @pytest.mark.parametrize("upper", [0.0, -0.5])
 def test_random_cluster_rejects_non_positive_cov_upper(upper):
     with pytest.raises(ValueError, match="initial_cov_upper"):
