@@ -67,6 +67,24 @@ def check_choice(name: str, value: object, choices: Iterable[str]) -> str:
     return value
 
 
+def check_X(X: object) -> np.ndarray:
+    """Return ``X`` as a finite float array of shape (n_samples, n_features), or raise.
+
+    Raises
+    ------
+    ValueError
+        If ``X`` is not a non-empty 2-D array of finite numbers.
+    """
+    X = np.asarray(X, dtype=float)
+    if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] == 0:
+        raise ValueError(
+            f"X must be a non-empty 2-D array (n_samples, n_features), got shape {X.shape}"
+        )
+    if not np.all(np.isfinite(X)):
+        raise ValueError("X must contain only finite values")
+    return X
+
+
 def as_generator(seed: object) -> np.random.Generator:
     """Turn a seed (int, SeedSequence, Generator or None) into a numpy Generator."""
     if isinstance(seed, np.random.Generator):

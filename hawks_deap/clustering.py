@@ -29,13 +29,11 @@ Registered names (paper Section IV-C):
     asked for 2K clusters (to be scored against the K true clusters), because linkage
     methods are easily side-tracked by singleton clusters.
 
-The choice between scipy and scikit-learn for each linkage was made by timing both at
-N=2000, D=2, K=5 (median of 3 calls, repeated in 7 interleaved rounds, 2-core machine,
-scikit-learn 1.9, scipy 1.17): single linkage 13 ms with scikit-learn against 22-33 ms
-with scipy (``pdist`` + ``linkage`` + cut); average linkage 47-59 ms with scipy
-(``pdist`` + ``linkage`` + cut) against 50-60 ms with scikit-learn, which calls the same
-scipy routine after extra input checks (a tie within noise; scipy kept for the direct
-control of the cut). Neither is ever an O(N^3) algorithm.
+Each linkage uses whichever library was faster for it: scikit-learn's minimum spanning
+tree for single linkage, scipy's nearest-neighbour chain for average linkage (where
+scikit-learn calls the same scipy routine after extra input checks, so the two tie, and
+scipy gives direct control of the cut). Neither is ever an O(N^3) algorithm; the
+timings are in BENCHMARKS.md.
 
 Exact cuts: :func:`scipy.cluster.hierarchy.fcluster` with ``criterion="maxclust"`` cuts
 the dendrogram at a distance threshold, so when several merges share the same distance
@@ -86,7 +84,8 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 from scipy.spatial.distance import pdist
 
-from hawks_deap._validation import as_seed_sequence, check_choice, check_int
+from hawks_deap._labels import encode_labels
+from hawks_deap._validation import check_choice, check_int, int_seed, seed_words
 
 __all__ = [
     "AlgorithmSpec",
@@ -114,7 +113,7 @@ def _normalize_seed(seed: object) -> int | None:
             raise ValueError(f"seed must be a non-negative integer, got {seed}")
         return int(seed)
     if isinstance(seed, (np.random.SeedSequence, np.random.Generator)):
-        return int(as_seed_sequence(seed).generate_state(1, dtype=np.uint64)[0])
+        return seed_words(seed, 1, dtype=np.uint64)[0]
     raise TypeError(
         "seed must be an int, None, numpy.random.SeedSequence or numpy.random.Generator, "
         f"got {seed!r} ({type(seed).__name__})"
@@ -143,8 +142,7 @@ def random_state_from_seed(seed: int | None) -> int:
     >>> 0 <= random_state_from_seed(2**100) < 2**32
     True
     """
-    seed = _normalize_seed(seed)
-    return int(np.random.SeedSequence(seed).generate_state(1, dtype=np.uint32)[0])
+    return int_seed(_normalize_seed(seed))
 
 
 # --------------------------------------------------------------------------- linkage cut
@@ -196,10 +194,9 @@ def cut_linkage(Z: np.ndarray, n_clusters: int) -> np.ndarray:
     graph = coo_matrix((np.ones(children.size, dtype=np.int8), (parents, children)),
                        shape=(size, size))
     _, component = connected_components(graph, directed=False)
-    _, labels = np.unique(component[:n], return_inverse=True)
     # connected_components numbers components in order of their smallest node, so the
-    # labels of the leaves are already in order of first appearance.
-    return labels.reshape(n).astype(np.intp, copy=False)
+    # codes of the leaves are already in order of first appearance.
+    return encode_labels(component[:n])[0]
 
 
 # --------------------------------------------------------------------------- built-ins
@@ -207,7 +204,7 @@ def cut_linkage(Z: np.ndarray, n_clusters: int) -> np.ndarray:
 
 def _kmeans_plus_plus(X: np.ndarray, n_clusters: int, seed: int | None) -> np.ndarray:
     """K-Means with k-means++ seeding (scikit-learn, ``n_init="auto"``)."""
-    from sklearn.cluster import KMeans  # scikit-learn is imported on first use (~0.5 s)
+    from sklearn.cluster import KMeans  # imported on first use: Index mode never needs it
 
     estimator = KMeans(n_clusters=n_clusters, init="k-means++", n_init="auto",
                        random_state=random_state_from_seed(seed))

@@ -51,7 +51,17 @@ from typing import Any
 
 import numpy as np
 
-from hawks_deap._validation import check_choice, check_float, check_int
+from hawks_deap._labels import encode_labels
+from hawks_deap._validation import (
+    as_seed_sequence,
+    check_choice,
+    check_float,
+    check_int,
+    check_X,
+    int_seed,
+)
+from hawks_deap.metrics import adjusted_rand_index
+from hawks_deap.metrics import connectivity as normalised_connectivity
 
 __all__ = [
     "FEATURE_NAMES",
@@ -81,21 +91,11 @@ FEATURE_NAMES: tuple[str, ...] = (
 # --------------------------------------------------------------------------- inputs
 
 
-def _check_data(X: Any, y: Any) -> tuple[np.ndarray, np.ndarray, int]:
-    """X as a finite 2-D float array, y as codes 0..K-1, and K."""
-    X = np.asarray(X, dtype=np.float64)
-    if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] == 0:
-        raise ValueError(f"X must be a non-empty 2-D array (n_samples, n_features), got "
-                         f"shape {X.shape}")
-    if not np.all(np.isfinite(X)):
-        raise ValueError("X must contain only finite values")
-    y = np.asarray(y)
-    if y.shape != (X.shape[0],):
-        raise ValueError(f"y must have shape ({X.shape[0]},) (one label per row of X), got "
-                         f"{y.shape}")
-    _, codes = np.unique(y, return_inverse=True)
-    codes = codes.reshape(-1).astype(np.intp, copy=False)
-    return X, codes, int(codes.max()) + 1
+def _check_data(X: Any, y: Any, name: str = "y") -> tuple[np.ndarray, np.ndarray, int]:
+    """X as a finite 2-D float array, the labels ``y`` as codes 0..K-1, and K."""
+    X = check_X(X)
+    codes, k = encode_labels(y, n_samples=X.shape[0], name=name)
+    return X, codes, k
 
 
 # --------------------------------------------------------------------------- features
@@ -122,9 +122,7 @@ def connectivity(X: Any, labels: Any, n_neighbors: int = 10, *,
         ``sum_i sum_{j=1..L} [y_i != y_{nn_i(j)}] / j``, divided by N if ``normalize``.
         Lower is better (0: neighbours always share the cluster).
     """
-    from hawks_deap.metrics import connectivity as normalised_connectivity
-
-    X, codes, _ = _check_data(X, labels)
+    X, codes, _ = _check_data(X, labels, "labels")
     n = X.shape[0]
     n_neighbors = check_int("n_neighbors", n_neighbors, minimum=1)
     if n_neighbors > n - 1:
@@ -170,7 +168,7 @@ def average_eccentricity(X: Any, labels: Any, *, variance_kept: float = 0.95) ->
         ``lambda_1 + ... + lambda_m >= variance_kept * sum(lambda)``. Clusters with
         fewer than 2 points, or with all points equal, count as 1.
     """
-    X, codes, k = _check_data(X, labels)
+    X, codes, k = _check_data(X, labels, "labels")
     variance_kept = check_float("variance_kept", variance_kept, low=0.0, high=1.0,
                                 low_open=True)
     order = np.argsort(codes, kind="stable")
@@ -195,11 +193,10 @@ def size_entropy(labels: Any) -> float:
         towards 0 as one cluster takes almost all points; 1 when K = 1 (a single
         cluster's sizes are trivially equal).
     """
-    labels = np.asarray(labels)
-    if labels.ndim != 1 or labels.shape[0] == 0:
-        raise ValueError(f"labels must be a non-empty 1-D array, got shape {labels.shape}")
-    _, counts = np.unique(labels, return_counts=True)
-    k = counts.shape[0]
+    codes, k = encode_labels(labels)
+    if k == 0:
+        raise ValueError("labels must not be empty, got 0 labels")
+    counts = np.bincount(codes, minlength=k)
     if k == 1:
         return 1.0
     p = counts / counts.sum()
@@ -385,18 +382,6 @@ def features_table(datasets: Iterable[Any], *, names: Sequence[str] | None = Non
     return Table(tuple(index), FEATURE_NAMES, values)
 
 
-def _ari_function():
-    """The adjusted Rand index: hawks_deap.metrics' when available, else scikit-learn's."""
-    try:
-        from hawks_deap.metrics import adjusted_rand_index  # type: ignore[attr-defined]
-
-        return adjusted_rand_index
-    except ImportError:
-        from sklearn.metrics import adjusted_rand_score
-
-        return adjusted_rand_score
-
-
 def performance_table(datasets: Iterable[Any], algorithms: Iterable[Any] | None = None, *,
                       seed: object = 0, names: Sequence[str] | None = None,
                       n_jobs: int = 1) -> Table:
@@ -429,7 +414,6 @@ def performance_table(datasets: Iterable[Any], algorithms: Iterable[Any] | None 
     Table
         One row per dataset, one column per algorithm (its name).
     """
-    from hawks_deap._validation import as_seed_sequence
     from hawks_deap.clustering import available_algorithms, get_algorithm
 
     n_jobs = check_int("n_jobs", n_jobs, minimum=1)
@@ -448,10 +432,7 @@ def performance_table(datasets: Iterable[Any], algorithms: Iterable[Any] | None 
     for i, item in enumerate(datasets):
         X, y = _as_xy(item)
         X, codes, k = _check_data(X, y)
-        seeds = []
-        for j in range(len(runners)):
-            child = np.random.SeedSequence(ss.entropy, spawn_key=(*ss.spawn_key, i, j))
-            seeds.append(int(child.generate_state(1, np.uint32)[0]))
+        seeds = [int_seed(ss, i, j) for j in range(len(runners))]
         tasks.append((X, codes, k, runners, seeds))
     if n_jobs > 1 and len(tasks) > 1:
         from hawks_deap._parallel import ProblemPool
@@ -467,9 +448,8 @@ def performance_table(datasets: Iterable[Any], algorithms: Iterable[Any] | None 
 def _performance_row(task: tuple) -> list[float]:
     """ARI of every algorithm on one dataset (a task of `performance_table`)."""
     X, codes, k, runners, seeds = task
-    ari = _ari_function()
-    return [float(ari(codes, runner(X, k, seed))) for runner, seed in zip(runners, seeds,
-                                                                         strict=True)]
+    return [adjusted_rand_index(codes, runner(X, k, seed))
+            for runner, seed in zip(runners, seeds, strict=True)]
 
 
 def best_algorithms(table: Table, *, tol: float = 0.0, tie_label: str = "tied") -> list[str]:

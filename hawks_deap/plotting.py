@@ -26,6 +26,8 @@ from typing import Any
 
 import numpy as np
 
+from hawks_deap._labels import as_label_array, encode_labels
+
 __all__ = [
     "plot_convergence",
     "plot_dataset",
@@ -148,10 +150,7 @@ def _unpack_dataset(data: Any, y: Any, genotype: Any) -> tuple[np.ndarray, np.nd
         raise ValueError(f"X must be a non-empty 2-D array, got shape {X.shape}")
     if y is None:
         y = np.zeros(X.shape[0], dtype=int)
-    y = np.asarray(y)
-    if y.shape != (X.shape[0],):
-        raise ValueError(f"y must have shape ({X.shape[0]},), got {y.shape}")
-    return X, y, genotype, metadata
+    return X, as_label_array(y, n_samples=X.shape[0], name="y"), genotype, metadata
 
 
 def plot_dataset(data: Any, y: Any = None, *, genotype: Sequence[Any] | None = None,
@@ -192,9 +191,9 @@ def plot_dataset(data: Any, y: Any = None, *, genotype: Sequence[Any] | None = N
     """
     X, y, genotype, metadata = _unpack_dataset(data, y, genotype)
     fig, ax = _new_axes(ax, figsize=(5.5, 5))
-    values, codes = np.unique(y, return_inverse=True)
-    codes = codes.reshape(-1)
-    k = values.shape[0]
+    codes, k = encode_labels(y)
+    values = np.empty(k, dtype=y.dtype)
+    values[codes] = y  # the label of each code, for the legend
     proj = _Projection(X)
     P = proj.points(X)
     if X.shape[1] == 1:
@@ -329,15 +328,14 @@ def _match_colours(truth: np.ndarray, labels: np.ndarray) -> np.ndarray:
     """
     from scipy.optimize import linear_sum_assignment
 
-    t_values, t_codes = np.unique(truth, return_inverse=True)
-    p_values, p_codes = np.unique(labels, return_inverse=True)
-    t_codes, p_codes = t_codes.reshape(-1), p_codes.reshape(-1)
-    table = np.zeros((p_values.shape[0], t_values.shape[0]))
+    t_codes, n_true = encode_labels(truth)
+    p_codes, n_pred = encode_labels(labels)
+    table = np.zeros((n_pred, n_true))
     np.add.at(table, (p_codes, t_codes), 1)
     rows, cols = linear_sum_assignment(-table)
-    mapping = np.full(p_values.shape[0], -1)
+    mapping = np.full(n_pred, -1)
     mapping[rows] = cols
-    spare = iter(range(t_values.shape[0], t_values.shape[0] + p_values.shape[0]))
+    spare = iter(range(n_true, n_true + n_pred))
     for i in range(mapping.shape[0]):
         if mapping[i] < 0:
             mapping[i] = next(spare)
@@ -373,10 +371,8 @@ def plot_versus(X: Any, y: Any, winner_labels: Any, loser_labels: Any, *,
     matplotlib.figure.Figure
     """
     X = np.asarray(X, dtype=float)
-    parts = [np.asarray(p) for p in (y, winner_labels, loser_labels)]
-    for name, p in zip(("y", "winner_labels", "loser_labels"), parts, strict=True):
-        if p.shape != (X.shape[0],):
-            raise ValueError(f"{name} must have shape ({X.shape[0]},), got {p.shape}")
+    parts = [as_label_array(p, n_samples=X.shape[0], name=name) for name, p in
+             (("y", y), ("winner_labels", winner_labels), ("loser_labels", loser_labels))]
     if axes is None:
         plt = _pyplot()
         fig, axes = plt.subplots(1, 3, figsize=(13, 4.4), sharex=True, sharey=True)
@@ -386,7 +382,7 @@ def plot_versus(X: Any, y: Any, winner_labels: Any, loser_labels: Any, *,
         fig = axes[0].figure
     proj = _Projection(X)
     P = proj.points(X)
-    truth_codes = np.unique(parts[0], return_inverse=True)[1].reshape(-1)
+    truth_codes = encode_labels(parts[0])[0]
     colours = [truth_codes, _match_colours(parts[0], parts[1]),
                _match_colours(parts[0], parts[2])]
 

@@ -11,6 +11,7 @@ from sklearn.metrics import adjusted_rand_score
 from sklearn.mixture import GaussianMixture
 
 from hawks_deap import clustering
+from hawks_deap._validation import child_sequence, int_seed, seed_words
 from hawks_deap.clustering import (
     ClusteringAlgorithm,
     available_algorithms,
@@ -238,6 +239,26 @@ def test_random_state_from_seed() -> None:
         random_state_from_seed(-1)
     with pytest.raises(TypeError, match="seed"):
         random_state_from_seed(1.5)  # type: ignore[arg-type]
+
+
+def test_seed_helpers_give_the_numbers_of_the_explicit_seed_sequence_expressions() -> None:
+    parent = np.random.SeedSequence(1234).spawn(3)[2]  # a non-empty spawn_key
+    explicit = np.random.SeedSequence(parent.entropy, spawn_key=(*parent.spawn_key, 5, 7, 1))
+    child = child_sequence(parent, 5, 7, 1)
+    assert (child.entropy, child.spawn_key) == (explicit.entropy, explicit.spawn_key)
+    assert child.generate_state(4).tolist() == explicit.generate_state(4).tolist()
+    assert int_seed(parent, 5, 7, 1) == int(explicit.generate_state(1, np.uint32)[0])
+    assert int_seed(9) == int(np.random.SeedSequence(9).generate_state(1, np.uint32)[0])
+    assert int_seed(9) == random_state_from_seed(9)
+    assert seed_words(2**70 + 3, 3) == [
+        int(w) for w in np.random.SeedSequence(2**70 + 3).generate_state(3, np.uint32)]
+    assert seed_words(parent, 2, dtype=np.uint64) == [
+        int(w) for w in parent.generate_state(2, np.uint64)]
+    # suite.derive_seed's SeedSequence(suite_seed, spawn_key=(*words, run))
+    words = [11, 2**32 - 1, 0, 8]
+    assert int_seed(3, *words, 4) == int(np.random.SeedSequence(
+        3, spawn_key=(*words, 4)).generate_state(1, np.uint32)[0])
+    assert all(type(w) is int for w in seed_words(0, 2))
 
 
 def test_seed_none_does_not_touch_global_numpy_state(blobs: np.ndarray) -> None:

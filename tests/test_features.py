@@ -181,8 +181,13 @@ def test_single_cluster_features_are_defined_or_nan():
 
 
 def test_problem_features_validation():
-    with pytest.raises(ValueError, match="y must have shape"):
+    with pytest.raises(ValueError, match=r"y must be a 1-D array of length 5 \(the number of "
+                       r"rows of X\), got shape \(2,\)"):
         problem_features(np.zeros((5, 2)), [0, 1])
+    with pytest.raises(ValueError, match="labels must be a 1-D array of length 5"):
+        average_eccentricity(np.zeros((5, 2)), np.zeros((5, 1)))
+    with pytest.raises(ValueError, match="labels must not be empty"):
+        size_entropy([])
     with pytest.raises(ValueError, match="metric"):
         problem_features(np.zeros((5, 2)), [0, 1, 0, 1, 0], metric="cosine")
     with pytest.raises(ValueError, match="finite"):

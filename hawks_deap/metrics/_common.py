@@ -15,6 +15,10 @@ import numpy as np
 from scipy import sparse
 
 from hawks_deap._labels import as_label_array, encode_labels
+from hawks_deap._validation import check_X
+
+__all__ = ["Contingency", "SeedLike", "as_labels", "check_X", "check_data", "contingency",
+           "ratio"]
 
 SeedLike: TypeAlias = "int | np.random.SeedSequence | np.random.Generator | None"
 """What every random function accepts as ``seed``."""
@@ -109,18 +113,6 @@ def contingency(labels_true: object, labels_pred: object) -> Contingency:
         pred_sizes=np.bincount(pred_codes, minlength=n_pred).astype(np.int64),
         n_samples=int(n),
     )
-
-
-def check_X(X: object) -> np.ndarray:
-    """Return ``X`` as a finite float array of shape (n_samples, n_features), or raise."""
-    X = np.asarray(X, dtype=float)
-    if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] == 0:
-        raise ValueError(
-            f"X must be a non-empty 2-D array (n_samples, n_features), got shape {X.shape}"
-        )
-    if not np.all(np.isfinite(X)):
-        raise ValueError("X must contain only finite values")
-    return X
 
 
 def check_data(X: object, labels: object) -> tuple[np.ndarray, np.ndarray, int]:

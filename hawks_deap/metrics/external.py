@@ -67,7 +67,8 @@ def purity(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
 
 
 def _matching_weight_dense(block: np.ndarray) -> int:
-    from scipy.optimize import linear_sum_assignment  # lazy: scipy.optimize costs ~0.2 s
+    # imported on first use: importing scipy.optimize is slow and few indices need it
+    from scipy.optimize import linear_sum_assignment
 
     rows, cols = linear_sum_assignment(block, maximize=True)
     return int(block[rows, cols].sum())
@@ -163,11 +164,10 @@ def maximum_matching(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
     Symmetric, in (0, 1], 1 exactly for identical partitions. Also called the
     clustering accuracy.
 
-    Tables up to 4e6 cells are solved densely (milliseconds for 30 x 30). Larger ones
-    are split into connected components: stars (e.g. all singletons) cost linear time;
-    equal-weight components go to scipy's Hopcroft-Karp and the others to LAPJVsp,
-    both slow on a giant component (10^6 points in 5 x 10^5 random pairs scored
-    against another random pairing: about 20 s).
+    Tables up to 4e6 cells are solved densely. Larger ones are split into connected
+    components: stars (e.g. all singletons) cost linear time; equal-weight components
+    go to scipy's Hopcroft-Karp and the others to LAPJVsp, both slow on a giant
+    component (a known slow case, measured in BENCHMARKS.md).
 
     Raises
     ------

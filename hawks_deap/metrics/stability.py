@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from hawks_deap._validation import as_seed_sequence, check_int
+from hawks_deap._validation import as_seed_sequence, check_int, int_seed
 from hawks_deap.metrics import registry
 from hawks_deap.metrics._common import SeedLike, check_X
 
@@ -187,9 +187,7 @@ def stability(X: ArrayLike, algorithm: object, k_values: Iterable[int], *,
     for k in ks:
         labels = []
         for b, sample in enumerate(samples):
-            fit_seed = np.random.SeedSequence(algorithm_seq.entropy,
-                                              spawn_key=(*algorithm_seq.spawn_key, b, k))
-            result = np.asarray(cluster(X[sample], k, int(fit_seed.generate_state(1)[0])))
+            result = np.asarray(cluster(X[sample], k, int_seed(algorithm_seq, b, k)))
             if result.shape != (n,):
                 raise ValueError(
                     f"algorithm returned labels of shape {result.shape} for {n} points"
