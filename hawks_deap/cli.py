@@ -40,7 +40,7 @@ import math
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from hawks_deap import config, runs
 from hawks_deap.dataset import DATA_FILE
@@ -54,67 +54,7 @@ class UsageError(ValueError):
     """Bad input on the command line (exit code 2)."""
 
 
-# --------------------------------------------------------------------------- parser
-
-
-_EPILOG = """examples:
-  hawks-deap generate --seed 0 --out out/example
-  hawks-deap generate --config run.toml --generations 50 --out out/run-1
-  hawks-deap versus gmm single-linkage --n-jobs 2 --out out/gmm-vs-single
-  hawks-deap features out/example out/gmm-vs-single
-  hawks-deap plot out/example
-"""
-
-#: Each command's one-line help and description; its options are in `config.SCHEMA`.
-_COMMANDS: dict[str, tuple[str, str]] = {
-    "generate": (
-        "evolve an Index-mode dataset and save it",
-        "Evolve a dataset whose silhouette hits a target, under overlap / eccentricity "
-        "constraints, and save it (data.csv, genes.json, metadata.json, logbook.csv)."),
-    "versus": (
-        "evolve a dataset on which WINNER beats LOSER",
-        "Versus mode: evolve a dataset that maximises score(WINNER) - score(LOSER) for two "
-        "clustering algorithms and save it, with both partitions (partitions.csv)."),
-    "features": (
-        "problem features of saved datasets",
-        "Compute the 7 problem features of the HAWKS paper (connectivity, dimensionality, "
-        "eccentricity, entropy, n_clusters, silhouette, silhouette_std) for saved "
-        "datasets, optionally with the ARI of clustering algorithms."),
-    "plot": (
-        "PNG figures of a saved dataset, run or collection",
-        "For a dataset or run directory: dataset.png (scatter with covariance ellipses of "
-        "the genes; PCA when D > 2), convergence.png (if it has logbook.csv), versus.png "
-        "(if it has partitions.csv). For several datasets: instance_space.png coloured by "
-        "source (parent folder) and, with --algorithms, instance_space_best.png and "
-        "performance.png."),
-    "suite": (
-        "run a parameter-grid campaign (resumable)",
-        "Run every configuration of a grid file (the sections of --config plus [suite] "
-        "runs, seed, mode; list values are expanded into their cartesian product), one "
-        "dataset directory per run under DIR/runs and one row per finished run in "
-        "DIR/summary.csv. Running the same command again resumes: finished runs are "
-        "skipped."),
-}
-
-
-def _build_parser() -> argparse.ArgumentParser:
-    from hawks_deap.dataset import package_version
-
-    parser = argparse.ArgumentParser(
-        prog="hawks-deap",
-        description="HAWKS as a DEAP plugin: evolve challenging clustering benchmarks, "
-                    "measure their problem features and plot them.",
-        epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--version", action="version",
-                        version=f"%(prog)s {package_version()}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name, (summary, description) in _COMMANDS.items():
-        command = sub.add_parser(name, help=summary, description=description)
-        config.add_arguments(command, name, config.SCHEMA)
-    return parser
-
-
-# --------------------------------------------------------------------------- generate, versus
+# ------------------------------------------------------------ generate, versus
 
 
 def _settings(args: argparse.Namespace, command: str) -> dict[str, Any]:
@@ -174,7 +114,7 @@ def _prepare_versus(args: argparse.Namespace) -> Callable[[], int]:
     return _prepare_run(args, "versus", _versus_summary)
 
 
-# --------------------------------------------------------------------------- features, plot
+# ------------------------------------------------------------ saved datasets (features, plot)
 
 
 def _collection_input(args: argparse.Namespace, command: str
@@ -245,6 +185,9 @@ def _check_out_file(path: Path, overwrite: bool, option: str = "--out") -> None:
         raise UsageError(f"{option} {path} is a directory")
 
 
+# --------------------------------------------------------------------------- features
+
+
 def _prepare_features(args: argparse.Namespace) -> Callable[[], int]:
     dirs, algorithms = _collection_input(args, "features")
     out = Path(args.out) if args.out else None
@@ -289,6 +232,9 @@ def _table_text(table: Any, fmt: str) -> str:
     if fmt == "csv":
         return table.to_csv()
     return table.to_text()
+
+
+# --------------------------------------------------------------------------- plot
 
 
 def _prepare_plot(args: argparse.Namespace) -> Callable[[], int]:
@@ -421,10 +367,7 @@ def _prepare_suite(args: argparse.Namespace) -> Callable[[], int]:
                                           client=client)
         finally:
             if client is not None:
-                cluster = getattr(client, "cluster", None)
-                client.close()
-                if cluster is not None:
-                    cluster.close()
+                suite_module.close_dask(client)
         if not args.quiet:
             n = len(suite_module.read_summary(out))
             print(f"wrote {path}: {n} runs ({len(grid.configurations)} configurations x "
@@ -434,13 +377,76 @@ def _prepare_suite(args: argparse.Namespace) -> Callable[[], int]:
     return run
 
 
-_PREPARE = {
-    "generate": _prepare_generate,
-    "versus": _prepare_versus,
-    "features": _prepare_features,
-    "plot": _prepare_plot,
-    "suite": _prepare_suite,
+# --------------------------------------------------------------------------- the command
+
+
+class _Command(NamedTuple):
+    summary: str                                          # one line in `hawks-deap --help`
+    description: str                                      # the top of its own --help
+    prepare: Callable[[argparse.Namespace], Callable[[], int]]
+
+
+#: The subcommands; their options are in `config.SCHEMA`.
+_COMMANDS: dict[str, _Command] = {
+    "generate": _Command(
+        "evolve an Index-mode dataset and save it",
+        "Evolve a dataset whose silhouette hits a target, under overlap / eccentricity "
+        "constraints, and save it (data.csv, genes.json, metadata.json, logbook.csv).",
+        _prepare_generate),
+    "versus": _Command(
+        "evolve a dataset on which WINNER beats LOSER",
+        "Versus mode: evolve a dataset that maximises score(WINNER) - score(LOSER) for two "
+        "clustering algorithms and save it, with both partitions (partitions.csv).",
+        _prepare_versus),
+    "features": _Command(
+        "problem features of saved datasets",
+        "Compute the 7 problem features of the HAWKS paper (connectivity, dimensionality, "
+        "eccentricity, entropy, n_clusters, silhouette, silhouette_std) for saved "
+        "datasets, optionally with the ARI of clustering algorithms.",
+        _prepare_features),
+    "plot": _Command(
+        "PNG figures of a saved dataset, run or collection",
+        "For a dataset or run directory: dataset.png (scatter with covariance ellipses of "
+        "the genes; PCA when D > 2), convergence.png (if it has logbook.csv), versus.png "
+        "(if it has partitions.csv). For several datasets: instance_space.png coloured by "
+        "source (parent folder) and, with --algorithms, instance_space_best.png and "
+        "performance.png.",
+        _prepare_plot),
+    "suite": _Command(
+        "run a parameter-grid campaign (resumable)",
+        "Run every configuration of a grid file (the sections of --config plus [suite] "
+        "runs, seed, mode; list values are expanded into their cartesian product), one "
+        "dataset directory per run under DIR/runs and one row per finished run in "
+        "DIR/summary.csv. Running the same command again resumes: finished runs are "
+        "skipped.",
+        _prepare_suite),
 }
+
+
+_EPILOG = """examples:
+  hawks-deap generate --seed 0 --out out/example
+  hawks-deap generate --config run.toml --generations 50 --out out/run-1
+  hawks-deap versus gmm single-linkage --n-jobs 2 --out out/gmm-vs-single
+  hawks-deap features out/example out/gmm-vs-single
+  hawks-deap plot out/example
+"""
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    from hawks_deap.dataset import package_version
+
+    parser = argparse.ArgumentParser(
+        prog="hawks-deap",
+        description="HAWKS as a DEAP plugin: evolve challenging clustering benchmarks, "
+                    "measure their problem features and plot them.",
+        epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version",
+                        version=f"%(prog)s {package_version()}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name, command in _COMMANDS.items():
+        parser_of = sub.add_parser(name, help=command.summary, description=command.description)
+        config.add_arguments(parser_of, name, config.SCHEMA)
+    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -457,7 +463,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return code if isinstance(code, int) else (EXIT_OK if code is None else EXIT_USAGE)
     prog = f"hawks-deap {args.command}"
     try:
-        run = _PREPARE[args.command](args)
+        run = _COMMANDS[args.command].prepare(args)
     except (ValueError, TypeError) as error:
         print(f"{prog}: error: {error}", file=sys.stderr)
         return EXIT_USAGE

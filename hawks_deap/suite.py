@@ -50,8 +50,12 @@ __all__ = [
     "SUITE_OPTIONS",
     "Suite",
     "SuiteTask",
+    "check_output",
+    "close_dask",
+    "connect_dask",
     "expand_grid",
     "load_suite",
+    "read_summary",
     "run_suite",
     "run_task",
 ]
@@ -327,6 +331,14 @@ def connect_dask(workers: int, scheduler: str | None, timeout: float = 10.0):
                          f"{timeout:g} s ({type(error).__name__}: {error})") from None
 
 
+def close_dask(client: Any) -> None:
+    """Close a client from `connect_dask`, and the LocalCluster it started, if any."""
+    cluster = getattr(client, "cluster", None)
+    client.close()
+    if cluster is not None:
+        cluster.close()
+
+
 def cost_estimate(task: SuiteTask) -> float:
     """Relative cost of a run, to start the longest ones first (only the order matters).
 
@@ -429,10 +441,7 @@ def run_suite(suite: Suite, out: str | os.PathLike, *, workers: int = 1,
             write_text_atomic(out / SUMMARY_FILE, summary_text(rows))
     finally:
         if own_client is not None:
-            cluster = getattr(own_client, "cluster", None)
-            own_client.close()
-            if cluster is not None:
-                cluster.close()
+            close_dask(own_client)
     return out / SUMMARY_FILE
 
 

@@ -178,7 +178,8 @@ def test_progress_bar_only_on_a_terminal_and_not_quiet(tmp_path, capsys, monkeyp
     assert seen == [True, False, False]
 
 
-@pytest.mark.parametrize("command", [[], ["generate"], ["versus"], ["features"], ["plot"]])
+@pytest.mark.parametrize("command", [[], ["generate"], ["versus"], ["features"], ["plot"],
+                                     ["suite"]])
 def test_help_everywhere(capsys, command):
     code, out, _ = main(capsys, *command, "--help")
     assert code == 0 and "usage: hawks-deap" in out
@@ -268,3 +269,28 @@ def test_versus_end_to_end(tmp_path):
     assert r.returncode == 0, r.stderr
     for name in ("dataset.png", "convergence.png", "versus.png"):
         assert_png(out / name)
+
+
+def test_options_of_features_plot_and_suite_exit_2_with_their_messages(tmp_path, capsys):
+    hd.Dataset(np.zeros((4, 2)), [0, 0, 1, 1]).save(tmp_path / "d")
+    grid = tmp_path / "g.toml"
+    grid.write_text("[dataset]\nn_samples = 100\n")
+    cases = [
+        (["features", tmp_path / "d", "--seed", "-1"], "error: --seed must be >= 0, got -1"),
+        (["features", tmp_path / "d", "--seed", "x"], "invalid int value: 'x'"),
+        (["features", tmp_path / "d", "--format", "xml"], "invalid choice: 'xml'"),
+        (["features", tmp_path / "d", "--metric", "cosine"], "invalid choice: 'cosine'"),
+        (["plot", tmp_path / "d", "--dpi", "5"], "error: --dpi must be >= 10, got 5"),
+        (["suite", grid, "--out", tmp_path / "s", "--workers", "0"],
+         "error: --workers must be >= 1, got 0"),
+        (["suite", grid, "--out", tmp_path / "s", "--backend", "mpi"], "invalid choice: 'mpi'"),
+        (["suite", grid, "--out", tmp_path / "s", "--scheduler", "tcp://h:1"],
+         "error: --scheduler needs --backend dask"),
+        (["suite", grid], "the following arguments are required: --out"),
+    ]
+    for argv, needle in cases:
+        code, _, err = main(capsys, *argv)
+        assert code == 2 and needle in err, (argv, err)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["d", "g.toml"]
+    assert sorted(p.name for p in (tmp_path / "d").iterdir()) == [
+        "data.csv", "genes.json", "metadata.json"]

@@ -198,3 +198,71 @@ def test_extended_schema_for_later_sections():
     assert values == {"suite": {"repeats": 3}}
     with pytest.raises(ValueError, match="unknown section"):
         validate_config({"suite": {"repeats": 3}})
+
+
+SUBCOMMANDS = ("generate", "versus", "features", "plot", "suite")
+
+
+def test_every_command_takes_its_options_from_the_schema():
+    for command in SUBCOMMANDS:
+        options = options_for(command, config.SCHEMA)
+        keys = [o.key for o in options]
+        assert len(keys) == len(set(keys)), command  # one option per key and command
+        parser = argparse.ArgumentParser()
+        config.add_arguments(parser, command, config.SCHEMA)
+        assert {a.dest for a in parser._actions if a.dest != "help"} == set(keys)
+    # command-line-only options are neither TOML keys nor settings of a run
+    assert all(o.section is None for o in config.COMMAND_LINE_OPTIONS)
+    assert "suite" not in config.sections(config.SCHEMA)
+    with pytest.raises(ValueError, match=r"unknown key \[ga\] out"):
+        validate_config({"ga": {"out": "x"}})
+    assert "out" not in resolve("generate")
+
+
+def test_command_line_only_options_keep_their_argparse_defaults():
+    parser = argparse.ArgumentParser()
+    config.add_arguments(parser, "features", config.SCHEMA)
+    args = parser.parse_args(["d1", "d2"])
+    assert vars(args) == {"paths": ["d1", "d2"], "metric": "sqeuclidean", "algorithms": None,
+                          "seed": 0, "format": "table", "out": None, "overwrite": False}
+    parser = argparse.ArgumentParser()
+    config.add_arguments(parser, "generate", config.SCHEMA)
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--n-samples", "300"])  # --out is required
+    args = parser.parse_args(["--out", "o", "--quiet"])
+    assert (args.out, args.quiet, args.overwrite, args.config) == ("o", True, False, None)
+    assert config.cli_values(args, "generate") == {}  # settings only
+
+
+@pytest.mark.parametrize("command, argv, message", [
+    ("features", ["d", "--seed", "-1"], "--seed must be >= 0, got -1"),
+    ("plot", ["d", "--dpi", "5"], "--dpi must be >= 10, got 5"),
+    ("suite", ["g.toml", "--out", "o", "--workers", "0"], "--workers must be >= 1, got 0"),
+])
+def test_command_line_bounds_are_checked_after_parsing(command, argv, message):
+    parser = argparse.ArgumentParser()
+    config.add_arguments(parser, command, config.SCHEMA)
+    args = parser.parse_args(argv)
+    with pytest.raises(ValueError, match=f"^{message}$"):
+        config.check_command_line(args, command)
+
+
+def test_plot_seed_is_not_bounded():
+    parser = argparse.ArgumentParser()
+    config.add_arguments(parser, "plot", config.SCHEMA)
+    config.check_command_line(parser.parse_args(["d", "--seed", "-1"]), "plot")
+
+
+@pytest.mark.parametrize("extra", [{"kind": "bool", "default": False},
+                                   {"required": True}, {"nargs": "+"}])
+def test_flags_required_and_nargs_are_only_for_command_line_options(extra):
+    fields = {"kind": "int", "default": 1, **extra}
+    with pytest.raises(ValueError, match="command-line-only"):
+        config.Option("ga", "x", help="h", **fields)
+    config.Option(None, "x", help="h", **fields)
+
+
+def test_a_key_names_one_option_per_command():
+    with pytest.raises(ValueError, match="duplicate option key 'out' of the 'plot' command"):
+        config._check_schema((*config.SCHEMA,
+                              config.Option(None, "out", "str", None, "h", commands=("plot",))))
