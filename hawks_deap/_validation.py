@@ -1,7 +1,13 @@
-"""Argument checks shared by every entry point.
+"""Argument checks shared by every entry point, and the seed conversions.
 
 Each check raises a ``ValueError`` or ``TypeError`` naming the parameter, the value
 received and what is allowed, before any work starts.
+
+Seeds: `as_seed_sequence` and `as_generator` accept every seed form; `child_sequence`
+addresses an independent stream by a key (position, generation, ...), and `seed_words` /
+`int_seed` turn a sequence into the plain integers that scikit-learn and user functions
+take. Every derived seed of the package goes through these, so the same key always
+gives the same numbers.
 """
 
 from __future__ import annotations
@@ -9,10 +15,12 @@ from __future__ import annotations
 import difflib
 import numbers
 from collections.abc import Iterable
+from typing import TypeAlias
 
 import numpy as np
 
-SeedLike = "int | np.random.SeedSequence | np.random.Generator | None"
+SeedLike: TypeAlias = "int | np.random.SeedSequence | np.random.Generator | None"
+"""What every random function accepts as ``seed``."""
 
 
 def check_int(name: str, value: object, *, minimum: int | None = None,

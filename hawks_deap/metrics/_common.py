@@ -1,7 +1,9 @@
 """Input checks and the contingency table shared by every metric.
 
-All validation of labellings and data for ``hawks_deap.metrics`` lives here, so each
-index checks its input the same way and raises the same messages.
+Every index of ``hawks_deap.metrics`` checks its input through these functions, which
+build on the package-wide checks (`hawks_deap._labels` for labellings,
+`hawks_deap._validation` for data), so indices, features and Versus scores accept the
+same input and raise the same messages.
 """
 
 from __future__ import annotations
@@ -9,19 +11,15 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TypeAlias
 
 import numpy as np
 from scipy import sparse
 
 from hawks_deap._labels import as_label_array, encode_labels
-from hawks_deap._validation import check_X
+from hawks_deap._validation import SeedLike, check_X
 
 __all__ = ["Contingency", "SeedLike", "as_labels", "check_X", "check_data", "contingency",
            "ratio"]
-
-SeedLike: TypeAlias = "int | np.random.SeedSequence | np.random.Generator | None"
-"""What every random function accepts as ``seed``."""
 
 
 def as_labels(name: str, labels: object) -> np.ndarray:
@@ -97,7 +95,7 @@ def contingency(labels_true: object, labels_pred: object) -> Contingency:
     true_codes, n_true = encode_labels(true)
     pred_codes, n_pred = encode_labels(pred)
     cells = true_codes * n_pred + pred_codes
-    if n_true * n_pred <= max(4 * n, 4096):
+    if n_true * n_pred <= max(4 * n, 4096):  # a dense table no larger than the labels
         counts = np.bincount(cells, minlength=n_true * n_pred)
         (nonzero,) = np.nonzero(counts)
         values = counts[nonzero]
