@@ -31,9 +31,12 @@ from hawks_deap.genotype import Genotype, clone, genotype_equal
 from hawks_deap.operators import (
     MEAN_MUTATIONS,
     cx_uniform,
+    mean_context,
     mutate,
     mutate_many,
     record_penalty,
+    resolve_mean_mutation,
+    sel_hawks,
     sel_nsga3,
     sel_stochastic_ranking,
     sel_tournament_crowded,
@@ -62,7 +65,8 @@ def _streams(seed: object) -> tuple[np.random.SeedSequence, dict[str, np.random.
                                                                     strict=True)}
 
 
-def make_toolbox(problem: Problem, *, seed: object = None, mean_mutation: str = "pso",
+def make_toolbox(problem: Problem, *, seed: object = None,
+                 mean_mutation: str | Callable[..., Any] = "pso",
                  p_f: float = 0.5, p_mean: float | None = None, p_cov: float | None = None,
                  mean_kwargs: Mapping[str, Any] | None = None,
                  cov_kwargs: Mapping[str, Any] | None = None,
@@ -79,8 +83,10 @@ def make_toolbox(problem: Problem, *, seed: object = None, mean_mutation: str = 
         E.g. an `hawks_deap.IndexProblem`.
     seed : int, SeedSequence, Generator or None
         Seeds the layout, initialisation, variation and selection streams.
-    mean_mutation : {"gaussian", "rails", "pso", "pso-informed", "de"}
-        Mean operator used by ``mutate``.
+    mean_mutation : {"gaussian", "rails", "pso", "pso-informed", "de"} or callable
+        Mean operator used by ``mutate``: a name, or a researcher's own operator with the
+        signature of the ``mut_mean_*`` building blocks
+        (`hawks_deap.operators.resolve_mean_mutation`).
     p_f : float
         Stochastic ranking's probability of comparing on fitness.
     p_mean, p_cov : float, optional
@@ -90,10 +96,12 @@ def make_toolbox(problem: Problem, *, seed: object = None, mean_mutation: str = 
     map : callable, optional
         Registered as ``toolbox.map`` (e.g. ``pool.map``); builtin ``map`` by default.
     algorithm : {"hawks", "nsga2", "nsga3"}
-        Which ``select`` / ``parent_select`` to register: stochastic ranking and rank
-        tournaments (HAWKS), ``deap.tools.selNSGA2`` and crowded tournaments, or NSGA-III
-        selection (`hawks_deap.operators.sel_nsga3`) and uniform mating. For NSGA, pass a
-        multi-objective problem (``problem.as_multiobjective()``).
+        Which ``select`` / ``rank`` / ``parent_select`` to register: HAWKS selection
+        (`hawks_deap.operators.sel_hawks`: stochastic ranking for survivors, rank
+        tournaments when a whole generation of parents is asked for, as eaSimple does),
+        stochastic ranking and rank tournaments; ``deap.tools.selNSGA2`` and crowded
+        tournaments; or NSGA-III selection (`hawks_deap.operators.sel_nsga3`) and uniform
+        mating. For NSGA, pass a multi-objective problem (``problem.as_multiobjective()``).
     population_size : int
         Used by NSGA-III to choose the number of reference-point divisions.
     nsga3_divisions : int, optional
@@ -103,19 +111,21 @@ def make_toolbox(problem: Problem, *, seed: object = None, mean_mutation: str = 
     Returns
     -------
     deap.base.Toolbox
-        With ``individual``, ``population``, ``evaluate``, ``mate``, ``mutate``,
-        ``select`` (stochastic ranking), ``parent_select`` (rank tournament), ``clone``
-        and ``map``. It works with ``deap.algorithms.eaMuPlusLambda``; DEAP's
-        algorithms draw from Python's ``random`` module, which the caller seeds.
+        With ``individual``, ``population``, ``evaluate``, ``mate``, ``mutate`` (and
+        ``mutate_many``), ``select``, ``rank`` (the whole pool ranked), ``parent_select``
+        (rank tournament), ``clone`` and ``map``. It works with every algorithm of
+        ``deap.algorithms`` (eaSimple, eaMuPlusLambda, eaMuCommaLambda, varAnd/varOr
+        loops); DEAP's algorithms draw from Python's ``random`` module, which the caller
+        seeds. The toolbox holds the run's random generators and the problem with its
+        layout: DEAP's checkpoint recipe must pickle it with the population to resume
+        the same run (README, "DEAP recipes").
     """
-    check_choice("mean_mutation", mean_mutation, MEAN_MUTATIONS)
+    _check_mean_mutation(problem, mean_mutation)
     p_f = check_probability("p_f", p_f)
     if p_mean is not None:
         check_probability("p_mean", p_mean)
     if p_cov is not None:
         check_probability("p_cov", p_cov)
-    if mean_mutation == "de" and getattr(problem, "n_clusters", 3) < 3:
-        raise ValueError("mean_mutation='de' needs n_clusters >= 3")
     check_choice("algorithm", algorithm, ALGORITHMS)
     if algorithm != "hawks" and len(problem.fitness_class().weights) < 2:
         raise ValueError(f"algorithm={algorithm!r} needs a multi-objective problem: pass "
@@ -127,8 +137,22 @@ def make_toolbox(problem: Problem, *, seed: object = None, mean_mutation: str = 
                           nsga3_divisions=nsga3_divisions)
 
 
+def _check_mean_mutation(problem: Problem, mean_mutation: str | Callable[..., Any]) -> None:
+    """Refuse, before any work, a mean operator the problem cannot feed."""
+    op = resolve_mean_mutation(mean_mutation)
+    needs = mean_context(op) & {"index_value", "target"}
+    if needs and "target" not in problem.mutation_context():
+        valid = [m for m, f in MEAN_MUTATIONS.items() if not mean_context(f) & needs]
+        raise ValueError(f"mean_mutation={mean_mutation!r} needs the individual's index "
+                         f"value and a target, which {type(problem).__name__} has not (Index "
+                         f"mode only); valid here: {', '.join(map(repr, valid))}")
+    if op is MEAN_MUTATIONS["de"] and problem.n_clusters < 3:
+        raise ValueError(f"mean_mutation='de' needs n_clusters >= 3, got {problem.n_clusters}")
+
+
 def _build_toolbox(problem: Problem, rngs: dict[str, np.random.Generator], *,
-                   mean_mutation: str, p_f: float, p_mean: float | None, p_cov: float | None,
+                   mean_mutation: str | Callable[..., Any], p_f: float,
+                   p_mean: float | None, p_cov: float | None,
                    mean_kwargs: Mapping[str, Any] | None, cov_kwargs: Mapping[str, Any] | None,
                    map_fn: Callable | None, algorithm: str = "hawks",
                    nsga3_divisions: int | None = None,
@@ -144,16 +168,19 @@ def _build_toolbox(problem: Problem, rngs: dict[str, np.random.Generator], *,
                          p_mean=p_mean, p_cov=p_cov, layout=layout, mean_kwargs=mean_kwargs,
                          cov_kwargs=cov_kwargs, **problem.mutation_context())
     if algorithm == "hawks":
-        toolbox.register("select", sel_stochastic_ranking, rng=rngs["selection"], p_f=p_f)
+        toolbox.register("select", sel_hawks, rng=rngs["selection"], p_f=p_f)
+        toolbox.register("rank", sel_stochastic_ranking, rng=rngs["selection"], p_f=p_f)
         toolbox.register("parent_select", sel_tournament_rank, rng=rngs["selection"])
     elif algorithm == "nsga2":
         toolbox.register("select", tools.selNSGA2)
+        toolbox.register("rank", tools.selNSGA2)
         toolbox.register("parent_select", sel_tournament_crowded, rng=rngs["selection"])
     else:
         n_obj = len(problem.fitness_class().weights)
         divisions = nsga3_divisions or _default_divisions(n_obj, population_size)
         toolbox.register("select", sel_nsga3, rng=rngs["selection"],
                          ref_points=tools.uniform_reference_points(n_obj, divisions))
+        toolbox.register("rank", toolbox.select)
         # Deb & Jain (2014) mate uniformly at random: a tournament of size 1.
         toolbox.register("parent_select", sel_tournament_rank, rng=rngs["selection"],
                          tournsize=1)
@@ -385,19 +412,13 @@ def evolve(problem: Problem, *, population_size: int = 10, generations: int = 10
               else check_int("n_jobs", n_jobs, minimum=1))
     hall_of_fame_size = check_int("hall_of_fame_size", hall_of_fame_size, minimum=1)
     checkpoint_every = check_int("checkpoint_every", checkpoint_every, minimum=1)
-    check_choice("mean_mutation", mean_mutation, MEAN_MUTATIONS)
-    if mean_mutation == "pso-informed" and "target" not in problem.mutation_context():
-        raise ValueError(f"mean_mutation='pso-informed' needs a target index value, which "
-                         f"{type(problem).__name__} has not; valid here: "
-                         f"{', '.join(repr(m) for m in MEAN_MUTATIONS if m != 'pso-informed')}")
+    _check_mean_mutation(problem, mean_mutation)
     callbacks = _check_callbacks(callbacks)
     _check_map(map, n_jobs)
     if p_mean is not None:
         check_probability("p_mean", p_mean)
     if p_cov is not None:
         check_probability("p_cov", p_cov)
-    if mean_mutation == "de" and getattr(problem, "n_clusters", 3) < 3:
-        raise ValueError("mean_mutation='de' needs n_clusters >= 3")
     if nsga3_divisions is not None:
         check_int("nsga3_divisions", nsga3_divisions, minimum=1)
     problem = _resolve_problem(problem, algorithm)
@@ -580,7 +601,7 @@ class _Run:
         self.generation = 0
         population = self.toolbox.population(n=size)
         nevals = self._evaluate(population)
-        self.population = self.toolbox.select(population, size)  # rank before tournaments
+        self.population = self.toolbox.rank(population, size)  # rank before tournaments
         self._record(self.population, nevals)
 
     def step(self) -> None:

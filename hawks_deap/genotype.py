@@ -17,6 +17,7 @@ genotype determines its dataset exactly.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 from collections.abc import Iterable, Sequence
 from functools import cache
@@ -224,22 +225,32 @@ class RecordFitness(base.Fitness):
     """A DEAP fitness that keeps the evaluation record next to its values.
 
     Assigning an `Evaluation` to ``values`` stores its ``record``; deleting the values
-    clears it; copies (``copy.deepcopy``, which DEAP's ``toolbox.clone`` uses) keep it,
-    unlike ``deap.base.Fitness``, whose ``__deepcopy__`` copies only ``wvalues``.
-    Subclasses set ``weights`` at class level, so they pickle by name under spawn,
-    fork and forkserver.
+    clears it, but keeps it as ``last_record``: DEAP's ``varAnd`` deletes a child's
+    fitness right after crossover, and PSO-informed mutation then reads the index value
+    the child had before (as in the HAWKS loop, where a child is mutated with the record
+    of the parent it was cloned from). Copies (``copy.deepcopy``, which DEAP's
+    ``toolbox.clone`` uses) keep both, unlike ``deap.base.Fitness``, whose
+    ``__deepcopy__`` copies only ``wvalues``. Subclasses set ``weights`` at class level,
+    so they pickle by name under spawn, fork and forkserver.
     """
 
     record: dict[str, Any]
+    last_record: dict[str, Any]
 
     def __init__(self, values: Sequence[float] = ()) -> None:
         self.record = {}
+        self.last_record = {}
         super().__init__(values)
 
     def _get(self) -> tuple[float, ...]:
         return tuple(v / w for v, w in zip(self.wvalues, self.weights, strict=True))
 
     def _set(self, values: Sequence[float]) -> None:
+        if not hasattr(values, "__len__") or isinstance(values, (str, bytes)):
+            raise TypeError(
+                f"fitness values must be a sequence of {len(self.weights)} number(s), as "
+                f"DEAP's evaluate returns them (e.g. (value,)), got {values!r}"
+            )
         if len(values) != len(self.weights):
             raise ValueError(
                 f"fitness needs {len(self.weights)} values (weights {self.weights}), "
@@ -248,9 +259,12 @@ class RecordFitness(base.Fitness):
         self.wvalues = tuple(map(mul, (float(v) for v in values), self.weights))
         record = getattr(values, "record", None)
         self.record = dict(record) if record is not None else {}
+        self.last_record = self.record
 
     def _del(self) -> None:
         self.wvalues = ()
+        if self.record:
+            self.last_record = self.record
         self.record = {}
 
     values = property(_get, _set, _del, "Fitness values (divided back by the weights).")
@@ -259,6 +273,7 @@ class RecordFitness(base.Fitness):
         copy_ = self.__class__.__new__(self.__class__)
         copy_.__dict__.update(self.__dict__)
         copy_.record = dict(self.record)
+        copy_.last_record = dict(getattr(self, "last_record", {}))
         return copy_
 
     def __reduce__(self):
@@ -350,7 +365,10 @@ class Genotype(list):
 
     def __init__(self, genes: Iterable[Cluster] = (), fitness: RecordFitness | None = None):
         super().__init__(genes)
-        self.fitness = fitness if fitness is not None else IndexFitness()
+        if fitness is not None:
+            self.fitness = fitness
+        elif "fitness" not in self.__dict__:  # deap.creator sets a declared one first
+            self.fitness = IndexFitness()
 
     @property
     def record(self) -> dict[str, Any]:
@@ -358,14 +376,23 @@ class Genotype(list):
         return self.fitness.record
 
     def clone(self) -> Genotype:
-        """A copy sharing the genes, with a copy of the fitness and its record."""
-        return Genotype(self, self.fitness.__deepcopy__({}))
+        """A copy sharing the genes, with a copy of the fitness and its record.
+
+        The copy has the class and the other attributes of this individual (e.g. those
+        of a ``deap.creator`` subclass).
+        """
+        cls = type(self)
+        copy_ = cls.__new__(cls)
+        list.extend(copy_, self)
+        copy_.__dict__.update(self.__dict__)
+        copy_.fitness = copy.deepcopy(self.fitness)
+        return copy_
 
     def __deepcopy__(self, memo: dict) -> Genotype:
         return self.clone()
 
     def __reduce__(self):
-        return (Genotype, (list(self), self.fitness))
+        return (_rebuild_genotype, (type(self), list(self), self.__dict__))
 
     @property
     def key(self) -> str:
@@ -379,6 +406,13 @@ class Genotype(list):
     def means(self) -> np.ndarray:
         """Means of all genes, shape (K, D)."""
         return np.stack([g.mean for g in self])
+
+
+def _rebuild_genotype(cls: type, genes: list, state: dict) -> Genotype:
+    individual = cls.__new__(cls)
+    list.extend(individual, genes)
+    individual.__dict__.update(state)
+    return individual
 
 
 def clone(individual: Genotype) -> Genotype:

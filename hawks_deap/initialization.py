@@ -7,8 +7,8 @@ import math
 import numpy as np
 from scipy import linalg
 
-from hawks_deap._validation import check_float, check_int
 from hawks_deap._threads import blas_thread_limit
+from hawks_deap._validation import check_float, check_int
 from hawks_deap.genotype import Cluster, Genotype, RecordFitness
 
 __all__ = [

@@ -15,12 +15,14 @@ from scipy.spatial.distance import cdist
 from scipy.stats import special_ortho_group
 
 import hawks_deap as hd
-from hawks_deap.evaluation import _kernels, _overlap, _thresholds
 from hawks_deap.evaluation import (
     ByteLRU,
-    Tuning,
     Evaluator,
     NaiveEvaluator,
+    Tuning,
+    _kernels,
+    _overlap,
+    _thresholds,
     make_evaluator,
     nearest_neighbour_overlap,
 )

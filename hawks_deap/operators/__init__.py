@@ -3,7 +3,9 @@
 from hawks_deap.genotype import clone
 from hawks_deap.operators.crossover import cx_uniform
 from hawks_deap.operators.mutation import (
+    MEAN_CONTEXT,
     MEAN_MUTATIONS,
+    mean_context,
     mut_cov_haar,
     mut_mean_de,
     mut_mean_gaussian,
@@ -12,9 +14,11 @@ from hawks_deap.operators.mutation import (
     mut_mean_rails,
     mutate,
     mutate_many,
+    resolve_mean_mutation,
 )
 from hawks_deap.operators.selection import (
     record_penalty,
+    sel_hawks,
     sel_nsga3,
     sel_stochastic_ranking,
     sel_tournament_crowded,
@@ -22,9 +26,11 @@ from hawks_deap.operators.selection import (
 )
 
 __all__ = [
+    "MEAN_CONTEXT",
     "MEAN_MUTATIONS",
     "clone",
     "cx_uniform",
+    "mean_context",
     "mut_cov_haar",
     "mut_mean_de",
     "mut_mean_gaussian",
@@ -34,6 +40,8 @@ __all__ = [
     "mutate",
     "mutate_many",
     "record_penalty",
+    "resolve_mean_mutation",
+    "sel_hawks",
     "sel_nsga3",
     "sel_stochastic_ranking",
     "sel_tournament_crowded",

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from hawks_deap._validation import check_probability
 from hawks_deap.genotype import Genotype
+from hawks_deap.operators._rng import numpy_rng
 
 __all__ = ["cx_uniform"]
 
 
-def cx_uniform(ind1: Genotype, ind2: Genotype, rng: np.random.Generator, *,
+def cx_uniform(ind1: Genotype, ind2: Genotype, rng: np.random.Generator | Any, *,
                p_mean: float = 0.5, p_cov: float = 0.5) -> tuple[Genotype, Genotype]:
     """Swap means and covariances between two individuals, cluster by cluster.
 
@@ -23,6 +26,7 @@ def cx_uniform(ind1: Genotype, ind2: Genotype, rng: np.random.Generator, *,
     The multiset of means and the multiset of covariances over both children equal
     those of the parents.
     """
+    rng = numpy_rng(rng)
     check_probability("p_mean", p_mean)
     check_probability("p_cov", p_cov)
     if len(ind1) != len(ind2):

@@ -14,18 +14,23 @@ checked with a generator of known output.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
 
-from hawks_deap._validation import check_choice, check_float, check_probability
 from hawks_deap._threads import blas_thread_limit
+from hawks_deap._validation import check_choice, check_float, check_probability
 from hawks_deap.genotype import Genotype, Layout
 from hawks_deap.initialization import haar_from_normals, rotation_powers
+from hawks_deap.operators._rng import numpy_rng
 
 __all__ = [
+    "MEAN_CONTEXT",
     "MEAN_MUTATIONS",
+    "mean_context",
+    "resolve_mean_mutation",
     "mut_mean_gaussian",
     "mut_mean_rails",
     "mut_mean_pso",
@@ -77,6 +82,7 @@ def mut_mean_gaussian(individual: Genotype, cluster: int, rng: np.random.Generat
         ``"each"``: the whole mean vector moves, every coordinate with an independent
         draw (0.2.0's default); ``"one"``: one coordinate, drawn uniformly, moves.
     """
+    rng = numpy_rng(rng)
     check_float("scale", scale, low=0.0)
     check_choice("dims", dims, ("each", "one"))
     mean = individual[cluster].mean
@@ -97,6 +103,7 @@ def mut_mean_rails(individual: Genotype, cluster: int, rng: np.random.Generator,
     n uniform over the other clusters, ``w ~ U(low, high)`` and ``p ~ U(0, 1)``, drawn in
     the order n, w, p.
     """
+    rng = numpy_rng(rng)
     _check_weights(low, high)
     n = _other_cluster(individual, cluster, rng)
     w = rng.uniform(low, high)
@@ -108,6 +115,7 @@ def mut_mean_rails(individual: Genotype, cluster: int, rng: np.random.Generator,
 
 def _pso_step(individual: Genotype, cluster: int, rng: np.random.Generator,
               global_mean: np.ndarray, low: float, high: float) -> np.ndarray:
+    rng = numpy_rng(rng)
     _check_weights(low, high)
     global_mean = np.asarray(global_mean, dtype=float)
     mu = individual[cluster].mean
@@ -129,6 +137,7 @@ def mut_mean_pso(individual: Genotype, cluster: int, rng: np.random.Generator, *
     uniform over the other clusters, ``w1, w2 ~ U(low, high)``, ``p ~ U(0, 1)``; drawn in
     the order n, (w1, w2), p.
     """
+    rng = numpy_rng(rng)
     step = _pso_step(individual, cluster, rng, global_mean, low, high)
     p = rng.random()
     mu = individual[cluster].mean
@@ -158,6 +167,7 @@ def mut_mean_de(individual: Genotype, cluster: int, rng: np.random.Generator, *,
     i, r1, r2 are distinct (needs K >= 3); (r1, r2) is an ordered pair drawn uniformly
     without replacement from the other clusters. The supplement uses F = 1.
     """
+    rng = numpy_rng(rng)
     check_float("F", F, low=0.0)
     k = len(individual)
     if k < 3:
@@ -178,6 +188,7 @@ def mut_cov_haar(individual: Genotype, cluster: int, rng: np.random.Generator, *
     ``x ~ Dirichlet(alpha, ..., alpha)``; since ``sum x_i = 1`` the product of the factors
     is 1 and the determinant is preserved. Draws: Q, then x.
     """
+    rng = numpy_rng(rng)
     power, alpha = _cov_options(power=power, alpha=alpha)
     _apply_cov([_draw_cov(individual, cluster, rng, alpha)], power)
     return (individual,)
@@ -236,8 +247,59 @@ MEAN_MUTATIONS: Mapping[str, Callable[..., tuple[Genotype]]] = {
     "de": mut_mean_de,
 }
 
+#: Keywords a mean operator may declare, that the mutation supplies from its context:
+#: the mean of all data points, and the individual's index value with its target.
+MEAN_CONTEXT = ("global_mean", "index_value", "target")
 
-def mutate(individual: Genotype, rng: np.random.Generator, *, mean_mutation: str = "pso",
+
+def resolve_mean_mutation(mean_mutation: str | Callable[..., Any]) -> Callable[..., Any]:
+    """The mean operator named ``mean_mutation`` (see `MEAN_MUTATIONS`), or a callable.
+
+    A callable is a researcher's own operator with the signature of the ``mut_mean_*``
+    building blocks: ``op(individual, cluster, rng, **options) -> (individual,)``,
+    replacing the mean of gene ``cluster``; if it declares any of `MEAN_CONTEXT` as
+    keyword parameters, the mutation passes them (``global_mean``: the mean of all data
+    points, which needs the layout; ``index_value`` and ``target``: the individual's
+    last index value and the problem's target, Index mode only).
+    """
+    if isinstance(mean_mutation, str):
+        return MEAN_MUTATIONS[check_choice("mean_mutation", mean_mutation, MEAN_MUTATIONS)]
+    if not callable(mean_mutation):
+        raise TypeError(f"mean_mutation must be one of {', '.join(map(repr, MEAN_MUTATIONS))}"
+                        f" or a callable op(individual, cluster, rng, **options), got "
+                        f"{mean_mutation!r}")
+    try:
+        inspect.signature(mean_mutation).bind(None, 0, None)
+    except TypeError as error:
+        raise TypeError(f"mean_mutation {mean_mutation!r} must accept (individual, cluster, "
+                        f"rng): {error}") from None
+    except ValueError:  # no signature (a builtin): trust it
+        pass
+    return mean_mutation
+
+
+def mean_context(op: Callable[..., Any]) -> frozenset[str]:
+    """Which of `MEAN_CONTEXT` a mean operator declares."""
+    try:
+        params = inspect.signature(op).parameters
+    except ValueError:
+        return frozenset()
+    return frozenset(name for name in MEAN_CONTEXT if name in params)
+
+
+def _index_value(individual: Genotype) -> float:
+    """The individual's index value: from its record, or the last one it had."""
+    fitness = individual.fitness
+    for record in (fitness.record, getattr(fitness, "last_record", {})):
+        if "index" in record:
+            return record["index"]
+    raise ValueError("this mean mutation needs the individual's index value, but it has "
+                     "never been evaluated: evaluate the population (toolbox.evaluate) "
+                     "before the first mutation")
+
+
+def mutate(individual: Genotype, rng: np.random.Generator | Any, *,
+           mean_mutation: str | Callable[..., Any] = "pso",
            p_mean: float | None = None, p_cov: float | None = None,
            layout: Layout | None = None, target: float | None = None,
            mean_kwargs: Mapping[str, Any] | None = None,
@@ -248,10 +310,11 @@ def mutate(individual: Genotype, rng: np.random.Generator, *, mean_mutation: str
     ----------
     individual : Genotype
         Changed in place; returned as ``(individual,)``.
-    rng : numpy.random.Generator
-        Random source.
-    mean_mutation : {"gaussian", "rails", "pso", "pso-informed", "de"}
-        The mean operator (see `MEAN_MUTATIONS`).
+    rng : numpy.random.Generator, random.Random or the random module
+        Random source (Python's ``random`` seeds a Generator with bits drawn from it).
+    mean_mutation : {"gaussian", "rails", "pso", "pso-informed", "de"} or callable
+        The mean operator (see `MEAN_MUTATIONS`), or a researcher's own operator with
+        the signature of the ``mut_mean_*`` building blocks (`resolve_mean_mutation`).
     p_mean, p_cov : float, optional
         Per-cluster probabilities of a mean / covariance mutation (default 1/K each).
     layout : Layout, optional
@@ -259,7 +322,9 @@ def mutate(individual: Genotype, rng: np.random.Generator, *, mean_mutation: str
         once from the individual as it was before this mutation.
     target : float, optional
         Needed by "pso-informed", with the individual's index value read from its
-        evaluation record (``individual.record["index"]``).
+        evaluation record (``individual.record["index"]``; after DEAP's ``varAnd`` has
+        deleted a crossed child's fitness, from the record it had,
+        ``individual.fitness.last_record``).
     mean_kwargs, cov_kwargs : mapping, optional
         Extra keyword arguments of the mean operator and of `mut_cov_haar`.
 
@@ -275,8 +340,8 @@ def mutate(individual: Genotype, rng: np.random.Generator, *, mean_mutation: str
     return (individual,)
 
 
-def mutate_many(individuals: Sequence[Genotype], rng: np.random.Generator, *,
-                mean_mutation: str = "pso", p_mean: float | None = None,
+def mutate_many(individuals: Sequence[Genotype], rng: np.random.Generator | Any, *,
+                mean_mutation: str | Callable[..., Any] = "pso", p_mean: float | None = None,
                 p_cov: float | None = None, layout: Layout | None = None,
                 target: float | None = None, mean_kwargs: Mapping[str, Any] | None = None,
                 cov_kwargs: Mapping[str, Any] | None = None) -> list[Genotype]:
@@ -293,16 +358,18 @@ def mutate_many(individuals: Sequence[Genotype], rng: np.random.Generator, *,
     list of Genotype
         ``individuals``, changed in place.
     """
-    check_choice("mean_mutation", mean_mutation, MEAN_MUTATIONS)
+    rng = numpy_rng(rng)
+    op = resolve_mean_mutation(mean_mutation)
+    context = mean_context(op)
     p_mean = None if p_mean is None else check_probability("p_mean", p_mean)
     p_cov = None if p_cov is None else check_probability("p_cov", p_cov)
     power, alpha = _cov_options(**(cov_kwargs or {}))
-    op = MEAN_MUTATIONS[mean_mutation]
-    if mean_mutation in ("pso", "pso-informed") and layout is None:
+    if "global_mean" in context and layout is None:
         raise ValueError(f"mean_mutation={mean_mutation!r} needs the run's layout "
                          "(layout=...) for the mean of all data points")
-    if mean_mutation == "pso-informed" and target is None:
-        raise ValueError("mean_mutation='pso-informed' needs target=...")
+    if {"index_value", "target"} & context and target is None:
+        raise ValueError(f"mean_mutation={mean_mutation!r} needs target=... (the problem's "
+                         "target index value: Index mode)")
     pending: list[_CovDraw] = []
     seen: set[int] = set()
     try:
@@ -313,13 +380,12 @@ def mutate_many(individuals: Sequence[Genotype], rng: np.random.Generator, *,
             seen.add(id(individual))
             k = len(individual)
             kwargs = dict(mean_kwargs or {})
-            if mean_mutation in ("pso", "pso-informed"):
+            if "global_mean" in context:
                 kwargs["global_mean"] = layout.data_mean(individual)
-            if mean_mutation == "pso-informed":
-                if "index" not in individual.record:
-                    raise ValueError("mean_mutation='pso-informed' needs the individual's "
-                                     "index value: evaluate it before mutating it")
-                kwargs.update(index_value=individual.record["index"], target=target)
+            if "index_value" in context:
+                kwargs["index_value"] = _index_value(individual)
+            if "target" in context:
+                kwargs["target"] = target
             pm = 1.0 / k if p_mean is None else p_mean
             pc = 1.0 / k if p_cov is None else p_cov
             draws = rng.random((k, 2))

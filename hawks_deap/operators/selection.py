@@ -8,9 +8,11 @@ from typing import Any
 import numpy as np
 
 from hawks_deap._validation import check_int, check_probability
+from hawks_deap.operators._rng import numpy_rng
 
 __all__ = [
     "record_penalty",
+    "sel_hawks",
     "sel_nsga3",
     "sel_stochastic_ranking",
     "sel_tournament_crowded",
@@ -19,8 +21,29 @@ __all__ = [
 
 
 def record_penalty(individual: Any) -> float:
-    """The constraint penalty stored in an individual's evaluation record (0 if none)."""
-    return float(individual.fitness.record.get("penalty", 0.0))
+    """The constraint penalty stored in an individual's evaluation record (0 if none).
+
+    Raises
+    ------
+    TypeError
+        If the fitness keeps no record (not a `hawks_deap.RecordFitness`).
+    ValueError
+        If the fitness has values but no record: an ``evaluate`` that returns plain
+        floats drops the constraint values, and selection would take every penalty as
+        0 without a word.
+    """
+    fitness = individual.fitness
+    record = getattr(fitness, "record", None)
+    if record is None:
+        raise TypeError(f"{type(fitness).__name__} keeps no evaluation record: give "
+                        "individuals a hawks_deap.RecordFitness subclass (e.g. "
+                        "hd.IndexFitness, or creator.create(..., hd.RecordFitness, ...))")
+    if not record and fitness.valid:
+        raise ValueError("an individual has fitness values but no evaluation record "
+                         "(constraint values, penalty): register the problem's evaluate, "
+                         "which returns an hd.Evaluation, or return hd.Evaluation(values, "
+                         "record) from your own")
+    return float(record.get("penalty", 0.0))
 
 
 def sel_stochastic_ranking(individuals: Sequence[Any], k: int, rng: np.random.Generator, *,
@@ -55,6 +78,7 @@ def sel_stochastic_ranking(individuals: Sequence[Any], k: int, rng: np.random.Ge
         The first ``k`` of the ranked pool, best first (references, as DEAP's selections
         return; clone before varying).
     """
+    rng = numpy_rng(rng)
     p_f = check_probability("p_f", p_f)
     k = check_int("k", k, minimum=0, maximum=len(individuals))
     ranked = list(individuals)
@@ -79,6 +103,30 @@ def sel_stochastic_ranking(individuals: Sequence[Any], k: int, rng: np.random.Ge
     return ranked[:k]
 
 
+def sel_hawks(individuals: Sequence[Any], k: int, rng: np.random.Generator | Any, *,
+              p_f: float = 0.5, tournsize: int = 2) -> list[Any]:
+    """HAWKS selection for any DEAP algorithm: survivors or parents, by what is asked.
+
+    DEAP's algorithms call ``toolbox.select`` for two different things:
+    ``eaMuPlusLambda`` and ``eaMuCommaLambda`` choose the ``k`` survivors of a larger
+    pool (``k < len(individuals)``), ``eaSimple`` chooses the parents of a whole new
+    generation (``k == len(population)``). The HAWKS loop (paper III-F) does both with
+    stochastic ranking: survivors are the first ``k`` of the ranked pool; parents come
+    from ``k`` rank tournaments on the ranked pool. So for ``k < len(individuals)`` this
+    is `sel_stochastic_ranking`; otherwise the pool is ranked (all of it) and
+    `sel_tournament_rank` picks ``k`` parents, with replacement: a stochastic ranking
+    that kept everyone would only reorder the population, and eaSimple would apply no
+    selection pressure at all.
+
+    Returns references, as DEAP's selections do: clone before varying.
+    """
+    rng = numpy_rng(rng)
+    if k < len(individuals):
+        return sel_stochastic_ranking(individuals, k, rng, p_f=p_f)
+    ranked = sel_stochastic_ranking(individuals, len(individuals), rng, p_f=p_f)
+    return sel_tournament_rank(ranked, k, rng, tournsize=tournsize)
+
+
 def sel_tournament_rank(individuals: Sequence[Any], k: int, rng: np.random.Generator, *,
                         tournsize: int = 2) -> list[Any]:
     """Tournaments decided by rank, the rank being the position in ``individuals``.
@@ -88,6 +136,7 @@ def sel_tournament_rank(individuals: Sequence[Any], k: int, rng: np.random.Gener
     replacement (as ``deap.tools.selTournament``) and keeps the best-ranked one.
     Returns references: clone before varying.
     """
+    rng = numpy_rng(rng)
     k = check_int("k", k, minimum=0)
     tournsize = check_int("tournsize", tournsize, minimum=1)
     if not individuals:
@@ -109,6 +158,7 @@ def sel_nsga3(individuals: Sequence[Any], k: int, rng: np.random.Generator, *,
 
     from deap.tools import emo
 
+    rng = numpy_rng(rng)
     k = check_int("k", k, minimum=0, maximum=len(individuals))
     if nd not in ("log", "standard"):
         raise ValueError(f"nd must be 'log' or 'standard', got {nd!r}")
@@ -155,6 +205,7 @@ def sel_tournament_crowded(individuals: Sequence[Any], k: int,
     """
     from deap.tools import sortNondominated
 
+    rng = numpy_rng(rng)
     k = check_int("k", k, minimum=0)
     if not individuals:
         raise ValueError("individuals must not be empty")

@@ -42,9 +42,12 @@ class Problem(ABC):
     n_threads : int or None
         Native (BLAS/OpenMP) threads an evaluation may use; None: the libraries' own
         setting. A pool never forks workers whose evaluations may use several threads.
+    n_clusters : int
+        K, the number of genes of an individual.
     """
 
     fitness_class: type[RecordFitness]
+    n_clusters: int
     layout: Layout | None = None
     parallel_by_default: bool = False
     n_threads: int | None = None

@@ -94,6 +94,11 @@ class MultiObjectiveProblem(Problem):
         return self.base.n_threads
 
     @property
+    def n_clusters(self) -> int:  # type: ignore[override]
+        """The base problem's."""
+        return self.base.n_clusters
+
+    @property
     def n_objectives(self) -> int:
         """Number of objectives."""
         return len(self.weights)

@@ -1,0 +1,24 @@
+"""The random source of an operator: a numpy Generator, or Python's ``random`` (DEAP's)."""
+
+from __future__ import annotations
+
+import random
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+__all__ = ["numpy_rng"]
+
+
+def numpy_rng(rng: Any) -> np.random.Generator:
+    """``rng`` as a ``numpy.random.Generator``.
+
+    Python's ``random`` module or a ``random.Random`` instance (DEAP's habit:
+    ``toolbox.register("mutate", ..., rng=random)``) seeds a new Generator with 128 bits
+    drawn from it, so runs stay reproducible from ``random.seed``. Anything else (a
+    Generator, or an object with a Generator's methods) is used as it is.
+    """
+    if isinstance(rng, random.Random) or (isinstance(rng, ModuleType) and rng is random):
+        return np.random.default_rng(rng.getrandbits(128))
+    return rng
