@@ -1,4 +1,4 @@
-"""The configuration schema: one table of options for command lines and TOML files.
+"""The configuration schema: every option of every command, and TOML config files.
 
 Every setting of a run is described once, as data, in `OPTIONS`: its TOML section and
 key, type, allowed values, default and help text. The ``hawks-deap`` command builds its
@@ -34,8 +34,8 @@ valid one; a wrong type or range names the key and the allowed values.
 
 Grid files (for parameter campaigns) use the same sections: pass ``allow_lists=True``
 to `validate_config` and a list value stands for several values, each validated;
-`hawks_deap.suite` makes their cartesian product. Extra sections (e.g. ``[suite]``) are
-added by passing an extended tuple of `Option` as ``options``.
+`hawks_deap.suite.expand_grid` makes their cartesian product. Extra sections (e.g.
+``[suite]``) are added by passing an extended tuple of `Option` as ``options``.
 
 Options that exist only on the command line (output paths, ``--quiet``, and every
 option of ``features``, ``plot`` and ``suite``) are in `COMMAND_LINE_OPTIONS`: they
@@ -78,7 +78,7 @@ _KINDS = ("int", "float", "str", "bool")
 
 @dataclass(frozen=True)
 class Option:
-    """One setting: its TOML location, type, allowed values, default and help.
+    """One option: its TOML location (if any), type, allowed values, default and help.
 
     Parameters
     ----------
@@ -669,9 +669,10 @@ def check_command_line(namespace: argparse.Namespace, command: str,
     below its bound.
     """
     for opt in options_for(command, options):
+        if opt.section is not None or opt.low is None:
+            continue  # settings are checked while parsing (add_arguments)
         value = getattr(namespace, opt.key, None)
-        if opt.section is None and opt.low is not None and value is not None \
-                and value < opt.low:
+        if value is not None and value < opt.low:
             raise ValueError(f"{opt.flag} must be >= {opt.low:g}, got {value}")
 
 

@@ -297,8 +297,8 @@ def run_configuration(problem: Problem, values: Mapping[str, Any], *, seed: int,
     Parameters
     ----------
     problem : Problem
-        From `build_problem` (built by the caller, so that it is
-        validated before anything runs).
+        From `build_problem` (built by the caller, so that it is validated before
+        anything runs).
     values : mapping
         Resolved settings (`hawks_deap.config.resolve`); the GA settings among them go
         to `hawks_deap.evolve` (`evolve_options`).
@@ -313,11 +313,10 @@ def run_configuration(problem: Problem, values: Mapping[str, Any], *, seed: int,
     -------
     Run
     """
-    # through the package attribute, so that a replaced hawks_deap.evolve is the one run
+    # the package's evolve, looked up when called (tests replace it there)
     import hawks_deap as hd
 
-    result = hd.evolve(problem, seed=seed, progress=progress,
-                       **evolve_options(values))
+    result = hd.evolve(problem, seed=seed, progress=progress, **evolve_options(values))
     dataset = result.best_dataset()
     dataset.metadata.update(metadata or {})
     return Run(problem, result, dataset)
