@@ -269,7 +269,7 @@ def resolve_mean_mutation(mean_mutation: str | Callable[..., Any]) -> Callable[.
                         f" or a callable op(individual, cluster, rng, **options), got "
                         f"{mean_mutation!r}")
     try:
-        inspect.signature(mean_mutation).bind(None, 0, None)
+        inspect.signature(mean_mutation).bind_partial(None, 0, None)
     except TypeError as error:
         raise TypeError(f"mean_mutation {mean_mutation!r} must accept (individual, cluster, "
                         f"rng): {error}") from None

@@ -104,7 +104,7 @@ def sel_stochastic_ranking(individuals: Sequence[Any], k: int, rng: np.random.Ge
 
 
 def sel_hawks(individuals: Sequence[Any], k: int, rng: np.random.Generator | Any, *,
-              p_f: float = 0.5, tournsize: int = 2) -> list[Any]:
+              p_f: float = 0.5, tournsize: int = 3) -> list[Any]:
     """HAWKS selection for any DEAP algorithm: survivors or parents, by what is asked.
 
     DEAP's algorithms call ``toolbox.select`` for two different things:
@@ -116,7 +116,11 @@ def sel_hawks(individuals: Sequence[Any], k: int, rng: np.random.Generator | Any
     is `sel_stochastic_ranking`; otherwise the pool is ranked (all of it) and
     `sel_tournament_rank` picks ``k`` parents, with replacement: a stochastic ranking
     that kept everyone would only reorder the population, and eaSimple would apply no
-    selection pressure at all.
+    selection pressure at all. The parents' tournaments hold ``tournsize=3`` by default,
+    DEAP's customary eaSimple selection (``tools.selTournament(tournsize=3)``), where
+    the HAWKS loop uses 2: eaSimple replaces the whole population by its offspring,
+    without the elitist survivor step that gives the HAWKS loop the rest of its
+    pressure (``tests/test_deap_recipes.py`` measures the effect).
 
     Returns references, as DEAP's selections do: clone before varying.
     """

@@ -1,0 +1,291 @@
+"""DEAP conformance: the toolbox of `make_toolbox` used the way a DEAP user writes it.
+
+DEAP's own algorithms (eaSimple, eaMuPlusLambda, eaMuCommaLambda, a hand-written varAnd
+loop) with every mean mutation, in Index and Versus mode; selection pressure under
+eaSimple; pools of every start method after the parent has evaluated; DEAP's checkpoint
+recipe; ``creator`` subclasses; a researcher's own mean operator; evaluations that lose
+their record.
+"""
+
+import copy
+import multiprocessing
+import pickle
+import random
+import statistics
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pytest
+from deap import algorithms, creator, tools
+
+import hawks_deap as hd
+from hawks_deap.operators import MEAN_MUTATIONS
+
+TIMEOUT = 120
+
+
+def run_with_timeout(fn, *args):
+    with ThreadPoolExecutor(1) as ex:
+        return ex.submit(fn, *args).result(timeout=TIMEOUT)
+
+
+def index_problem(n_samples=120, n_clusters=3):
+    return hd.IndexProblem(n_samples, n_clusters, 2, target=0.5,
+                           constraints=[hd.Overlap(max=0.2)])
+
+
+def versus_problem():
+    return hd.VersusProblem(winner="kmeans++", loser="single-linkage", n_samples=90,
+                            n_clusters=3, n_dims=2, constraints=[hd.Overlap(max=0.3)])
+
+
+def evaluate_all(toolbox, population):
+    invalid = [ind for ind in population if not ind.fitness.valid]
+    for ind, fit in zip(invalid, toolbox.map(toolbox.evaluate, invalid), strict=True):
+        ind.fitness.values = fit
+
+
+def varand_loop(population, toolbox, ngen):
+    """The loop of DEAP's tutorials, written out: select, varAnd, evaluate, replace."""
+    evaluate_all(toolbox, population)
+    for _ in range(ngen):
+        offspring = algorithms.varAnd(toolbox.select(population, len(population)), toolbox,
+                                      cxpb=0.7, mutpb=1.0)
+        evaluate_all(toolbox, offspring)
+        population[:] = toolbox.select(population + offspring, len(population))
+    return population
+
+
+RUNNERS = {
+    "eaSimple": lambda pop, tb: algorithms.eaSimple(pop, tb, cxpb=0.7, mutpb=1.0, ngen=3,
+                                                    verbose=False)[0],
+    "eaMuPlusLambda": lambda pop, tb: algorithms.eaMuPlusLambda(
+        pop, tb, mu=len(pop), lambda_=len(pop), cxpb=0.5, mutpb=0.5, ngen=3,
+        verbose=False)[0],
+    "eaMuCommaLambda": lambda pop, tb: algorithms.eaMuCommaLambda(
+        pop, tb, mu=len(pop), lambda_=2 * len(pop), cxpb=0.5, mutpb=0.5, ngen=3,
+        verbose=False)[0],
+    "varAnd loop": lambda pop, tb: varand_loop(pop, tb, 3),
+}
+
+
+def _run_recipe(problem, mean, runner, seed=0):
+    random.seed(seed)
+    toolbox = hd.make_toolbox(problem, seed=seed, mean_mutation=mean)
+    population = toolbox.population(n=6)
+    initial = {ind.key for ind in population}
+    final = RUNNERS[runner](population, toolbox)
+    return initial, final
+
+
+@pytest.mark.parametrize("runner", list(RUNNERS))
+@pytest.mark.parametrize("mean", list(MEAN_MUTATIONS))
+@pytest.mark.parametrize("mode", ["index", "versus"])
+def test_every_mean_mutation_under_every_deap_algorithm(mode, mean, runner):
+    problem = index_problem() if mode == "index" else versus_problem()
+    if mode == "versus" and mean == "pso-informed":
+        with pytest.raises(ValueError, match="pso-informed.*Index mode"):
+            hd.make_toolbox(problem, seed=0, mean_mutation=mean)
+        return
+    initial, final = _run_recipe(problem, mean, runner)
+    assert len(final) == 6
+    assert all(ind.fitness.valid and "penalty" in ind.record for ind in final)
+    assert {ind.key for ind in final} != initial  # the population evolved
+    # the same seeds give the same run
+    again = _run_recipe(problem, mean, runner)[1]
+    assert [ind.key for ind in again] == [ind.key for ind in final]
+
+
+def test_eaSimple_with_the_toolboxs_select_applies_selection_pressure():
+    """Acceptance: mean error at most half of the initial in 15 generations (median of 3
+    seeds, rails, N=500, K=4)."""
+    ratios = []
+    for seed in range(3):
+        random.seed(seed)
+        problem = hd.IndexProblem(500, 4, 2, target=0.5, constraints=[hd.Overlap(max=0.1)])
+        toolbox = hd.make_toolbox(problem, seed=seed, mean_mutation="rails")
+        population = toolbox.population(n=10)
+        evaluate_all(toolbox, population)
+        first = np.mean([ind.fitness.values[0] for ind in population])
+        population, _ = algorithms.eaSimple(population, toolbox, cxpb=0.7, mutpb=1.0,
+                                            ngen=15, verbose=False)
+        ratios.append(np.mean([ind.fitness.values[0] for ind in population]) / first)
+    assert statistics.median(ratios) <= 0.5, ratios
+
+
+def test_select_keeps_survivors_or_draws_parents():
+    problem = index_problem()
+    toolbox = hd.make_toolbox(problem, seed=1)
+    population = toolbox.population(n=8)
+    evaluate_all(toolbox, population)
+    survivors = toolbox.select(population, 4)
+    assert len({id(i) for i in survivors}) == 4  # truncation: no repeats
+    parents = toolbox.select(population, 8)
+    assert len(parents) == 8 and len({id(i) for i in parents}) < 8  # tournaments repeat
+
+
+def _pool_map_after_parent_evaluation(start_method):
+    problem = versus_problem()
+    toolbox = hd.make_toolbox(problem, seed=0)
+    population = toolbox.population(n=4)
+    serial = [toolbox.evaluate(ind) for ind in population]  # the parent evaluates first
+    with multiprocessing.get_context(start_method).Pool(2) as pool:
+        toolbox.register("map", pool.map)
+        pooled = toolbox.map(toolbox.evaluate, population)
+    return serial, pooled
+
+
+@pytest.mark.parametrize("start_method", ["fork", "spawn", "forkserver"])
+def test_versus_in_pools_of_every_start_method_after_a_parent_evaluation(start_method):
+    serial, pooled = run_with_timeout(_pool_map_after_parent_evaluation, start_method)
+    assert [p.record for p in pooled] == [s.record for s in serial]
+
+
+def _checkpoint_loop(toolbox, population, start, stop, hof, logbook, path=None,
+                     save_at=None):
+    for gen in range(start, stop):
+        offspring = algorithms.varAnd(toolbox.select(population, len(population)), toolbox,
+                                      cxpb=0.7, mutpb=1.0)
+        evaluate_all(toolbox, offspring)
+        population[:] = toolbox.select(population + offspring, len(population))
+        hof.update(population)
+        logbook.record(gen=gen, best=min(i.fitness.values[0] for i in population))
+        if gen + 1 == save_at:
+            with open(path, "wb") as fh:  # DEAP's recipe, with the toolbox in it
+                pickle.dump(dict(population=population, generation=gen + 1, halloffame=hof,
+                                 logbook=logbook, rndstate=random.getstate(),
+                                 toolbox=toolbox), fh)
+    return population
+
+
+def test_deap_checkpoint_recipe_with_the_toolbox_resumes_exactly(tmp_path):
+    def fresh():
+        random.seed(3)
+        toolbox = hd.make_toolbox(index_problem(), seed=3, mean_mutation="pso-informed")
+        population = toolbox.population(n=6)
+        evaluate_all(toolbox, population)
+        return toolbox, population, tools.HallOfFame(3, similar=hd.genotype_equal), \
+            tools.Logbook()
+
+    toolbox, population, hof, logbook = fresh()
+    straight = _checkpoint_loop(toolbox, population, 0, 6, hof, logbook)
+    toolbox, population, hof, logbook = fresh()
+    path = tmp_path / "checkpoint.pkl"
+    _checkpoint_loop(toolbox, population, 0, 3, hof, logbook, path, save_at=3)
+    random.seed(999)  # a new session: nothing survives but the file
+    with open(path, "rb") as fh:
+        cp = pickle.load(fh)
+    random.setstate(cp["rndstate"])
+    resumed = _checkpoint_loop(cp["toolbox"], cp["population"], cp["generation"], 6,
+                               cp["halloffame"], cp["logbook"])
+    assert [i.key for i in resumed] == [i.key for i in straight]
+    assert [i.fitness.values for i in resumed] == [i.fitness.values for i in straight]
+
+
+def _creator_classes():
+    if not hasattr(creator, "HawksTestFitness"):
+        creator.create("HawksTestFitness", hd.RecordFitness, weights=(-1.0,))
+        creator.create("HawksTestIndividual", hd.Genotype, fitness=creator.HawksTestFitness,
+                       origin="random")
+    return creator.HawksTestFitness, creator.HawksTestIndividual
+
+
+def test_creator_subclasses_keep_class_fitness_and_attributes():
+    fitness_class, individual_class = _creator_classes()
+    problem = index_problem()
+    toolbox = hd.make_toolbox(problem, seed=0)
+    individual = individual_class(toolbox.individual())
+    assert type(individual.fitness) is fitness_class  # the declared fitness is kept
+    individual.origin = "seeded"
+    individual.fitness.values = problem.evaluate(individual)
+    copies = [toolbox.clone(individual), copy.deepcopy(individual)]
+    for other in copies:
+        assert type(other) is individual_class and type(other.fitness) is fitness_class
+    # DEAP pickles creator classes by value and re-creates them in deap.creator when
+    # unpickling (so that spawned workers have them): compare by name after a pickle
+    copies.append(pickle.loads(pickle.dumps(individual)))
+    for other in copies:
+        assert type(other).__name__ == "HawksTestIndividual"
+        assert type(other.fitness).__name__ == "HawksTestFitness"
+        assert other.origin == "seeded" and other.key == individual.key
+        assert other.fitness.values == individual.fitness.values
+        assert other.record == individual.record and other.fitness is not individual.fitness
+
+
+def mut_mean_towards_centre(individual, cluster, rng, *, global_mean, shrink=0.5):
+    """A researcher's operator: move the mean part of the way to the data's mean."""
+    mu = individual[cluster].mean
+    step = shrink * rng.uniform() * (global_mean - mu)
+    individual[cluster] = individual[cluster].with_mean(mu + step)
+    return (individual,)
+
+
+def test_a_custom_mean_operator_plugs_in_everywhere():
+    problem = index_problem(n_clusters=4)
+    result = hd.evolve(problem, population_size=6, generations=4, seed=5,
+                       mean_mutation=mut_mean_towards_centre, mean_kwargs={"shrink": 0.8})
+    again = hd.evolve(index_problem(n_clusters=4), population_size=6, generations=4, seed=5,
+                      mean_mutation=mut_mean_towards_centre, mean_kwargs={"shrink": 0.8})
+    assert result.best_dataset().to_csv_text() == again.best_dataset().to_csv_text()
+    assert result.settings["mean_mutation"] is mut_mean_towards_centre
+    # under DEAP: mutate with the operator moves means towards the data's mean
+    toolbox = hd.make_toolbox(problem, seed=0, mean_mutation=mut_mean_towards_centre,
+                              p_mean=1.0, p_cov=0.0)
+    individual = toolbox.individual()
+    centre = problem.layout.data_mean(individual)
+    before = np.linalg.norm(individual.means - centre, axis=1)
+    toolbox.mutate(individual)
+    assert np.all(np.linalg.norm(individual.means - centre, axis=1) <= before)
+
+
+def test_bad_custom_mean_operators_are_refused_up_front():
+    with pytest.raises(TypeError, match="mean_mutation"):
+        hd.make_toolbox(index_problem(), mean_mutation=lambda individual: individual)
+    with pytest.raises(TypeError, match="mean_mutation"):
+        hd.make_toolbox(index_problem(), mean_mutation=42)
+
+    def informed(individual, cluster, rng, *, index_value, target):
+        return (individual,)
+
+    with pytest.raises(ValueError, match="Index mode"):
+        hd.make_toolbox(versus_problem(), mean_mutation=informed)
+
+
+def test_python_random_as_rng_is_accepted_and_reproducible():
+    problem = index_problem()
+    toolbox = hd.make_toolbox(problem, seed=0)
+    toolbox.register("mutate", hd.operators.mutate, rng=random, layout=problem.layout,
+                     mean_mutation="rails")
+    toolbox.register("mate", hd.operators.cx_uniform, rng=random)
+    runs = []
+    parent = toolbox.individual()
+    for _ in range(2):
+        random.seed(11)
+        a, b = toolbox.clone(parent), toolbox.clone(parent)
+        toolbox.mate(a, b)
+        toolbox.mutate(a)
+        runs.append((a.key, b.key))
+    assert runs[0] == runs[1]
+
+
+def test_pso_informed_under_varand_uses_the_childs_last_index_value():
+    problem = index_problem()
+    toolbox = hd.make_toolbox(problem, seed=2, mean_mutation="pso-informed")
+    population = toolbox.population(n=4)
+    evaluate_all(toolbox, population)
+    offspring = algorithms.varAnd(population, toolbox, cxpb=1.0, mutpb=1.0)
+    assert all(not ind.fitness.valid for ind in offspring)
+    assert all("index" in ind.fitness.last_record for ind in offspring)
+
+
+def test_an_evaluate_that_drops_the_record_fails_with_a_clear_error():
+    problem = index_problem()
+    toolbox = hd.make_toolbox(problem, seed=0)
+    toolbox.register("evaluate", lambda ind: (problem.evaluate(ind)[0],))
+    population = toolbox.population(n=6)
+    with pytest.raises(ValueError, match="no evaluation record"):
+        algorithms.eaSimple(population, toolbox, cxpb=0.7, mutpb=1.0, ngen=1, verbose=False)
+    toolbox.register("evaluate", lambda ind: problem.evaluate(ind)[0])  # a bare float
+    population = toolbox.population(n=6)
+    with pytest.raises(TypeError, match=r"sequence of 1 number.*\(value,\)"):
+        algorithms.eaSimple(population, toolbox, cxpb=0.7, mutpb=1.0, ngen=1, verbose=False)
