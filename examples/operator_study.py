@@ -14,15 +14,27 @@ command again skips the runs already in the file (a torn last line is ignored an
 
     python examples/operator_study.py [--runs 30] [--generations 100] [--workers 2]
                                       [--out operator-study] [--quick]
+                                      [--operator MODULE_OR_FILE:FUNCTION ...]
+
+``--operator`` adds a researcher's own mean operator to the study, beside the five: a
+function with the signature of the ``mut_mean_*`` building blocks,
+``op(individual, cluster, rng, **options) -> (individual,)``, which may declare
+``global_mean``, ``index_value`` and ``target`` to receive them (see
+``hawks_deap.operators.resolve_mean_mutation``), e.g.
+``--operator my_ops.py:mut_mean_towards_centre``. It is named by its spec in the
+tables and figures.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
+import importlib.util
 import itertools
 import json
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -38,16 +50,42 @@ DIMS = (2, 50)
 Task = tuple[str, float, str, int, int, int, int]
 
 
+def mean_operator(spec: str) -> str | Callable:
+    """A built-in operator's name, or the function named by ``MODULE_OR_FILE:FUNCTION``."""
+    if spec in OPERATORS:
+        return spec
+    where, _, name = spec.rpartition(":")
+    if not where or not name:
+        raise ValueError(f"--operator must be MODULE_OR_FILE:FUNCTION, got {spec!r}")
+    if where.endswith(".py"):
+        loader = importlib.util.spec_from_file_location(Path(where).stem, where)
+        if loader is None:
+            raise ValueError(f"--operator: cannot load {where!r}")
+        module = importlib.util.module_from_spec(loader)
+        loader.loader.exec_module(module)
+    else:
+        module = importlib.import_module(where)
+    return hd.operators.resolve_mean_mutation(getattr(module, name))
+
+
+def _operator_number(op: str) -> int:
+    """The built-ins' numbers 0-4 (their seeds predate custom operators), then by spec."""
+    if op in OPERATORS:
+        return OPERATORS.index(op)
+    return len(OPERATORS) + int.from_bytes(op.encode()[:8].ljust(8, b"\0"), "big") % 2**31
+
+
 def one_run(task: Task) -> dict:
     """Silhouette and overlap of the best individual per generation for one run."""
     op, target, init, d, run, generations, n_samples = task
     problem = hd.IndexProblem(n_samples, 5, d, target, constraints=[hd.Overlap(max=0.1)],
                               initial_mean_upper=INITS[init])
-    seed = np.random.SeedSequence(2021, spawn_key=(OPERATORS.index(op), TARGETS.index(target),
+    seed = np.random.SeedSequence(2021, spawn_key=(_operator_number(op),
+                                                   TARGETS.index(target),
                                                    list(INITS).index(init), DIMS.index(d),
                                                    run))
     result = hd.evolve(problem, population_size=10, generations=generations, p_f=0.5,
-                       mean_mutation=op, seed=seed)
+                       mean_mutation=mean_operator(op), seed=seed)
     return {"task": list(task), "index": [row["index"] for row in result.logbook],
             "overlap": [row["overlap"] for row in result.logbook]}
 
@@ -174,7 +212,8 @@ def claims(rows: list[dict]) -> list[tuple[str, str, str]]:
     return out
 
 
-def plot(curves: dict, out: Path, generations: int) -> list[Path]:
+def plot(curves: dict, out: Path, generations: int,
+         operators: tuple[str, ...] = OPERATORS) -> list[Path]:
     try:
         import matplotlib
 
@@ -187,7 +226,7 @@ def plot(curves: dict, out: Path, generations: int) -> list[Path]:
         fig, axes = plt.subplots(2, 2, figsize=(11, 8), sharex=True)
         for ax, (init, target) in zip(axes.ravel(), itertools.product(INITS, TARGETS),
                                       strict=True):
-            for op in OPERATORS:
+            for op in operators:
                 runs = curves.get((op, target, init, d))
                 if runs is not None:
                     ax.plot(np.mean(runs, axis=0), label=op)
@@ -214,7 +253,16 @@ def main() -> None:
     parser.add_argument("--n-samples", type=int, default=1000)
     parser.add_argument("--out", default="operator-study")
     parser.add_argument("--quick", action="store_true", help="tiny run for the test suite")
+    parser.add_argument("--operator", action="append", default=[],
+                        metavar="MODULE_OR_FILE:FUNCTION",
+                        help="add your own mean operator to the study (repeatable)")
     args = parser.parse_args()
+    for spec in args.operator:
+        try:
+            mean_operator(spec)  # refused here, before any run, if it cannot be used
+        except (ValueError, TypeError, ImportError, AttributeError, OSError) as error:
+            parser.error(f"--operator {spec!r}: {error}")
+    operators = OPERATORS + tuple(s for s in args.operator if s not in OPERATORS)
     if args.quick:
         args.runs, args.generations, args.n_samples = 1, 2, 100
     out = Path(args.out)
@@ -222,7 +270,7 @@ def main() -> None:
     # run-major order: an interrupted study has about as many runs of every scenario
     tasks = [(op, t, init, d, r, args.generations, args.n_samples)
              for r in range(args.runs)
-             for op, t, init, d in itertools.product(OPERATORS, TARGETS, INITS, DIMS)]
+             for op, t, init, d in itertools.product(operators, TARGETS, INITS, DIMS)]
     already = len(set(load_done(out / "runs.jsonl")) & {tuple(t) for t in tasks})
     t0 = time.perf_counter()
     done = run_all(tasks, out / "runs.jsonl", args.workers)
@@ -241,7 +289,7 @@ def main() -> None:
           "| final overlap | first gen within 0.01 |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     for r in sorted(rows, key=lambda r: (r["D"], r["init"], r["target"],
-                                         OPERATORS.index(r["operator"]))):
+                                         operators.index(r["operator"]))):
         print(f"| {r['D']} | {r['init']} | {r['target']} | {r['operator']} | "
               f"{r['start']:.3f} | {r['gen10']:.3f} | {r['max']:.3f} | {r['final']:.3f} | "
               f"{r['mean_error']:.3f} | {r['final_overlap']:.3f} | "
@@ -249,7 +297,7 @@ def main() -> None:
     print("\n| claim (supplement S-II) | figures | verdict |\n|---|---|---|")
     for claim, figures, verdict in claims(rows):
         print(f"| {claim} | {figures} | {verdict} |")
-    for path in plot(curves, out, args.generations):
+    for path in plot(curves, out, args.generations, operators):
         print(f"wrote {path}")
 
 

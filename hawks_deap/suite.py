@@ -235,7 +235,13 @@ def run_task(task: SuiteTask, out: str | os.PathLike) -> dict[str, str]:
     from hawks_deap.features import problem_features
 
     problem = build_problem(task.command, task.values)
-    run = run_configuration(problem, task.values, seed=task.seed, metadata={
+    values = dict(task.values)
+    if _in_worker_process():
+        # a suite parallelises across runs: a run in one of its (daemonic) worker
+        # processes may not start processes of its own, and evaluates serially
+        # (results never depend on n_jobs)
+        values["n_jobs"] = 1
+    run = run_configuration(problem, values, seed=task.seed, metadata={
         "suite": {"config_id": task.config_id, "run": task.run, "seed": task.seed}})
     run.save(Path(out) / RUNS_DIR / task.name, overwrite=True)
     row: dict[str, str] = {"config_id": task.config_id, "run": str(task.run),
@@ -251,6 +257,16 @@ def run_task(task: SuiteTask, out: str | os.PathLike) -> dict[str, str]:
         row[f"feature_{key}"] = format_value(value)
     row["path"] = f"{RUNS_DIR}/{task.name}"
     return row
+
+
+def _in_worker_process() -> bool:
+    """Whether this is a daemonic process (a pool or dask worker), which has no children."""
+    import multiprocessing
+
+    import multiprocess
+
+    return bool(multiprocessing.current_process().daemon
+                or multiprocess.current_process().daemon)
 
 
 def _run_task_star(args: tuple[SuiteTask, str]) -> dict[str, str]:

@@ -116,6 +116,36 @@ def test_workers_and_backends_give_identical_results(tmp_path):
     assert rows[0]["index"] == "silhouette"
 
 
+VERSUS_GRID = """
+[suite]
+runs = 1
+seed = 5
+mode = "versus"
+
+[dataset]
+n_samples = [80, 100]
+n_clusters = 3
+
+[objective]
+winner = "kmeans++"
+loser = "single-linkage"
+
+[ga]
+generations = 2
+population_size = 4
+"""
+
+
+def test_versus_suite_in_worker_processes_gives_the_serial_results(tmp_path):
+    """A Versus run defaults to a pool of its own; inside a suite's worker it runs serially."""
+    suite = hs.load_suite(write_grid(tmp_path, text=VERSUS_GRID))
+    hs.run_suite(suite, tmp_path / "one", workers=1)
+    hs.run_suite(suite, tmp_path / "two", workers=2)
+    ref = snapshot(tmp_path / "one")
+    assert len([k for k in ref if k.endswith("data.csv")]) == 2
+    assert snapshot(tmp_path / "two") == ref
+
+
 def test_resume_skips_finished_runs_and_refuses_other_grids(tmp_path):
     suite = hs.load_suite(write_grid(tmp_path))
     out = tmp_path / "out"
