@@ -26,6 +26,7 @@ from hawks_deap._validation import (
     check_choice,
     check_int,
     check_probability,
+    int_seed,
 )
 from hawks_deap.genotype import Genotype, clone, genotype_equal
 from hawks_deap.operators import (
@@ -306,9 +307,8 @@ class Result:
 
 
 def _eval_seed(ss: np.random.SeedSequence, generation: int, position: int) -> int:
-    child = np.random.SeedSequence(ss.entropy, spawn_key=(*ss.spawn_key, len(_STREAMS),
-                                                           generation, position))
-    return int(child.generate_state(1, np.uint32)[0])
+    """The seed of one evaluation: a child of the run's sequence past its streams."""
+    return int_seed(ss, len(_STREAMS), generation, position)
 
 
 def _log_row(gen: int, nevals: int, population: Sequence[Genotype]) -> dict[str, Any]:

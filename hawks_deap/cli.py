@@ -283,9 +283,9 @@ def _prepare_plot(args: argparse.Namespace) -> Callable[[], int]:
 
 def _figure_writer(out: Path, dpi: int) -> Callable[[Any, str], Path]:
     """``save(fig, name)``: write ``out/name`` and close the figure (they add up)."""
-    from hawks_deap.plotting import _pyplot, save_figure
+    from hawks_deap.plotting import pyplot, save_figure
 
-    plt = _pyplot()
+    plt = pyplot()
 
     def save(fig: Any, name: str) -> Path:
         path = save_figure(fig, out / name, dpi=dpi)

@@ -19,6 +19,7 @@ returns the `matplotlib.figure.Figure`. Save with `save_figure` (atomic write).
 
 from __future__ import annotations
 
+import io
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -34,13 +35,14 @@ __all__ = [
     "plot_instance_space",
     "plot_performance",
     "plot_versus",
+    "pyplot",
     "save_figure",
 ]
 
 _MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "<", ">")
 
 
-def _pyplot():
+def pyplot() -> Any:
     """``matplotlib.pyplot``, or an ImportError that names the extra to install."""
     try:
         import matplotlib.pyplot as plt
@@ -55,7 +57,7 @@ def _pyplot():
 def _new_axes(ax: Any, **subplot_kw: Any):
     if ax is not None:
         return ax.figure, ax
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(**subplot_kw)
     return fig, ax
 
@@ -65,19 +67,13 @@ def save_figure(fig: Any, path: str | os.PathLike, *, dpi: int = 150) -> Path:
 
     The format follows the file extension (``.png``, ``.pdf``, ``.svg``, ...).
     """
-    from hawks_deap.dataset import _temp_file
+    from hawks_deap.dataset import write_bytes_atomic
 
     path = Path(path)
     fmt = path.suffix.lstrip(".").lower() or "png"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = _temp_file(path.parent, f".{path.name}.", ".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fig.savefig(fh, format=fmt, dpi=dpi, bbox_inches="tight")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format=fmt, dpi=dpi, bbox_inches="tight")
+    write_bytes_atomic(path, buffer.getvalue())
     return path
 
 
@@ -374,7 +370,7 @@ def plot_versus(X: Any, y: Any, winner_labels: Any, loser_labels: Any, *,
     parts = [as_label_array(p, n_samples=X.shape[0], name=name) for name, p in
              (("y", y), ("winner_labels", winner_labels), ("loser_labels", loser_labels))]
     if axes is None:
-        plt = _pyplot()
+        plt = pyplot()
         fig, axes = plt.subplots(1, 3, figsize=(13, 4.4), sharex=True, sharey=True)
     else:
         if len(axes) != 3:

@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 
 from hawks_deap import config
-from hawks_deap._validation import check_choice, check_int
+from hawks_deap._validation import check_choice, check_int, int_seed
 from hawks_deap.dataset import write_text_atomic
 from hawks_deap.runs import build_problem, format_value, run_configuration
 
@@ -135,8 +135,7 @@ def derive_seed(suite_seed: int, values: Mapping[str, Any], run: int) -> int:
     canonical = json.dumps(dict(values), sort_keys=True, default=str).encode()
     digest = hashlib.blake2b(canonical, digest_size=16).digest()
     words = [int.from_bytes(digest[i:i + 4], "little") for i in range(0, 16, 4)]
-    ss = np.random.SeedSequence(suite_seed, spawn_key=(*words, run))
-    return int(ss.generate_state(1, np.uint32)[0])
+    return int_seed(suite_seed, *words, run)
 
 
 def load_suite(path: str | os.PathLike) -> Suite:

@@ -48,7 +48,8 @@ from scipy import sparse
 from scipy.spatial import cKDTree
 from scipy.spatial.distance import cdist
 
-from hawks_deap._validation import check_choice
+from hawks_deap._labels import encode_labels
+from hawks_deap._validation import check_choice, check_X
 from hawks_deap.evaluation._cache import ByteLRU
 from hawks_deap.evaluation._kernels import (
     KDTREE_MAX_DIMS,
@@ -73,29 +74,6 @@ SILHOUETTE_METRICS = ("sqeuclidean", "euclidean")
 
 #: Rows of the distance matrix computed at once by the Euclidean silhouette.
 _BLOCK_ROWS = 1024
-
-def encode_labels(labels: np.ndarray, *, n_samples: int, name: str = "labels"
-                  ) -> tuple[np.ndarray, int]:
-    labels = np.asarray(labels)
-    if labels.ndim != 1 or labels.shape[0] != n_samples:
-        raise ValueError(
-            f"{name} must be a 1-D array of length {n_samples} (the number of rows of X), "
-            f"got shape {labels.shape}"
-        )
-    _, codes = np.unique(labels, return_inverse=True)
-    codes = codes.reshape(-1).astype(np.intp, copy=False)
-    return codes, int(codes.max()) + 1 if codes.size else 0
-
-
-def _check_X(X: np.ndarray) -> np.ndarray:
-    X = np.asarray(X, dtype=float)
-    if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] == 0:
-        raise ValueError(f"X must be a non-empty 2-D array (n_samples, n_features), got shape "
-                         f"{X.shape}")
-    if not np.all(np.isfinite(X)):
-        raise ValueError("X must contain only finite values")
-    return X
-
 
 def silhouette_from_sums(sums: np.ndarray, codes: np.ndarray, counts: np.ndarray) -> np.ndarray:
     """Silhouette values from per-point sums of distances to every cluster.
@@ -169,7 +147,7 @@ def silhouette_samples(X: np.ndarray, labels: np.ndarray, *,
         Equal to ``sklearn.metrics.silhouette_samples(X, labels, metric=metric)``.
     """
     check_choice("metric", metric, SILHOUETTE_METRICS)
-    X = _check_X(X)
+    X = check_X(X)
     codes, k = encode_labels(labels, n_samples=X.shape[0])
     if not 2 <= k <= X.shape[0] - 1:
         raise ValueError(
@@ -201,7 +179,7 @@ def nearest_neighbour_overlap(X: np.ndarray, labels: np.ndarray) -> float:
     coordinate by coordinate in order, as ``cdist(..., "sqeuclidean")`` does, and ties are
     decided on those values.
     """
-    X = _check_X(X)
+    X = check_X(X)
     codes, _ = encode_labels(labels, n_samples=X.shape[0])
     return float(np.mean(overlap_flags(X, codes)))
 

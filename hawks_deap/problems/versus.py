@@ -17,9 +17,10 @@ genotype's content key: the same genotype always gets the same seed, a changed o
 a new seed.
 
 Threads. Each clustering call runs with at most ``n_threads`` BLAS/OpenMP threads
-(default 1, through ``threadpoolctl``): at N = 2000 more threads do not pay, oversubscribe
-the cores when several workers run, and make scikit-learn's parallel reductions (K-Means)
-depend on the thread count, which would break the identity of results across ``n_jobs``.
+(default 1, through ``threadpoolctl``): more threads oversubscribe the cores when
+several workers run, do not pay at the sizes HAWKS evolves (BENCHMARKS.md, "Thread
+caps"), and make scikit-learn's parallel reductions (K-Means) depend on the thread
+count, which would break the identity of results across ``n_jobs``.
 """
 
 from __future__ import annotations
@@ -27,7 +28,6 @@ from __future__ import annotations
 import contextlib
 import math
 from collections.abc import Callable, Iterable
-from functools import partial
 from typing import Any, ClassVar
 
 import numpy as np
@@ -385,8 +385,11 @@ class MultiVersusProblem(VersusProblem):
             raise ValueError("a multi-algorithm Versus problem needs at least 2 objectives: "
                              "give two or more losers, or others; for one loser use "
                              "VersusProblem")
-        self.fitness_class = partial(MultiObjectiveFitness,
-                                     weights=(1.0,) * len(self.objective_names))
+
+    @property
+    def fitness_class(self) -> type[MultiObjectiveFitness]:  # type: ignore[override]
+        """`MultiObjectiveFitness` maximising every objective."""
+        return MultiObjectiveFitness.with_weights((1.0,) * len(self.objective_names))
 
     def evaluate(self, individual: Genotype, eval_seed: int | None = None) -> Evaluation:
         """One gap per loser (and the others' spread), with the record."""
