@@ -9,6 +9,7 @@
 """
 
 from hawks_deap import features, metrics, operators
+from hawks_deap._parallel import ProblemPool
 from hawks_deap.algorithms import (
     ALGORITHMS,
     GenerationState,
@@ -70,6 +71,7 @@ __all__ = [
     "MultiVersusProblem",
     "Overlap",
     "Problem",
+    "ProblemPool",
     "RecordFitness",
     "Result",
     "VersusFitness",

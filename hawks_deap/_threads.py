@@ -26,16 +26,21 @@ class _ThreadLimiter:
     than asked; leaving restores them.
     """
 
-    def __init__(self, user_apis: tuple[str, ...]) -> None:
+    def __init__(self, user_apis: tuple[str, ...], preload: tuple[str, ...] = ()) -> None:
         self.user_apis = user_apis
+        self.preload = preload
         self.libs: list = []
         self.modules_seen = -1  # len(sys.modules) when the libraries were listed
         self.depth = 0
 
     def _libraries(self) -> list:
         if len(sys.modules) != self.modules_seen:
+            import importlib
+
             from threadpoolctl import ThreadpoolController
 
+            for name in self.preload:  # load them now, to cap them from their first use
+                importlib.import_module(name)
             self.libs = [lib for lib in ThreadpoolController().lib_controllers
                          if lib.user_api in self.user_apis]
             self.modules_seen = len(sys.modules)
@@ -66,7 +71,9 @@ class _ThreadLimiter:
 
 
 _BLAS_LIMITER = _ThreadLimiter(("blas",))
-_NATIVE_LIMITER = _ThreadLimiter(("blas", "openmp"))
+# scikit-learn loads its OpenMP runtime on import: imported before the first listing, the
+# runtime is capped from the first clustering call on
+_NATIVE_LIMITER = _ThreadLimiter(("blas", "openmp"), preload=("sklearn",))
 
 
 def blas_thread_limit(threads: int = 1) -> AbstractContextManager[None]:

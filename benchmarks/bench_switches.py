@@ -1,0 +1,101 @@
+"""Does each of the evaluator's optional mechanisms pay? Serial runs with it and without.
+
+Every mechanism below only chooses how an exact result is computed, so both arms give
+the same datasets (checked). For configs a, b, c of ``bench_index.py`` (P=10, G=100,
+PSO-random, overlap <= 0.1) and seeds 0..2, one run with the mechanism off and one with
+the default are timed back to back, each in a fresh child process; the table gives the
+medians and the ratio (off / on: above 1.05 the mechanism pays its keep).
+
+    python benchmarks/bench_switches.py [--configs a b c] [--seeds 3] [--switches ...]
+
+Switches: ``prefetch`` (a generation's missing overlap pairs computed together),
+``reach_bound`` (genes whose pairs are provably empty skip their thresholds),
+``z_certificates`` (2-D shape certificates from the slot's neighbour tables),
+``direct_silhouette`` (the whole K x N centroid block at small N K D).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import math
+import statistics
+import subprocess
+import sys
+import time
+
+CONFIGS = {
+    "a": dict(n_samples=2000, n_clusters=5, n_dims=2, target=0.5),
+    "b": dict(n_samples=1000, n_clusters=10, n_dims=20, target=0.9),
+    "c": dict(n_samples=2000, n_clusters=30, n_dims=50, target=0.2),
+}
+SWITCHES = ("prefetch", "reach_bound", "z_certificates", "direct_silhouette")
+
+
+def _switch_off(name: str):
+    """The problem factory's keyword arguments and patches that turn ``name`` off."""
+    import hawks_deap as hd
+    from hawks_deap.evaluation import Tuning, _overlap, _thresholds
+
+    if name == "prefetch":
+        hd.problems.base.DatasetProblem.prefetch = lambda self, individuals: None
+    elif name == "reach_bound":
+        _overlap.reach_bound = lambda store, slot, gene, entry: math.inf
+    elif name == "z_certificates":
+        _thresholds._Z_LEVELS = -1
+    elif name == "direct_silhouette":
+        return Tuning(direct_silhouette=0)
+    return None
+
+
+def run_child(spec: dict) -> dict:
+    import hawks_deap as hd
+    from hawks_deap.evaluation import Evaluator
+
+    tuning = _switch_off(spec["off"]) if spec["off"] else None
+    problem = hd.IndexProblem(**CONFIGS[spec["config"]], constraints=[hd.Overlap(max=0.1)])
+    if tuning is not None:  # the problem's evaluator, with these path sizes
+        problem._on_new_layout = lambda: setattr(problem, "evaluator", Evaluator(
+            problem.layout, cache_bytes=problem.cache_bytes, tuning=tuning))
+    start = time.perf_counter()
+    result = hd.evolve(problem, population_size=10, generations=100, seed=spec["seed"])
+    wall = time.perf_counter() - start
+    data = result.best_dataset()
+    return {"wall": wall, "digest": hashlib.sha256(data.X.tobytes()).hexdigest()}
+
+
+def child(spec: dict) -> dict:
+    out = subprocess.run([sys.executable, __file__, "--child", json.dumps(spec)],
+                         capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--configs", nargs="+", default=list(CONFIGS), choices=list(CONFIGS))
+    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--switches", nargs="+", default=list(SWITCHES), choices=SWITCHES)
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        print(json.dumps(run_child(json.loads(args.child))))
+        return
+    print("| switch | config | off: wall s (median) | on (default) | off / on | same result |")
+    print("|---|---|---|---|---|---|")
+    for switch in args.switches:
+        for config in args.configs:
+            off, on, same = [], [], True
+            for seed in range(args.seeds):
+                a = child({"config": config, "seed": seed, "off": switch})
+                b = child({"config": config, "seed": seed, "off": None})
+                off.append(a["wall"])
+                on.append(b["wall"])
+                same &= a["digest"] == b["digest"]
+            m_off, m_on = statistics.median(off), statistics.median(on)
+            print(f"| {switch} | {config} | {m_off:.2f} | {m_on:.2f} | {m_off / m_on:.2f}x | "
+                  f"{'yes' if same else 'NO'} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
