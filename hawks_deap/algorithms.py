@@ -121,6 +121,7 @@ def make_toolbox(problem: Problem, *, seed: object = None,
         layout: DEAP's checkpoint recipe must pickle it with the population to resume
         the same run (README, "DEAP recipes").
     """
+    _check_problem(problem)
     _check_mean_mutation(problem, mean_mutation)
     p_f = check_probability("p_f", p_f)
     if p_mean is not None:
@@ -404,6 +405,7 @@ def evolve(problem: Problem, *, population_size: int = 10, generations: int = 10
     -------
     Result
     """
+    _check_problem(problem)
     population_size = check_int("population_size", population_size, minimum=2)
     generations = check_int("generations", generations, minimum=1)
     p_crossover = check_probability("p_crossover", p_crossover)
@@ -487,7 +489,16 @@ def resume(checkpoint: str | os.PathLike, *, generations: int | None = None,
 _CHECKPOINT_FORMAT = "hawks-deap-checkpoint-1"
 
 
+def _check_problem(problem: Any) -> None:
+    if not isinstance(problem, Problem):
+        raise TypeError(f"problem must be a hawks_deap Problem (e.g. hd.IndexProblem(...) or "
+                        f"hd.VersusProblem(...)), got {problem!r}")
+
+
 def _check_callbacks(callbacks: Iterable[Any]) -> list[Callable]:
+    if callable(callbacks) or not isinstance(callbacks, Iterable):
+        raise TypeError(f"callbacks must be an iterable of callables (e.g. [f]), got "
+                        f"{callbacks!r}")
     callbacks = list(callbacks)
     for cb in callbacks:
         if not callable(cb):
@@ -583,6 +594,9 @@ class _Run:
             self.problem.prefetch(todo)
         pairs = [(ind, _eval_seed(self.ss, self.generation, i)) for i, ind in enumerate(todo)]
         results = list(self.toolbox.map(self.task, pairs))
+        if len(results) != len(todo):
+            raise ValueError(f"map returned {len(results)} results for {len(todo)} "
+                             "individuals: it must return one per item, in order")
         for ind, values in zip(todo, results, strict=True):
             ind.fitness.values = values
         return len(todo)

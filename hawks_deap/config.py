@@ -288,12 +288,8 @@ def _algorithms() -> list[str]:
 
 def _check_score(value: str) -> str:
     """A Versus score name: ``"ari"`` or an external index of ``hawks_deap.metrics``."""
-    try:
-        from hawks_deap.problems.versus import resolve_score
-    except ImportError:
-        if value != "ari":
-            raise ValueError(f"must be 'ari', got {value!r}") from None
-        return value
+    from hawks_deap.problems.versus import resolve_score
+
     resolve_score(value)
     return value
 

@@ -203,22 +203,26 @@ class Evaluation(tuple):
     A problem's ``evaluate`` returns an ``Evaluation``: a plain tuple of fitness values
     for DEAP (``ind.fitness.values = evaluation`` works with any DEAP algorithm and any
     ``map``), whose ``record`` (index value, constraint values, penalty, ...) is kept by
-    `RecordFitness` when assigned.
+    `RecordFitness` when assigned, with ``layout_key``, the `Layout.key` of the layout the
+    values were measured on (None when unknown).
     """
 
     record: dict[str, Any]
+    layout_key: str | None
 
-    def __new__(cls, values: Iterable[float], record: dict[str, Any] | None = None):
-        """Build from fitness values and a record."""
+    def __new__(cls, values: Iterable[float], record: dict[str, Any] | None = None,
+                layout_key: str | None = None):
+        """Build from fitness values, a record and the layout's key."""
         obj = super().__new__(cls, (float(v) for v in values))
         obj.record = dict(record or {})
+        obj.layout_key = layout_key
         return obj
 
     def __getnewargs__(self):
-        return (tuple(self), self.record)
+        return (tuple(self), self.record, self.layout_key)
 
     def __reduce__(self):
-        return (Evaluation, (tuple(self), self.record))
+        return (Evaluation, (tuple(self), self.record, self.layout_key))
 
 
 class RecordFitness(base.Fitness):
@@ -236,10 +240,13 @@ class RecordFitness(base.Fitness):
 
     record: dict[str, Any]
     last_record: dict[str, Any]
+    #: `Layout.key` of the layout the values were measured on (None: unknown).
+    layout_key: str | None
 
     def __init__(self, values: Sequence[float] = ()) -> None:
         self.record = {}
         self.last_record = {}
+        self.layout_key = None
         super().__init__(values)
 
     def _get(self) -> tuple[float, ...]:
@@ -260,6 +267,7 @@ class RecordFitness(base.Fitness):
         record = getattr(values, "record", None)
         self.record = dict(record) if record is not None else {}
         self.last_record = self.record
+        self.layout_key = getattr(values, "layout_key", None)
 
     def _del(self) -> None:
         self.wvalues = ()
@@ -476,6 +484,18 @@ class Layout:
     def __setstate__(self, state: dict) -> None:
         state.setdefault("_centroid_offsets", {})
         self.__dict__.update(state)
+
+    @property
+    def key(self) -> str:
+        """Content key of the layout (its sizes and draws), stable across processes."""
+        key = self.__dict__.get("_key")
+        if key is None:
+            h = hashlib.blake2b(digest_size=16)
+            h.update(np.asarray([self.n_dims, *self.sizes], dtype=np.int64).tobytes())
+            for zk in self.z:
+                h.update(zk.tobytes())
+            key = self._key = h.hexdigest()
+        return key
 
     @property
     def n_samples(self) -> int:

@@ -202,11 +202,8 @@ def build_problem(command: str, values: Mapping[str, Any]) -> Problem:
     if missing:
         raise ValueError(f"Versus mode needs a winner and a loser ({' and '.join(missing)} "
                          "missing)")
-    try:
-        from hawks_deap.problems.versus import VersusProblem
-    except ImportError as error:
-        raise ImportError(f"Versus mode is not available in this installation "
-                          f"(hawks_deap.problems.versus: {error})") from None
+    from hawks_deap.problems.versus import VersusProblem
+
     return VersusProblem(values["winner"], values["loser"], n_samples=values["n_samples"],
                          n_clusters=values["n_clusters"], n_dims=values["n_dims"],
                          score=values["score"], constraints=constraints)

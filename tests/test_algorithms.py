@@ -187,3 +187,19 @@ def test_serial_loop_prefetches_each_batch_and_a_user_map_does_not(batch_sizes):
     assert batches == []  # a user's map may evaluate elsewhere
 
 
+
+
+def test_api_misuse_gets_named_errors_before_any_work():
+    problem = hd.IndexProblem(100, 3, 2, target=0.5)
+    with pytest.raises(TypeError, match="problem must be a hawks_deap Problem.*'abc'"):
+        hd.evolve("abc")
+    with pytest.raises(TypeError, match="problem must be"):
+        hd.make_toolbox("abc")
+    with pytest.raises(TypeError, match=r"callbacks must be an iterable of callables"):
+        hd.evolve(problem, generations=1, callbacks=lambda state: None)
+
+    def short_map(func, items):
+        return list(map(func, list(items)[:-1]))
+
+    with pytest.raises(ValueError, match="map returned 3 results for 4 individuals"):
+        hd.evolve(problem, population_size=4, generations=1, map=short_map, seed=0)

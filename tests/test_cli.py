@@ -231,13 +231,6 @@ def test_features_and_plot_bad_paths(tmp_path, capsys):
     assert (tmp_path / "t.csv").read_text() == "x"
 
 
-def test_versus_when_the_module_is_missing(tmp_path, capsys, monkeypatch):
-    monkeypatch.setitem(sys.modules, "hawks_deap.problems.versus", None)
-    code, _, err = main(capsys, "versus", "gmm", "single-linkage", "--out", tmp_path / "v")
-    assert code == 1 and "Versus mode is not available" in err
-    assert not (tmp_path / "v").exists()
-
-
 def test_versus_needs_winner_and_loser(tmp_path, capsys):
     code, _, err = main(capsys, "versus", "--out", tmp_path / "v")
     assert code == 2 and "versus needs WINNER and LOSER" in err
@@ -247,7 +240,6 @@ def test_versus_needs_winner_and_loser(tmp_path, capsys):
 
 
 def test_versus_end_to_end(tmp_path):
-    pytest.importorskip("hawks_deap.problems.versus")
     cfg = tmp_path / "vs.toml"
     cfg.write_text('[objective]\nwinner = "gmm"\nloser = "single-linkage"\n'
                    "[dataset]\nn_samples = 150\nn_clusters = 3\n"

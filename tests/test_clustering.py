@@ -514,7 +514,7 @@ def test_pickle_round_trip(blobs: np.ndarray, spec: object) -> None:
 
 @pytest.mark.usefixtures("private_registry")
 def test_registered_algorithm_runs_in_a_spawn_worker(blobs: np.ndarray) -> None:
-    multiprocess = pytest.importorskip("multiprocess")
+    import multiprocess
     mine = register_algorithm("first-points-2k", nearest_of_first_points, k_multiplier=2)
     algorithms = [get_algorithm("gmm"), get_algorithm("single-linkage-2k"), mine,
                   get_algorithm(KMeans(n_init=2))]

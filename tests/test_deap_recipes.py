@@ -289,3 +289,31 @@ def test_an_evaluate_that_drops_the_record_fails_with_a_clear_error():
     population = toolbox.population(n=6)
     with pytest.raises(TypeError, match=r"sequence of 1 number.*\(value,\)"):
         algorithms.eaSimple(population, toolbox, cxpb=0.7, mutpb=1.0, ngen=1, verbose=False)
+
+
+def test_a_population_resumed_with_a_toolbox_made_anew_is_refused():
+    """Without its toolbox, a saved population meets a new layout: selection says so."""
+    random.seed(0)
+    toolbox = hd.make_toolbox(index_problem(), seed=None)
+    population = toolbox.population(n=6)
+    evaluate_all(toolbox, population)
+    saved = pickle.loads(pickle.dumps(population))  # the population alone
+    fresh = hd.make_toolbox(index_problem(), seed=None)  # another layout
+    with pytest.raises(ValueError, match="different layouts"):
+        algorithms.eaMuPlusLambda(saved, fresh, mu=6, lambda_=6, cxpb=0.5, mutpb=0.5, ngen=1,
+                                  verbose=False)
+    # with its own toolbox (pickled with it), the same population goes on
+    algorithms.eaMuPlusLambda(saved, toolbox, mu=6, lambda_=6, cxpb=0.5, mutpb=0.5, ngen=1,
+                              verbose=False)
+
+
+def test_evaluations_carry_the_layout_key_through_pools_and_copies():
+    problem = index_problem()
+    toolbox = hd.make_toolbox(problem, seed=0)
+    individual = toolbox.individual()
+    individual.fitness.values = toolbox.evaluate(individual)
+    assert individual.fitness.layout_key == problem.layout.key
+    again = pickle.loads(pickle.dumps(individual))
+    assert again.fitness.layout_key == problem.layout.key
+    assert copy.deepcopy(individual).fitness.layout_key == problem.layout.key
+    assert pickle.loads(pickle.dumps(problem)).layout.key == problem.layout.key

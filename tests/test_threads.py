@@ -1,5 +1,6 @@
 """Thread caps reach libraries loaded after the caps were first used."""
 
+import os
 import subprocess
 import sys
 
@@ -23,8 +24,10 @@ print(inside, after, again)
 
 
 def test_openmp_loaded_later_is_capped_from_its_first_use():
+    # OpenMP reads its default thread count when it loads: 2, whatever the caller set
+    env = {**os.environ, "OMP_NUM_THREADS": "2"}
     out = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True,
-                         timeout=120)
+                         timeout=120, env=env)
     assert out.returncode == 0, out.stderr
     inside, after, again = _parse(out.stdout)
     assert inside and all(n == 1 for n in inside)

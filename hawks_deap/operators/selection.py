@@ -11,6 +11,7 @@ from hawks_deap._validation import check_int, check_probability
 from hawks_deap.operators._rng import numpy_rng
 
 __all__ = [
+    "check_same_layout",
     "record_penalty",
     "sel_hawks",
     "sel_nsga3",
@@ -44,6 +45,24 @@ def record_penalty(individual: Any) -> float:
                          "which returns an hd.Evaluation, or return hd.Evaluation(values, "
                          "record) from your own")
     return float(record.get("penalty", 0.0))
+
+
+def check_same_layout(individuals: Sequence[Any]) -> None:
+    """Refuse to compare individuals whose fitness was measured on different layouts.
+
+    A layout (the cluster sizes and every slot's fixed draws) decides which dataset a
+    genotype is: two fitness values measured on different layouts belong to different
+    datasets. That happens when a population saved without its toolbox is resumed
+    with a toolbox made anew, which draws a new layout (above all with ``seed=None``).
+    """
+    keys = {getattr(ind.fitness, "layout_key", None) for ind in individuals}
+    keys.discard(None)
+    if len(keys) > 1:
+        raise ValueError(
+            "these individuals were evaluated on different layouts (different datasets): a "
+            "toolbox made anew draws a new layout, so a population saved without its "
+            "toolbox cannot be resumed with it; pickle the toolbox with the population "
+            "(DEAP's checkpoint recipe, README \"DEAP recipes\")")
 
 
 def sel_stochastic_ranking(individuals: Sequence[Any], k: int, rng: np.random.Generator, *,
@@ -81,6 +100,7 @@ def sel_stochastic_ranking(individuals: Sequence[Any], k: int, rng: np.random.Ge
     rng = numpy_rng(rng)
     p_f = check_probability("p_f", p_f)
     k = check_int("k", k, minimum=0, maximum=len(individuals))
+    check_same_layout(individuals)
     ranked = list(individuals)
     n = len(ranked)
     n_sweeps = 2 * k if n_sweeps is None else check_int("n_sweeps", n_sweeps, minimum=0)

@@ -130,7 +130,7 @@ class IndexProblem(DatasetProblem):
             record: dict[str, Any] = {"index": value, **self.constraint_record(individual)}
         # An undefined index value (nan) ranks last rather than breaking comparisons.
         error = abs(self.target - value) if np.isfinite(value) else math.inf
-        return Evaluation((error,), record)
+        return Evaluation((error,), record, self.layout.key)
 
     def mutation_context(self) -> dict[str, Any]:
         """The target, for PSO-informed mutation."""
@@ -219,7 +219,7 @@ class MultiIndexProblem(IndexProblem):
             record: dict[str, Any] = {"index": values[self.indices[0][0]]}
             record.update({f"index_{name}": v for name, v in values.items()})
             record.update(self.constraint_record(individual))
-        return Evaluation(errors, record)
+        return Evaluation(errors, record, self.layout.key)
 
     def parameters(self) -> dict[str, Any]:
         """JSON-ready description of the problem."""

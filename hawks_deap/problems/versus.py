@@ -299,7 +299,7 @@ class VersusProblem(DatasetProblem):
         # (in Versus runs genes move a lot, and this beat the per-gene-pair cache).
         record.update(self.constraint_record(individual, X))
         record["seeds"] = {"winner": winner_seed, "loser": loser_seed}
-        return Evaluation((gap,), record)
+        return Evaluation((gap,), record, self.layout.key)
 
     def parameters(self) -> dict[str, Any]:
         """JSON-ready description of the problem."""
@@ -415,7 +415,7 @@ class MultiVersusProblem(VersusProblem):
             record["spread"] = spread
         record.update(self.constraint_record(individual, X))
         record["seeds"] = {a.name: s for a, s in zip(algorithms, seeds, strict=True)}
-        return Evaluation(values, record)
+        return Evaluation(values, record, self.layout.key)
 
     def parameters(self) -> dict[str, Any]:
         """JSON-ready description of the problem."""
