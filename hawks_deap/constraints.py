@@ -7,7 +7,7 @@ individual is the sum of the squared violations, as in HAWKS 0.2.0.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -16,7 +16,8 @@ from hawks_deap._validation import check_choice, check_float
 from hawks_deap.evaluation import nearest_neighbour_overlap
 from hawks_deap.genotype import Cluster
 
-__all__ = ["Constraint", "Overlap", "Eccentricity", "penalty", "check_constraints"]
+__all__ = ["CONSTRAINTS", "Constraint", "Eccentricity", "Overlap", "check_constraints",
+           "from_settings", "penalty"]
 
 
 class Constraint:
@@ -119,6 +120,26 @@ class Eccentricity(Constraint):
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready description."""
         return {**super().to_dict(), "aggregate": self.aggregate}
+
+
+#: Constraint classes by measure, in the order settings build them (`from_settings`).
+CONSTRAINTS: dict[str, type[Constraint]] = {"overlap": Overlap, "eccentricity": Eccentricity}
+
+
+def from_settings(values: Mapping[str, Any]) -> list[Constraint]:
+    """The constraints that settings ``min_<measure>`` / ``max_<measure>`` describe.
+
+    One constraint per measure of `CONSTRAINTS` with a bound set (None: unset), in that
+    order; the command line and TOML files name their options so (``max_overlap``,
+    ``min_eccentricity``).
+    """
+    out = []
+    for measure, cls in CONSTRAINTS.items():
+        bounds = {b: values.get(f"{b}_{measure}") for b in ("min", "max")}
+        bounds = {b: v for b, v in bounds.items() if v is not None}
+        if bounds:
+            out.append(cls(**bounds))
+    return out
 
 
 def check_constraints(constraints: Iterable[Constraint]) -> tuple[Constraint, ...]:

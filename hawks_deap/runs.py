@@ -187,11 +187,9 @@ def build_problem(command: str, values: Mapping[str, Any]) -> Problem:
         raise ValueError("--mean-mutation de ([ga] mean_mutation = 'de') needs --n-clusters "
                          ">= 3 ([dataset] n_clusters): it combines three other clusters' "
                          "means")
-    constraints = []
-    if values.get("max_overlap") is not None:
-        constraints.append(hd.Overlap(max=values["max_overlap"]))
-    if values.get("min_eccentricity") is not None:
-        constraints.append(hd.Eccentricity(min=values["min_eccentricity"]))
+    from hawks_deap.constraints import from_settings
+
+    constraints = from_settings(values)
     if command == "generate":
         return hd.IndexProblem(values["n_samples"], values["n_clusters"], values["n_dims"],
                                values["target"], index=values["index"],

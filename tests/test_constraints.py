@@ -528,3 +528,18 @@ def test_eccentricity_is_invariant_to_rotation_and_scale(seed, k, d, scale):
         assert c.compute(genes) >= 1.0
     assert (Eccentricity(min=1.0).compute(genes)
             >= Eccentricity(min=1.0, aggregate="min").compute(genes))
+
+
+def test_constraints_from_settings_follow_the_registry_order():
+    from hawks_deap.constraints import CONSTRAINTS, from_settings
+
+    built = from_settings({"min_eccentricity": 2.0, "max_overlap": 0.1, "n_samples": 10,
+                           "max_eccentricity": None})
+    assert [c.measure for c in built] == ["overlap", "eccentricity"] == list(CONSTRAINTS)
+    assert (built[0].min, built[0].max) == (None, 0.1)
+    assert (built[1].min, built[1].max) == (2.0, None)
+    both = from_settings({"min_overlap": 0.05, "max_overlap": 0.2})
+    assert len(both) == 1 and (both[0].min, both[0].max) == (0.05, 0.2)
+    assert from_settings({"max_overlap": None}) == []
+    with pytest.raises(ValueError, match="Overlap"):
+        from_settings({"min_overlap": 0.3, "max_overlap": 0.2})
