@@ -26,11 +26,19 @@ import numpy as np
 
 from hawks_deap.genotype import Cluster, Genotype
 
-__all__ = ["Dataset", "package_version"]
+__all__ = ["OWN_FILES", "Dataset", "check_replaceable", "package_version"]
 
 DATA_FILE = "data.csv"
 GENES_FILE = "genes.json"
 METADATA_FILE = "metadata.json"
+LOGBOOK_FILE = "logbook.csv"
+PARTITIONS_FILE = "partitions.csv"
+#: The figures ``hawks-deap plot`` writes into a run's directory.
+FIGURE_FILES = ("dataset.png", "convergence.png", "versus.png")
+#: Every file hawks-deap writes into a dataset's directory: ``overwrite`` replaces a
+#: directory that holds nothing else (`check_replaceable`).
+OWN_FILES = frozenset({DATA_FILE, GENES_FILE, METADATA_FILE, LOGBOOK_FILE, PARTITIONS_FILE,
+                       *FIGURE_FILES})
 
 
 def package_version() -> str:
@@ -85,6 +93,41 @@ def _temp_file(parent: Path, prefix: str, suffix: str) -> tuple[int, Path]:
             continue
         return fd, path
     raise FileExistsError(f"cannot create a temporary file in {parent}")
+
+
+def check_replaceable(path: str | os.PathLike) -> None:
+    """Raise unless ``path`` is a directory hawks-deap may replace, with nothing lost.
+
+    That is an empty directory, or one whose ``metadata.json`` says hawks-deap wrote it
+    and that holds none but the files hawks-deap writes (`OWN_FILES`): a user's own
+    files or folders are never deleted by an overwrite.
+
+    Raises
+    ------
+    ValueError
+        Naming the directory and what keeps it from being replaced.
+    """
+    path = Path(path)
+    if path.is_symlink() or not path.is_dir():
+        raise ValueError(f"{path} is not a directory written by hawks-deap; an overwrite "
+                         "only replaces those")
+    entries = list(path.iterdir())
+    if not entries:
+        return
+    try:
+        metadata = json.loads((path / METADATA_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        metadata = None
+    if not isinstance(metadata, dict) or metadata.get("package") != "hawks-deap":
+        raise ValueError(f"{path} is not a hawks-deap output directory (its {METADATA_FILE} "
+                         "does not say hawks-deap wrote it); an overwrite only replaces those")
+    others = sorted(p.name for p in entries if p.name not in OWN_FILES or not p.is_file()
+                    or p.is_symlink())
+    if others:
+        shown = ", ".join(others[:5]) + (f" and {len(others) - 5} more" if len(others) > 5
+                                         else "")
+        raise ValueError(f"{path} also holds files hawks-deap did not write ({shown}); an "
+                         "overwrite only replaces a directory that holds nothing else")
 
 
 def write_bytes_atomic(path: str | os.PathLike, data: bytes) -> None:
@@ -253,14 +296,19 @@ class Dataset:
         path : path
             The directory to write.
         overwrite : bool
-            Replace an existing directory; otherwise raise ``FileExistsError``.
+            Replace an existing directory that hawks-deap wrote and that holds nothing
+            but its files (`check_replaceable`; anything else raises ``ValueError``
+            before any work); otherwise raise ``FileExistsError``. If the replacement
+            fails, the previous directory is put back.
         extra_files : mapping, optional
             More text files to write into the directory (name -> content), as part of
             the same atomic write (e.g. a run's logbook).
         """
         path = Path(path)
-        if path.exists() and not overwrite:
-            raise FileExistsError(f"{path} exists; pass overwrite=True to replace it")
+        if path.exists() or path.is_symlink():
+            if not overwrite:
+                raise FileExistsError(f"{path} exists; pass overwrite=True to replace it")
+            check_replaceable(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = _temp_dir(path.parent, f".{path.name}.", ".tmp")
         try:
@@ -270,7 +318,9 @@ class Dataset:
                 "clusters": [g.to_dict() for g in self.genotype] if self.genotype else [],
             }
             (tmp / GENES_FILE).write_text(_dumps(genes), encoding="utf-8")
-            (tmp / METADATA_FILE).write_text(_dumps(self.metadata), encoding="utf-8")
+            # the mark `check_replaceable` looks for (runs' metadata have it already)
+            metadata = {"package": "hawks-deap", **self.metadata}
+            (tmp / METADATA_FILE).write_text(_dumps(metadata), encoding="utf-8")
             for name, text in (extra_files or {}).items():
                 if Path(name).name != name or name in (DATA_FILE, GENES_FILE, METADATA_FILE):
                     raise ValueError(f"extra_files: invalid file name {name!r}")
@@ -278,7 +328,12 @@ class Dataset:
             if path.exists():
                 old = _temp_dir(path.parent, f".{path.name}.", ".old")
                 os.replace(path, old / "x")
-                os.replace(tmp, path)
+                try:
+                    os.replace(tmp, path)
+                except BaseException:
+                    os.replace(old / "x", path)  # the previous directory comes back
+                    old.rmdir()
+                    raise
                 shutil.rmtree(old, ignore_errors=True)
             else:
                 os.replace(tmp, path)

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from hawks_deap import config
-from hawks_deap.dataset import DATA_FILE
+from hawks_deap.dataset import LOGBOOK_FILE, PARTITIONS_FILE, check_replaceable
 
 if TYPE_CHECKING:
     from hawks_deap.algorithms import Result
@@ -52,8 +52,6 @@ __all__ = [
     "run_configuration",
 ]
 
-LOGBOOK_FILE = "logbook.csv"
-PARTITIONS_FILE = "partitions.csv"
 
 
 # --------------------------------------------------------------------------- values
@@ -232,9 +230,10 @@ def check_run_dir(out: str | os.PathLike, overwrite: bool) -> None:
         if not overwrite:
             raise ValueError(f"--out {out} already exists; choose a new directory or pass "
                              "--overwrite")
-        if not out.is_dir() or (any(out.iterdir()) and not (out / DATA_FILE).is_file()):
-            raise ValueError(f"--out {out} exists and is not a hawks-deap output directory; "
-                             "--overwrite only replaces those")
+        try:
+            check_replaceable(out)
+        except ValueError as error:
+            raise ValueError(f"--out: {error} (--overwrite)") from None
     for parent in out.parents:
         if parent.exists():
             if not parent.is_dir():

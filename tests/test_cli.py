@@ -286,3 +286,18 @@ def test_options_of_features_plot_and_suite_exit_2_with_their_messages(tmp_path,
     assert sorted(p.name for p in tmp_path.iterdir()) == ["d", "g.toml"]
     assert sorted(p.name for p in (tmp_path / "d").iterdir()) == [
         "data.csv", "genes.json", "metadata.json"]
+
+
+def test_overwrite_keeps_a_users_folder_with_a_data_csv(tmp_path, capsys):
+    """Issue 19, point 1: --overwrite only replaces what hawks-deap wrote."""
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (proj / "data.csv").write_text("a,b\n")
+    (proj / "thesis.tex").write_text("x\n")
+    (proj / "chapters").mkdir()
+    code, _, err = main(capsys, "generate", "--n-samples", "150", "--n-clusters", "3",
+                        "--generations", "2", "--population-size", "4", "--quiet",
+                        "--out", proj, "--overwrite")
+    assert code == 2 and "not a hawks-deap output directory" in err
+    assert (proj / "thesis.tex").read_text() == "x\n" and (proj / "chapters").is_dir()
+    assert (proj / "data.csv").read_text() == "a,b\n"

@@ -47,3 +47,61 @@ def test_dataset_validation():
         hd.Dataset(np.zeros((3, 2)), [0, 1])
     with pytest.raises(FileNotFoundError):
         hd.Dataset.load("/nonexistent/dir")
+
+
+def _saved(tmp_path, name="d"):
+    ds = hd.Dataset(np.zeros((3, 2)), [0, 1, 1])
+    return ds, ds.save(tmp_path / name)
+
+
+def test_overwrite_never_deletes_files_hawks_deap_did_not_write(tmp_path):
+    """Issue 19, point 1: a folder with a data.csv and a user's files is not replaced."""
+    ds, _ = _saved(tmp_path)
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (proj / "data.csv").write_text("a,b\n")
+    (proj / "thesis.tex").write_text("mine")
+    (proj / "figures").mkdir()
+    with pytest.raises(ValueError, match="not a hawks-deap output directory"):
+        ds.save(proj, overwrite=True)
+    assert (proj / "thesis.tex").read_text() == "mine" and (proj / "figures").is_dir()
+    # a real output with a user's file added: refused, naming the file
+    own = tmp_path / "d"
+    (own / "notes.txt").write_text("mine too")
+    with pytest.raises(ValueError, match=r"did not write \(notes.txt\)"):
+        ds.save(own, overwrite=True)
+    assert (own / "notes.txt").read_text() == "mine too"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["d", "proj"]  # nothing left over
+
+
+def test_overwrite_replaces_a_previous_output_with_its_logbook_and_figures(tmp_path):
+    ds, path = _saved(tmp_path)
+    (path / "dataset.png").write_bytes(b"png")
+    hd.Dataset(np.ones((3, 2)), [1, 0, 0]).save(path, overwrite=True,
+                                                 extra_files={"logbook.csv": "gen\n0\n"})
+    assert sorted(p.name for p in path.iterdir()) == ["data.csv", "genes.json", "logbook.csv",
+                                                      "metadata.json"]
+    np.testing.assert_array_equal(hd.Dataset.load(path).X, np.ones((3, 2)))
+
+
+def test_a_failed_replacement_puts_the_previous_output_back(tmp_path, monkeypatch):
+    import os
+
+    from hawks_deap import dataset as dataset_module
+
+    ds, path = _saved(tmp_path)
+    before = {p.name: p.read_bytes() for p in path.iterdir()}
+    real, calls = os.replace, []
+
+    def failing(src, dst):
+        calls.append((src, dst))
+        if len(calls) == 2:  # the new directory into place
+            raise OSError(28, "No space left on device")
+        return real(src, dst)
+
+    monkeypatch.setattr(dataset_module.os, "replace", failing)
+    with pytest.raises(OSError, match="No space left"):
+        hd.Dataset(np.ones((3, 2)), [1, 0, 0]).save(path, overwrite=True)
+    monkeypatch.undo()
+    assert {p.name: p.read_bytes() for p in path.iterdir()} == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["d"]  # no hidden leftovers

@@ -57,11 +57,14 @@ def test_partitions_round_trip_and_shape_check(tmp_path):
 
 def test_check_run_dir(tmp_path):
     runs.check_run_dir(tmp_path / "new" / "run", overwrite=False)
-    (tmp_path / "run").mkdir()
-    (tmp_path / "run" / "data.csv").write_text("x")
+    hd.Dataset(np.zeros((3, 2)), [0, 1, 1]).save(tmp_path / "run")
     with pytest.raises(ValueError, match="already exists.*--overwrite"):
         runs.check_run_dir(tmp_path / "run", overwrite=False)
     runs.check_run_dir(tmp_path / "run", overwrite=True)
+    (tmp_path / "foreign").mkdir()  # a data.csv hawks-deap did not write (issue 19)
+    (tmp_path / "foreign" / "data.csv").write_text("x")
+    with pytest.raises(ValueError, match="not a hawks-deap output directory"):
+        runs.check_run_dir(tmp_path / "foreign", overwrite=True)
     (tmp_path / "notes").mkdir()
     (tmp_path / "notes" / "keep.txt").write_text("mine")
     with pytest.raises(ValueError, match="not a hawks-deap output directory"):
