@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 from deap import base, tools
 
+from hawks_deap._checkpoints import CHECKPOINT_FORMAT, check_checkpoint_path, read_checkpoint
 from hawks_deap._parallel import EvaluateTask
 from hawks_deap._validation import (
     as_seed_sequence,
@@ -414,6 +415,7 @@ def evolve(problem: Problem, *, population_size: int = 10, generations: int = 10
               else check_int("n_jobs", n_jobs, minimum=1))
     hall_of_fame_size = check_int("hall_of_fame_size", hall_of_fame_size, minimum=1)
     checkpoint_every = check_int("checkpoint_every", checkpoint_every, minimum=1)
+    check_checkpoint_path(checkpoint)
     _check_mean_mutation(problem, mean_mutation)
     callbacks = _check_callbacks(callbacks)
     _check_map(map, n_jobs)
@@ -467,10 +469,8 @@ def resume(checkpoint: str | os.PathLike, *, generations: int | None = None,
     checkpoint_every = check_int("checkpoint_every", checkpoint_every, minimum=1)
     callbacks = _check_callbacks(callbacks)
     _check_map(map, n_jobs)
-    with open(checkpoint, "rb") as fh:
-        payload = pickle.load(fh)
-    if not isinstance(payload, dict) or payload.get("format") != _CHECKPOINT_FORMAT:
-        raise ValueError(f"checkpoint {str(checkpoint)!r} is not a hawks-deap checkpoint")
+    check_checkpoint_path(checkpoint if save_to is None else save_to)
+    payload = read_checkpoint(checkpoint)
     settings = dict(payload["settings"])
     if generations is not None:
         settings["generations"] = check_int("generations", generations,
@@ -484,9 +484,6 @@ def resume(checkpoint: str | os.PathLike, *, generations: int | None = None,
     return run.execute(n_jobs=n_jobs, callbacks=callbacks, progress=progress,
                        checkpoint=checkpoint if save_to is None else save_to,
                        checkpoint_every=checkpoint_every)
-
-
-_CHECKPOINT_FORMAT = "hawks-deap-checkpoint-1"
 
 
 def _check_problem(problem: Any) -> None:
@@ -564,7 +561,7 @@ class _Run:
 
     def save(self, path: str | os.PathLike) -> None:
         payload = {
-            "format": _CHECKPOINT_FORMAT,
+            "format": CHECKPOINT_FORMAT,
             "generation": self.generation,
             "settings": self.settings,
             "seed_sequence": self.ss,

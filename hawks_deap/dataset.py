@@ -344,19 +344,105 @@ class Dataset:
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> Dataset:
-        """Read a dataset directory written by `save`."""
+        """Read a dataset directory written by `save`, checking every file.
+
+        Raises
+        ------
+        FileNotFoundError
+            If the directory has no ``data.csv``.
+        ValueError
+            Naming the file and what is wrong: a header that is not ``x0,...,label``,
+            ragged or non-numeric rows, no rows, non-finite coordinates, labels that are
+            not integers; genes that are not a JSON object with ``sizes`` and
+            ``clusters``, sizes that do not match the data, genes of another dimension,
+            rotations that are not proper rotations; metadata that is not a JSON object.
+        """
         path = Path(path)
         if not (path / DATA_FILE).is_file():
             raise FileNotFoundError(f"{path} is not a dataset directory (no {DATA_FILE})")
-        raw = np.loadtxt(path / DATA_FILE, delimiter=",", skiprows=1, ndmin=2)
-        X, y = raw[:, :-1], raw[:, -1].astype(np.int64)
+        X, y = _read_data(path / DATA_FILE)
         genotype = None
-        genes_path = path / GENES_FILE
-        if genes_path.is_file():
-            genes = json.loads(genes_path.read_text(encoding="utf-8"))
-            clusters = [Cluster.from_dict(c) for c in genes.get("clusters", [])]
-            genotype = clusters or None
+        if (path / GENES_FILE).is_file():
+            genotype = _read_genes(path / GENES_FILE, X, y) or None
         metadata = {}
         if (path / METADATA_FILE).is_file():
-            metadata = json.loads((path / METADATA_FILE).read_text(encoding="utf-8"))
+            metadata = _read_json(path / METADATA_FILE, "an object")
         return cls(X, y, genotype, metadata)
+
+
+def _read_json(path: Path, what: str) -> Any:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as error:
+        raise ValueError(f"{path}: not readable JSON ({error})") from None
+    if what == "an object" and not isinstance(data, dict):
+        raise ValueError(f"{path}: must hold a JSON object, got {type(data).__name__}")
+    return data
+
+
+def _read_data(path: Path) -> tuple[np.ndarray, np.ndarray]:
+    """X and integer labels of a ``data.csv``, checked (errors name the file)."""
+    text = path.read_text(encoding="utf-8")
+    header = text.split("\n", 1)[0].strip().split(",")
+    d = len(header) - 1
+    if d < 1 or header != [f"x{i}" for i in range(d)] + ["label"]:
+        raise ValueError(f"{path}: the header must be x0,...,x{{D-1}},label (D >= 1), got "
+                         f"{','.join(header)!r}")
+    if not text.partition("\n")[2].strip():
+        raise ValueError(f"{path}: holds no points")
+    try:
+        raw = np.loadtxt(path, delimiter=",", skiprows=1, ndmin=2)
+    except ValueError as error:
+        raise ValueError(f"{path}: rows must hold {d + 1} numbers each ({error})") from None
+    if raw.shape[0] == 0:
+        raise ValueError(f"{path}: holds no points")
+    if raw.shape[1] != d + 1:
+        raise ValueError(f"{path}: rows hold {raw.shape[1]} values, the header {d + 1}")
+    X, labels = raw[:, :-1], raw[:, -1]
+    bad = np.flatnonzero(~np.isfinite(X).all(axis=1))
+    if bad.size:
+        raise ValueError(f"{path}: row {int(bad[0]) + 2} holds a non-finite coordinate "
+                         f"({bad.size} such rows)")
+    bad = np.flatnonzero(~np.isfinite(labels) | (labels != np.round(labels)))
+    if bad.size:
+        label = float(labels[bad[0]])
+        raise ValueError(f"{path}: row {int(bad[0]) + 2} has label {label!r}; labels must be "
+                         f"integers ({bad.size} such rows)")
+    return X, labels.astype(np.int64)
+
+
+def _read_genes(path: Path, X: np.ndarray, y: np.ndarray) -> list[Cluster]:
+    """The genes of a ``genes.json``, checked against the data (errors name the file)."""
+    genes = _read_json(path, "an object")
+    sizes, clusters = genes.get("sizes", []), genes.get("clusters", [])
+    if not isinstance(sizes, list) or not all(isinstance(n, int) and not isinstance(n, bool)
+                                              and n >= 0 for n in sizes):
+        raise ValueError(f"{path}: sizes must be a list of non-negative integers")
+    if not isinstance(clusters, list) or not all(isinstance(c, dict) for c in clusters):
+        raise ValueError(f"{path}: clusters must be a list of objects (mean, variances, "
+                         "rotation)")
+    if sum(sizes) != X.shape[0]:
+        raise ValueError(f"{path}: sizes sum to {sum(sizes)} points, the data file holds "
+                         f"{X.shape[0]} (a truncated or mismatched file)")
+    if not clusters:
+        return []
+    counts = np.bincount(y, minlength=len(sizes)) if y.min() >= 0 else None
+    if len(clusters) != len(sizes) or counts is None or counts.tolist() != sizes:
+        raise ValueError(f"{path}: {len(clusters)} clusters with sizes {sizes} do not match "
+                         "the data file's labels")
+    out = []
+    for k, data in enumerate(clusters):
+        try:
+            gene = Cluster.from_dict(data)
+        except (KeyError, TypeError, ValueError) as error:
+            raise ValueError(f"{path}: cluster {k}: {error}") from None
+        r = gene.rotation
+        if gene.n_dims != X.shape[1]:
+            raise ValueError(f"{path}: cluster {k} has {gene.n_dims} dimensions, the data "
+                             f"{X.shape[1]}")
+        if not (np.allclose(r @ r.T, np.eye(r.shape[0]), atol=1e-8)
+                and np.linalg.det(r) > 0):
+            raise ValueError(f"{path}: cluster {k}: the rotation is not a proper rotation "
+                             "(orthogonal, determinant +1)")
+        out.append(gene)
+    return out

@@ -173,6 +173,14 @@ def expand_grid(grid: Mapping[str, Mapping[str, Any]],
     items = sorted(((s, k, v) for s, table in grid.items() for k, v in table.items()),
                    key=lambda t: order.get((t[0], t[1]), len(order)))
     axes: list[Iterable[Any]] = [v if isinstance(v, list) else [v] for _, _, v in items]
+    for (section, key, _), axis in zip(items, axes, strict=True):
+        seen: list[Any] = []
+        for value in axis:
+            if any(value == v and type(value) is type(v) for v in seen):
+                raise ValueError(f"[{section}] {key} lists {value!r} twice: each value makes "
+                                 "its own configurations (the same seed, byte-identical "
+                                 "datasets); list it once, or raise [suite] runs")
+            seen.append(value)
     out = []
     for combo in itertools.product(*axes):
         point: dict[str, dict[str, Any]] = {s: {} for s in grid}

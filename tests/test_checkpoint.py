@@ -64,3 +64,43 @@ def test_resume_can_extend_and_rejects_foreign_files(tmp_path):
         hd.resume(bad)
     with pytest.raises(ValueError, match="checkpoint_every"):
         hd.evolve(problem(), checkpoint=ck, checkpoint_every=0)
+
+
+def _checkpoint(tmp_path):
+    ck = tmp_path / "run.ckpt"
+    hd.evolve(problem(), population_size=4, generations=2, seed=1, checkpoint=ck)
+    return ck
+
+
+@pytest.mark.parametrize("damage", ["truncated", "empty", "garbage", "no-state"])
+def test_damaged_checkpoints_get_an_error_naming_the_file(tmp_path, damage):
+    """Issue 19, point 6: no raw UnpicklingError / EOFError / KeyError."""
+    ck = _checkpoint(tmp_path)
+    data = ck.read_bytes()
+    if damage == "truncated":
+        ck.write_bytes(data[: len(data) // 2])
+    elif damage == "empty":
+        ck.write_bytes(b"")
+    elif damage == "garbage":
+        ck.write_bytes(b"not a pickle at all")
+    else:
+        payload = pickle.loads(data)
+        del payload["rng_states"]
+        ck.write_bytes(pickle.dumps(payload))
+    with pytest.raises(ValueError, match=r"checkpoint '.*run\.ckpt'"):
+        hd.resume(ck)
+
+
+def test_a_checkpoint_path_that_cannot_be_written_is_refused_before_any_work(tmp_path):
+    ran = []
+    with pytest.raises(ValueError, match="is a directory"):
+        hd.evolve(problem(), population_size=4, generations=2, seed=1, checkpoint=tmp_path,
+                  callbacks=[lambda state: ran.append(state.generation)])
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(ValueError, match="is not a directory"):
+        hd.evolve(problem(), population_size=4, generations=2, seed=1,
+                  checkpoint=tmp_path / "file" / "run.ckpt",
+                  callbacks=[lambda state: ran.append(state.generation)])
+    with pytest.raises(ValueError, match="is a directory"):
+        hd.resume(tmp_path)
+    assert ran == []

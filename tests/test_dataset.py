@@ -105,3 +105,69 @@ def test_a_failed_replacement_puts_the_previous_output_back(tmp_path, monkeypatc
     monkeypatch.undo()
     assert {p.name: p.read_bytes() for p in path.iterdir()} == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["d"]  # no hidden leftovers
+
+
+def _generated(tmp_path):
+    problem = hd.IndexProblem(200, 4, 2, target=0.5)
+    result = hd.evolve(problem, population_size=4, generations=2, seed=0)
+    return result.best_dataset().save(tmp_path / "run")
+
+
+def _edit_json(path, change):
+    import json
+
+    data = json.loads(path.read_text())
+    path.write_text(json.dumps(change(data)))
+
+
+def _edit_clusters(path, change):
+    _edit_json(path / "genes.json",
+               lambda g: {**g, "clusters": [change(c) for c in g["clusters"]]})
+
+
+DAMAGES = {
+    "truncated data": (lambda p: (p / "data.csv").write_text(
+        "".join((p / "data.csv").read_text().splitlines(keepends=True)[:100])),
+        "sizes sum to 200 points, the data file holds 99"),
+    "empty data": (lambda p: (p / "data.csv").write_text(""), "header must be"),
+    "one column": (lambda p: (p / "data.csv").write_text("label\n0\n1\n"), "header must be"),
+    "header only": (lambda p: (p / "data.csv").write_text("x0,x1,label\n"), "no points"),
+    "ragged row": (lambda p: (p / "data.csv").write_text("x0,x1,label\n1,2,0\n3,0\n"),
+                   "rows must hold 3 numbers"),
+    "nan cell": (lambda p: (p / "data.csv").write_text("x0,x1,label\n1,nan,0\n3,4,1\n"),
+                 "row 2 holds a non-finite coordinate"),
+    "inf cell": (lambda p: (p / "data.csv").write_text("x0,x1,label\n1,2,0\n3,inf,1\n"),
+                 "row 3 holds a non-finite coordinate"),
+    "nan label": (lambda p: (p / "data.csv").write_text("x0,x1,label\n1,2,nan\n3,4,1\n"),
+                  "row 2 has label nan; labels must be integers"),
+    "fractional label": (lambda p: (p / "data.csv").write_text("x0,x1,label\n1,2,1.7\n"),
+                         "labels must be integers"),
+    "genes a list": (lambda p: (p / "genes.json").write_text("[1, 2]"),
+                     "must hold a JSON object"),
+    "genes not json": (lambda p: (p / "genes.json").write_text("{oops"), "not readable JSON"),
+    "clusters ints": (lambda p: _edit_json(p / "genes.json",
+                                           lambda g: {**g, "clusters": [1, 2, 3, 4]}),
+                      "clusters must be a list of objects"),
+    "extra size": (lambda p: _edit_json(p / "genes.json",
+                                        lambda g: {**g, "sizes": g["sizes"] + [0]}),
+                   "do not match"),
+    "wrong dimension": (lambda p: _edit_clusters(p, lambda c: {
+        **c, "mean": c["mean"] + [0.0], "variances": c["variances"] + [1.0],
+        "rotation": np.eye(3).tolist()}), "has 3 dimensions"),
+    "not a rotation": (lambda p: _edit_clusters(p, lambda c: {
+        **c, "rotation": [[1.0, 0.5], [0.0, 1.0]]}), "not a proper rotation"),
+    "metadata a list": (lambda p: (p / "metadata.json").write_text("[]"),
+                        "must hold a JSON object"),
+}
+
+
+@pytest.mark.parametrize("damage", list(DAMAGES))
+def test_load_checks_every_file_and_names_it(tmp_path, damage):
+    """Issue 19, point 4: damaged files give one clear error naming the file."""
+    path = _generated(tmp_path)
+    hd.Dataset.load(path)  # intact: loads
+    change, message = DAMAGES[damage]
+    change(path)
+    with pytest.raises(ValueError, match=message) as info:
+        hd.Dataset.load(path)
+    assert str(path) in str(info.value)

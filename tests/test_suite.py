@@ -136,6 +136,17 @@ population_size = 4
 """
 
 
+def test_duplicate_grid_values_are_refused(tmp_path):
+    """Issue 19, point 9: n_samples = [300, 300] would make two identical configurations."""
+    grid = write_grid(tmp_path, text=GRID.format(runs=1, generations=2).replace(
+        "n_samples = [120, 160]", "n_samples = [300, 300]"))
+    with pytest.raises(ValueError, match=r"\[dataset\] n_samples lists 300 twice"):
+        hs.load_suite(grid)
+    r = cli("suite", str(grid), "--out", str(tmp_path / "out"), "--quiet")
+    assert r.returncode == 2 and "n_samples lists 300 twice" in r.stderr
+    assert not (tmp_path / "out").exists()
+
+
 def test_versus_suite_in_worker_processes_gives_the_serial_results(tmp_path):
     """A Versus run defaults to a pool of its own; inside a suite's worker it runs serially."""
     suite = hs.load_suite(write_grid(tmp_path, text=VERSUS_GRID))

@@ -1,0 +1,59 @@
+"""Checkpoints of `hawks_deap.evolve`: their format, and checks that name the file.
+
+A checkpoint is a pickle of the run's state (`hawks_deap.algorithms`); it is read
+only by `hawks_deap.resume`, so a damaged or foreign file gets one clear error naming
+it rather than an ``UnpicklingError``, ``EOFError`` or ``KeyError``; a path that
+could never be written is refused before the run starts, not at its first save.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+from pathlib import Path
+from typing import Any
+
+__all__ = ["CHECKPOINT_FORMAT", "CHECKPOINT_KEYS", "check_checkpoint_path", "read_checkpoint"]
+
+CHECKPOINT_FORMAT = "hawks-deap-checkpoint-1"
+CHECKPOINT_KEYS = ("generation", "settings", "seed_sequence", "rng_states", "problem",
+                   "population", "hall_of_fame", "front", "fallback", "logbook")
+
+
+def read_checkpoint(path: str | os.PathLike) -> dict[str, Any]:
+    """A checkpoint's payload, or a ``ValueError`` naming the file and what is wrong."""
+    try:
+        with open(path, "rb") as fh:
+            payload = pickle.load(fh)
+    except FileNotFoundError:
+        raise
+    except IsADirectoryError:
+        raise ValueError(f"checkpoint {str(path)!r} is a directory, not a checkpoint "
+                         "file") from None
+    except (pickle.UnpicklingError, EOFError, AttributeError, ImportError, IndexError,
+            TypeError, ValueError) as error:
+        raise ValueError(f"checkpoint {str(path)!r} cannot be read (truncated, empty or not "
+                         f"a hawks-deap checkpoint: {type(error).__name__}: {error})") from None
+    if not isinstance(payload, dict) or payload.get("format") != CHECKPOINT_FORMAT:
+        raise ValueError(f"checkpoint {str(path)!r} is not a hawks-deap checkpoint")
+    missing = [key for key in CHECKPOINT_KEYS if key not in payload]
+    if missing:
+        raise ValueError(f"checkpoint {str(path)!r} lacks {', '.join(missing)}: it is "
+                         "damaged or from another version")
+    return payload
+
+
+def check_checkpoint_path(path: str | os.PathLike | None) -> None:
+    """Refuse, before any work, a checkpoint path that could never be written."""
+    if path is None:
+        return
+    path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"checkpoint {str(path)!r} is a directory; give a file path")
+    for parent in path.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise ValueError(f"checkpoint {str(path)!r}: {parent} is not a directory")
+            if not os.access(parent, os.W_OK):
+                raise ValueError(f"checkpoint {str(path)!r}: {parent} is not writable")
+            break
