@@ -120,6 +120,10 @@ def _edit_json(path, change):
     path.write_text(json.dumps(change(data)))
 
 
+def _write(name, text):
+    return lambda path: (path / name).write_text(text)
+
+
 def _edit_clusters(path, change):
     _edit_json(path / "genes.json",
                lambda g: {**g, "clusters": [change(c) for c in g["clusters"]]})
@@ -129,22 +133,22 @@ DAMAGES = {
     "truncated data": (lambda p: (p / "data.csv").write_text(
         "".join((p / "data.csv").read_text().splitlines(keepends=True)[:100])),
         "sizes sum to 200 points, the data file holds 99"),
-    "empty data": (lambda p: (p / "data.csv").write_text(""), "header must be"),
-    "one column": (lambda p: (p / "data.csv").write_text("label\n0\n1\n"), "header must be"),
-    "header only": (lambda p: (p / "data.csv").write_text("x0,x1,label\n"), "no points"),
-    "ragged row": (lambda p: (p / "data.csv").write_text("x0,x1,label\n1,2,0\n3,0\n"),
+    "empty data": (_write("data.csv", ""), "header must be"),
+    "one column": (_write("data.csv", "label\n0\n1\n"), "header must be"),
+    "header only": (_write("data.csv", "x0,x1,label\n"), "no points"),
+    "ragged row": (_write("data.csv", "x0,x1,label\n1,2,0\n3,0\n"),
                    "rows must hold 3 numbers"),
-    "nan cell": (lambda p: (p / "data.csv").write_text("x0,x1,label\n1,nan,0\n3,4,1\n"),
+    "nan cell": (_write("data.csv", "x0,x1,label\n1,nan,0\n3,4,1\n"),
                  "row 2 holds a non-finite coordinate"),
-    "inf cell": (lambda p: (p / "data.csv").write_text("x0,x1,label\n1,2,0\n3,inf,1\n"),
+    "inf cell": (_write("data.csv", "x0,x1,label\n1,2,0\n3,inf,1\n"),
                  "row 3 holds a non-finite coordinate"),
-    "nan label": (lambda p: (p / "data.csv").write_text("x0,x1,label\n1,2,nan\n3,4,1\n"),
+    "nan label": (_write("data.csv", "x0,x1,label\n1,2,nan\n3,4,1\n"),
                   "row 2 has label nan; labels must be integers"),
-    "fractional label": (lambda p: (p / "data.csv").write_text("x0,x1,label\n1,2,1.7\n"),
+    "fractional label": (_write("data.csv", "x0,x1,label\n1,2,1.7\n"),
                          "labels must be integers"),
-    "genes a list": (lambda p: (p / "genes.json").write_text("[1, 2]"),
+    "genes a list": (_write("genes.json", "[1, 2]"),
                      "must hold a JSON object"),
-    "genes not json": (lambda p: (p / "genes.json").write_text("{oops"), "not readable JSON"),
+    "genes not json": (_write("genes.json", "{oops"), "not readable JSON"),
     "clusters ints": (lambda p: _edit_json(p / "genes.json",
                                            lambda g: {**g, "clusters": [1, 2, 3, 4]}),
                       "clusters must be a list of objects"),
@@ -156,7 +160,7 @@ DAMAGES = {
         "rotation": np.eye(3).tolist()}), "has 3 dimensions"),
     "not a rotation": (lambda p: _edit_clusters(p, lambda c: {
         **c, "rotation": [[1.0, 0.5], [0.0, 1.0]]}), "not a proper rotation"),
-    "metadata a list": (lambda p: (p / "metadata.json").write_text("[]"),
+    "metadata a list": (_write("metadata.json", "[]"),
                         "must hold a JSON object"),
 }
 
