@@ -353,6 +353,10 @@ def _prepare_suite(args: argparse.Namespace) -> Callable[[], int]:
     if args.scheduler is not None and args.backend != "dask":
         raise UsageError("--scheduler needs --backend dask")
     grid = suite_module.load_suite(args.grid)
+    total = len(grid.configurations) * grid.runs
+    if total > suite_module.LONG_SUITE_RUNS:  # said even with --quiet
+        print(f"hawks-deap suite: warning: {total:,} runs ({len(grid.configurations):,} "
+              f"configurations x {grid.runs:,} runs); a long campaign", file=sys.stderr)
     out = Path(args.out)
     suite_module.check_output(out, grid)
     client = None

@@ -240,6 +240,10 @@ class Dataset:
                              f"values in [{labels.min()}, {labels.max()}]")
         n = self.n_samples if n_samples is None else check_int("n_samples", n_samples,
                                                                   minimum=k)
+        from hawks_deap._memory import check_fits, sample_bytes
+
+        check_fits("regenerating the dataset", sample_bytes(n, self.n_dims),
+                   {"n_samples": n, "n_dims": self.n_dims})
         if n < k:
             raise ValueError(f"n_samples must be >= the number of clusters {k}, got {n}")
         rng = as_generator(seed)

@@ -31,6 +31,7 @@ import hashlib
 import io
 import itertools
 import json
+import math
 import os
 import shutil
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -67,6 +68,13 @@ GRID_FILE = "suite.json"
 RUNS_DIR = "runs"
 
 #: The ``[suite]`` section of grid files.
+#: Largest grid: every configuration is validated (a problem built) before any run.
+MAX_CONFIGURATIONS = 100_000
+#: Largest suite: one summary row and one run folder per run.
+MAX_RUNS = 10_000_000
+#: Suites with more runs than this get a warning on the command line, even with --quiet.
+LONG_SUITE_RUNS = 10_000
+
 SUITE_OPTIONS: tuple[config.Option, ...] = (
     config.Option("suite", "runs", "int", 1, "runs per configuration", low=1),
     config.Option("suite", "seed", "int", 0, "suite seed", low=0),
@@ -209,6 +217,7 @@ def parse_suite(raw: Mapping[str, Any], *, source: str = "") -> Suite:
     for (section, key), why in _FORBIDDEN.items():
         if key in validated.get(section, {}):
             raise ValueError(f"[{section}] {key}{where} cannot be set in a suite: {why}")
+    _check_size(validated, int(suite.get("runs", 1)), where)
     points = expand_grid(validated, options)
     if not points:
         raise ValueError(f"the grid{where} expands to no configuration")
@@ -224,6 +233,19 @@ def parse_suite(raw: Mapping[str, Any], *, source: str = "") -> Suite:
         configurations.append(values)
     return Suite(mode=mode, runs=int(suite.get("runs", 1)), seed=int(suite.get("seed", 0)),
                  configurations=configurations, grid=validated)
+
+
+def _check_size(grid: Mapping[str, Mapping[str, Any]], runs: int, where: str) -> None:
+    """Refuse a grid too large to validate or to run, before expanding it."""
+    n_configs = math.prod(len(v) if isinstance(v, list) else 1
+                          for table in grid.values() for v in table.values())
+    if n_configs > MAX_CONFIGURATIONS:
+        raise ValueError(f"the grid{where} expands to {n_configs:,} configurations; at most "
+                         f"{MAX_CONFIGURATIONS:,} (each is validated before any run): split it "
+                         "into several suites")
+    if n_configs * runs > MAX_RUNS:
+        raise ValueError(f"[suite] runs = {runs:,}{where}: {n_configs:,} configurations x "
+                         f"{runs:,} runs = {n_configs * runs:,} runs, at most {MAX_RUNS:,}")
 
 
 def _short(point: Mapping[str, Mapping[str, Any]]) -> str:
@@ -313,9 +335,20 @@ def summary_text(rows: Mapping[tuple[str, int], Mapping[str, str]]) -> str:
 
 def check_output(out: Path, suite: Suite) -> None:
     """Refuse a directory holding another suite (resuming needs the same grid)."""
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out {out} exists and is not a directory")
+    for parent in out.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise ValueError(f"--out {out}: {parent} is not a directory")
+            break
     grid = out / GRID_FILE
     if grid.is_file():
-        previous = json.loads(grid.read_text(encoding="utf-8"))
+        try:
+            previous = json.loads(grid.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError) as error:
+            raise ValueError(f"--out {out}: {grid} cannot be read ({error}); it is not a "
+                             "suite this command wrote") from None
         if previous != json.loads(json.dumps(suite.describe(), default=str)):
             raise ValueError(f"--out {out} holds a different suite ({grid}); use a new "
                              "directory to run this grid")

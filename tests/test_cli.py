@@ -301,3 +301,13 @@ def test_overwrite_keeps_a_users_folder_with_a_data_csv(tmp_path, capsys):
     assert code == 2 and "not a hawks-deap output directory" in err
     assert (proj / "thesis.tex").read_text() == "x\n" and (proj / "chapters").is_dir()
     assert (proj / "data.csv").read_text() == "a,b\n"
+
+
+@pytest.mark.parametrize("option, value", [("--n-samples", "100000000000"),
+                                           ("--n-samples", "2000000000"),
+                                           ("--n-dims", "100000")])
+def test_sizes_that_cannot_fit_are_refused_up_front(tmp_path, capsys, option, value):
+    """Issue 19, point 5: an error with the figure, not a numpy MemoryError traceback."""
+    code, _, err = main(capsys, "generate", option, value, "--out", tmp_path / "run")
+    assert code == 2 and "more than this machine's memory" in err and value in err
+    assert not (tmp_path / "run").exists()

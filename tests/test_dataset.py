@@ -175,3 +175,9 @@ def test_load_checks_every_file_and_names_it(tmp_path, damage):
     with pytest.raises(ValueError, match=message) as info:
         hd.Dataset.load(path)
     assert str(path) in str(info.value)
+
+
+def test_regenerating_more_than_memory_holds_is_refused(tmp_path):
+    dataset = hd.Dataset.load(_generated(tmp_path))
+    with pytest.raises(ValueError, match=r"n_samples=1000000000000.*more than this machine"):
+        dataset.regenerate(10**12, seed=0)

@@ -207,3 +207,26 @@ def test_longest_runs_start_first_and_order_changes_nothing(tmp_path):
     assert seen == sorted(big) + sorted(set(costs) - big)
     rows = hs.summary_rows(tmp_path / "out")
     assert [r["config_id"] for r in rows] == sorted(costs)  # the summary stays sorted
+
+
+@pytest.mark.parametrize("line, message", [
+    ("runs = 1000000000000", r"runs = 1,000,000,000,000.*at most 10,000,000"),
+    ("runs = 1\n[objective]\ntarget = [" + ", ".join(f"0.{i:06d}" for i in range(1, 400))
+     + "]\n[dataset]\nn_clusters = [" + ", ".join(str(k) for k in range(2, 302)) + "]",
+     r"expands to 119,700 configurations; at most 100,000"),
+])
+def test_suites_too_large_are_refused_before_any_work(tmp_path, line, message):
+    """Issue 19, point 5: no validation of a million configurations, no 10^12 runs."""
+    text = f"[suite]\nmode = \"index\"\n{line}\n[ga]\ngenerations = 2\n"
+    grid = write_grid(tmp_path, text=text)
+    with pytest.raises(ValueError, match=message):
+        hs.load_suite(grid)
+
+
+def test_long_suites_are_announced_even_when_quiet(tmp_path):
+    grid = write_grid(tmp_path, text="[suite]\nruns = 20000\n[ga]\ngenerations = 1\n"
+                                     "population_size = 2\n[dataset]\nn_samples = 50\n"
+                                     "n_clusters = 2\n")
+    (tmp_path / "out").write_text("not a suite folder: the command stops after the warning")
+    r = cli("suite", str(grid), "--out", str(tmp_path / "out"), "--quiet")
+    assert r.returncode == 2 and "warning: 20,000 runs" in r.stderr

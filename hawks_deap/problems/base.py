@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from hawks_deap._memory import check_fits, run_bytes
 from hawks_deap._threads import blas_thread_limit
 from hawks_deap._validation import check_float, check_int
 from hawks_deap.constraints import Constraint, Eccentricity, Overlap, check_constraints, penalty
@@ -134,6 +135,9 @@ class DatasetProblem(Problem):
                                               low_open=True)
         self.initial_cov_upper = check_float("initial_cov_upper", initial_cov_upper, low=0.0,
                                              low_open=True)
+        check_fits("a run", run_bytes(self.n_samples, self.n_clusters, self.n_dims),
+                   {"n_samples": self.n_samples, "n_clusters": self.n_clusters,
+                    "n_dims": self.n_dims})
         self.constraints = check_constraints(constraints)
         self.cache_bytes = check_int("cache_bytes", cache_bytes, minimum=0)
         self.evaluator: Evaluator | None = None

@@ -1,0 +1,54 @@
+"""Memory estimates checked before work starts: what cannot fit is refused with its figure.
+
+The estimates are lower bounds (the arrays a task cannot do without), so a refusal is
+certain to be right; a task that passes may still need more (caches, the evaluator's
+budget).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+__all__ = ["check_fits", "human_bytes", "run_bytes", "sample_bytes", "total_memory"]
+
+
+def total_memory() -> int | None:
+    """The machine's physical memory in bytes (None where the system does not say)."""
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
+def human_bytes(n: float) -> str:
+    """``n`` bytes as a short text (e.g. ``"1.6 TB"``)."""
+    for unit in ("B", "kB", "MB", "GB", "TB", "PB"):
+        if n < 1000 or unit == "PB":
+            return f"{n:.3g} {unit}"
+        n /= 1000
+    return f"{n:.3g} PB"  # pragma: no cover - the loop returns
+
+
+def run_bytes(n_samples: int, n_clusters: int, n_dims: int) -> int:
+    """A lower bound on the memory of one run: its points and one genotype's matrices.
+
+    Per point: the fixed draws, the points and the dataset (D values each), the
+    overlap's search structures (about 3 D more) and the distances to the K centroids;
+    per gene: its rotation and covariance (D x D each).
+    """
+    return 8 * (n_samples * (6 * n_dims + n_clusters + 4) + 2 * n_clusters * n_dims ** 2)
+
+
+def sample_bytes(n_samples: int, n_dims: int) -> int:
+    """A lower bound on the memory of drawing a dataset: draws, points and X."""
+    return 8 * 3 * n_samples * n_dims
+
+
+def check_fits(what: str, nbytes: int, parameters: dict[str, Any]) -> None:
+    """Raise ``ValueError`` if ``nbytes`` exceeds this machine's memory, naming the cause."""
+    total = total_memory()
+    if total is not None and nbytes > total:
+        named = ", ".join(f"{k}={v}" for k, v in parameters.items())
+        raise ValueError(f"{named}: {what} needs at least {human_bytes(nbytes)}, more than "
+                         f"this machine's memory ({human_bytes(total)})")
