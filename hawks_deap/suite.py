@@ -43,7 +43,7 @@ import numpy as np
 
 from hawks_deap import config
 from hawks_deap._validation import check_choice, check_int, int_seed
-from hawks_deap.dataset import write_text_atomic
+from hawks_deap.dataset import Dataset, write_text_atomic
 from hawks_deap.runs import build_problem, format_value, run_configuration
 
 __all__ = [
@@ -55,6 +55,7 @@ __all__ = [
     "close_dask",
     "connect_dask",
     "expand_grid",
+    "finished_rows",
     "load_suite",
     "read_summary",
     "run_suite",
@@ -306,12 +307,50 @@ def _run_task_star(args: tuple[SuiteTask, str]) -> dict[str, str]:
 
 
 def read_summary(out: str | os.PathLike) -> dict[tuple[str, int], dict[str, str]]:
-    """Rows of an existing ``summary.csv``, keyed by (config_id, run)."""
+    """Rows of an existing ``summary.csv``, keyed by (config_id, run).
+
+    Only whole rows are read: a last row without its line end (the file cut short), a
+    row with cells missing or extra, or one whose run is not an integer is left out,
+    and so is every row under a header that is not a summary's.
+    """
     path = Path(out) / SUMMARY_FILE
     if not path.is_file():
         return {}
-    with open(path, newline="", encoding="utf-8") as fh:
-        return {(r["config_id"], int(r["run"])): dict(r) for r in csv.DictReader(fh)}
+    text = path.read_text(encoding="utf-8", errors="replace")
+    text = text[: text.rfind("\n") + 1]  # a row cut short is not a row
+    rows: dict[tuple[str, int], dict[str, str]] = {}
+    for row in csv.DictReader(io.StringIO(text, newline="")):
+        if None in row or None in row.values() or not row.get("config_id"):
+            continue
+        try:
+            run = int(row["run"])
+        except (KeyError, ValueError):
+            continue
+        rows[(row["config_id"], run)] = dict(row)
+    return rows
+
+
+def finished_rows(out: str | os.PathLike, suite: Suite) -> dict[tuple[str, int], dict[str, str]]:
+    """The summary rows of runs that are really finished: the row and the run folder agree.
+
+    A row counts when it is whole (`read_summary`), belongs to a task of this suite with
+    the same seed and folder, and that folder holds a dataset that loads and checks
+    (`hawks_deap.Dataset.load`). Every other task is run (again) on resume.
+    """
+    out = Path(out)
+    tasks = {(t.config_id, t.run): t for t in suite.tasks()}
+    rows = {}
+    for key, row in read_summary(out).items():
+        task = tasks.get(key)
+        if (task is None or row.get("seed") != str(task.seed)
+                or row.get("path") != f"{RUNS_DIR}/{task.name}"):
+            continue
+        try:
+            Dataset.load(out / row["path"])
+        except (OSError, ValueError):
+            continue
+        rows[key] = row
+    return rows
 
 
 def summary_text(rows: Mapping[tuple[str, int], Mapping[str, str]]) -> str:
@@ -470,7 +509,7 @@ def run_suite(suite: Suite, out: str | os.PathLike, *, workers: int = 1,
                           json.dumps(suite.describe(), indent=2, sort_keys=True, default=str)
                           + "\n")
         _clean_partial(out)
-        rows = read_summary(out)
+        rows = finished_rows(out, suite)
         todo = [t for t in suite.tasks() if (t.config_id, t.run) not in rows]
         # longest first (an estimate), so no long run starts last while workers idle;
         # the order changes nothing in the results (seeds come from config and run)
@@ -493,8 +532,8 @@ def run_suite(suite: Suite, out: str | os.PathLike, *, workers: int = 1,
                     on_row(row)
         finally:
             bar.close()
-        if not (out / SUMMARY_FILE).exists():
-            write_text_atomic(out / SUMMARY_FILE, summary_text(rows))
+        # rows that did not check out are gone from the summary once every run is done
+        write_text_atomic(out / SUMMARY_FILE, summary_text(rows))
     finally:
         if own_client is not None:
             close_dask(own_client)

@@ -230,3 +230,46 @@ def test_long_suites_are_announced_even_when_quiet(tmp_path):
     (tmp_path / "out").write_text("not a suite folder: the command stops after the warning")
     r = cli("suite", str(grid), "--out", str(tmp_path / "out"), "--quiet")
     assert r.returncode == 2 and "warning: 20,000 runs" in r.stderr
+
+
+def _damage_summary(out, how):
+    summary = out / "summary.csv"
+    text = summary.read_text()
+    lines = text.splitlines(keepends=True)
+    if how == "cut mid-row":
+        summary.write_text(text[: len(text) - len(lines[-1]) // 2])
+    elif how == "garbage header":
+        summary.write_text("what,is,this\n" + "".join(lines[1:]))
+    elif how == "non-integer run":
+        cells = lines[2].split(",")
+        cells[1] = "one"
+        summary.write_text("".join([*lines[:2], ",".join(cells), *lines[3:]]))
+    elif how == "deleted run folder":
+        import shutil
+
+        shutil.rmtree(out / "runs" / sorted(p.name for p in (out / "runs").iterdir())[0])
+
+
+@pytest.mark.parametrize("how", ["cut mid-row", "garbage header", "non-integer run",
+                                 "deleted run folder"])
+def test_resume_redoes_runs_whose_row_and_folder_do_not_agree(tmp_path, how):
+    """Issue 19, point 3: resume trusts a run only when its summary row and folder agree."""
+    suite = hs.load_suite(write_grid(tmp_path))
+    hs.run_suite(suite, tmp_path / "ref")
+    out = tmp_path / "out"
+    hs.run_suite(suite, out)
+    _damage_summary(out, how)
+    redone = []
+    hs.run_suite(suite, out, on_row=redone.append)
+    assert redone  # something was run again
+    assert len(redone) < 4 or how == "garbage header"
+    assert snapshot(out) == snapshot(tmp_path / "ref")
+
+
+def test_a_corrupt_suite_json_is_named(tmp_path):
+    suite = hs.load_suite(write_grid(tmp_path))
+    out = tmp_path / "out"
+    hs.run_suite(suite, out)
+    (out / "suite.json").write_text("{not json")
+    with pytest.raises(ValueError, match=r"suite\.json cannot be read"):
+        hs.run_suite(suite, out)
