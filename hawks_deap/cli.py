@@ -369,6 +369,9 @@ def _prepare_suite(args: argparse.Namespace) -> Callable[[], int]:
             path = suite_module.run_suite(grid, out, workers=args.workers,
                                           backend=args.backend, progress=progress,
                                           client=client)
+        except suite_module.SuiteBusy as error:  # found only once the run starts
+            print(f"hawks-deap suite: error: {error}", file=sys.stderr)
+            return EXIT_USAGE
         finally:
             if client is not None:
                 suite_module.close_dask(client)

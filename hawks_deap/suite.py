@@ -26,6 +26,7 @@ moment and resumed gives the same summary and byte-identical datasets.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import hashlib
 import io
@@ -34,7 +35,7 @@ import json
 import math
 import os
 import shutil
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -49,6 +50,7 @@ from hawks_deap.runs import build_problem, format_value, run_configuration
 __all__ = [
     "BACKENDS",
     "SUITE_OPTIONS",
+    "SuiteBusy",
     "Suite",
     "SuiteTask",
     "check_output",
@@ -60,6 +62,7 @@ __all__ = [
     "read_summary",
     "run_suite",
     "run_task",
+    "suite_lock",
 ]
 
 BACKENDS = config.SUITE_BACKENDS
@@ -67,6 +70,8 @@ MODES = {"index": "generate", "versus": "versus"}
 SUMMARY_FILE = "summary.csv"
 GRID_FILE = "suite.json"
 RUNS_DIR = "runs"
+#: Held (``flock``) by the process running a suite in the folder, for the whole run.
+LOCK_FILE = ".suite.lock"
 
 #: The ``[suite]`` section of grid files.
 #: Largest grid: every configuration is validated (a problem built) before any run.
@@ -391,8 +396,44 @@ def check_output(out: Path, suite: Suite) -> None:
         if previous != json.loads(json.dumps(suite.describe(), default=str)):
             raise ValueError(f"--out {out} holds a different suite ({grid}); use a new "
                              "directory to run this grid")
-    elif out.exists() and any(out.iterdir()):
+    elif out.exists() and not (out / LOCK_FILE).exists() and any(out.iterdir()):
+        # (a folder with the lock is a suite starting: judged again under the lock)
         raise ValueError(f"--out {out} exists and is not a suite directory")
+
+
+class SuiteBusy(ValueError):
+    """Another process is running a suite in the folder (`suite_lock`)."""
+
+
+@contextlib.contextmanager
+def suite_lock(out: Path) -> Iterator[None]:
+    """Hold the folder's lock while a suite runs there; a second process is refused.
+
+    Two processes on one folder would each delete the other's unfinished runs and do
+    the remaining work twice: the second one gets a `SuiteBusy` naming the folder
+    and the process holding it. The operating system releases the lock when its process
+    ends, however it ends, so a killed suite resumes. (Where ``fcntl`` is missing, as on
+    Windows, no lock is taken.)
+    """
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not on Linux or macOS
+        yield
+        return
+    out.mkdir(parents=True, exist_ok=True)
+    fd = os.open(out / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
+            raise SuiteBusy(f"--out {out}: another hawks-deap suite is running there (pid "
+                             f"{holder}); wait for it, or use another directory") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
 
 
 def _clean_partial(out: Path) -> None:
@@ -499,45 +540,52 @@ def run_suite(suite: Suite, out: str | os.PathLike, *, workers: int = 1,
     if scheduler is not None and backend != "dask":
         raise ValueError("--scheduler needs --backend dask")
     out = Path(out)
-    check_output(out, suite)
     own_client = None
     if backend == "dask" and client is None:
         own_client = client = connect_dask(workers, scheduler)
+    check_output(out, suite)  # before any work (a file, another suite)
     try:
-        out.mkdir(parents=True, exist_ok=True)
-        write_text_atomic(out / GRID_FILE,
-                          json.dumps(suite.describe(), indent=2, sort_keys=True, default=str)
-                          + "\n")
-        _clean_partial(out)
-        rows = finished_rows(out, suite)
-        todo = [t for t in suite.tasks() if (t.config_id, t.run) not in rows]
-        # longest first (an estimate), so no long run starts last while workers idle;
-        # the order changes nothing in the results (seeds come from config and run)
-        todo.sort(key=cost_estimate, reverse=True)
-        from tqdm.auto import tqdm
-
-        total = len(rows) + len(todo)
-        bar = tqdm(total=total, initial=len(rows), disable=not progress, desc="runs")
-        results: Iterable[dict[str, str]]
-        if backend == "dask":
-            results = _iter_dask(todo, str(out), client)
-        else:
-            results = _iter_processes(todo, str(out), workers)
-        try:
-            for row in results:
-                rows[(row["config_id"], int(row["run"]))] = row
-                write_text_atomic(out / SUMMARY_FILE, summary_text(rows))
-                bar.update(1)
-                if on_row is not None:
-                    on_row(row)
-        finally:
-            bar.close()
-        # rows that did not check out are gone from the summary once every run is done
-        write_text_atomic(out / SUMMARY_FILE, summary_text(rows))
+        with suite_lock(out):
+            check_output(out, suite)  # again under the lock: no other process writes now
+            _run_locked(suite, out, workers, backend, client, progress, on_row)
     finally:
         if own_client is not None:
             close_dask(own_client)
     return out / SUMMARY_FILE
+
+
+def _run_locked(suite: Suite, out: Path, workers: int, backend: str, client: Any,
+                progress: bool, on_row: Callable[[dict[str, str]], Any] | None) -> None:
+    """`run_suite`'s work, with the folder's lock held."""
+    write_text_atomic(out / GRID_FILE,
+                      json.dumps(suite.describe(), indent=2, sort_keys=True, default=str)
+                      + "\n")
+    _clean_partial(out)
+    rows = finished_rows(out, suite)
+    todo = [t for t in suite.tasks() if (t.config_id, t.run) not in rows]
+    # longest first (an estimate), so no long run starts last while workers idle;
+    # the order changes nothing in the results (seeds come from config and run)
+    todo.sort(key=cost_estimate, reverse=True)
+    from tqdm.auto import tqdm
+
+    total = len(rows) + len(todo)
+    bar = tqdm(total=total, initial=len(rows), disable=not progress, desc="runs")
+    results: Iterable[dict[str, str]]
+    if backend == "dask":
+        results = _iter_dask(todo, str(out), client)
+    else:
+        results = _iter_processes(todo, str(out), workers)
+    try:
+        for row in results:
+            rows[(row["config_id"], int(row["run"]))] = row
+            write_text_atomic(out / SUMMARY_FILE, summary_text(rows))
+            bar.update(1)
+            if on_row is not None:
+                on_row(row)
+    finally:
+        bar.close()
+    # rows that did not check out are gone from the summary once every run is done
+    write_text_atomic(out / SUMMARY_FILE, summary_text(rows))
 
 
 def summary_rows(out: str | os.PathLike) -> list[dict[str, str]]:

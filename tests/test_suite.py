@@ -273,3 +273,39 @@ def test_a_corrupt_suite_json_is_named(tmp_path):
     (out / "suite.json").write_text("{not json")
     with pytest.raises(ValueError, match=r"suite\.json cannot be read"):
         hs.run_suite(suite, out)
+
+
+def test_a_second_suite_on_the_same_folder_is_refused_while_the_first_runs(tmp_path):
+    suite = hs.load_suite(write_grid(tmp_path))
+    out = tmp_path / "out"
+    with hs.suite_lock(out):  # as if another process were running the suite
+        with pytest.raises(ValueError, match=r"another hawks-deap suite is running there "
+                                             rf"\(pid {os.getpid()}\)"):
+            hs.run_suite(suite, out)
+    hs.run_suite(suite, out)  # the lock is free again
+
+
+def test_two_suite_processes_on_one_folder_never_crash_nor_change_the_results(tmp_path):
+    """Issue 19, point 2: real processes started together, 10 times."""
+    grid = write_grid(tmp_path, text=GRID.format(runs=1, generations=2).replace(
+        "target = [0.3, 0.6]", "target = 0.3"))
+    ref = tmp_path / "ref"
+    assert cli("suite", str(grid), "--out", str(ref), "--quiet").returncode == 0
+    expected = snapshot(ref)
+    for i in range(10):
+        out = tmp_path / f"out{i}"
+        cmd = [sys.executable, "-m", "hawks_deap.cli", "suite", str(grid), "--out", str(out),
+               "--quiet"]
+        procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                  text=True) for _ in range(2)]
+        results = [(p.wait(timeout=300), p.stderr.read()) for p in procs]
+        for p in procs:
+            p.stdout.close()
+            p.stderr.close()
+        codes = sorted(code for code, _ in results)
+        assert codes in ([0, 0], [0, 2]), results
+        for code, err in results:
+            assert "Traceback" not in err
+            if code == 2:
+                assert "another hawks-deap suite is running there" in err
+        assert snapshot(out) == expected
