@@ -27,6 +27,7 @@ What the pool adds to a plain ``multiprocess`` pool:
 from __future__ import annotations
 
 import os
+import signal
 import time
 import traceback
 from collections.abc import Callable, Iterable
@@ -63,8 +64,15 @@ class EvaluateTask:
 
 
 def _install(payload: bytes, threads: int | None) -> None:
-    """Pool initializer: cap the threads, then rebuild the problem from its bytes."""
+    """Pool initializer: cap the threads, then rebuild the problem from its bytes.
+
+    Workers ignore Ctrl-C: the parent gets it and stops them (one message, not one
+    traceback per worker); SIGTERM, by which the pool stops them, ends them quietly
+    (a forked worker would inherit the command's handler).
+    """
     global _WORKER_PROBLEM, _WORKER_ERROR, _WORKER_LIMITS
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     if threads is not None:
         for name in _THREAD_VARIABLES:  # for libraries loaded after this point
             os.environ[name] = str(threads)

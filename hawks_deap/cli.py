@@ -37,7 +37,9 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import signal
 import sys
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -272,8 +274,13 @@ def _prepare_plot(args: argparse.Namespace) -> Callable[[], int]:
     save = _figure_writer(out, args.dpi)  # ImportError naming the extra, before any work
 
     def run() -> int:
-        written = (_plot_single(datasets[0], logbook, partitions, save) if single
-                   else _plot_collection(datasets, dirs, algorithms, args.seed, save))
+        try:
+            written = (_plot_single(datasets[0], logbook, partitions, save) if single
+                       else _plot_collection(datasets, dirs, algorithms, args.seed, save))
+        except KeyboardInterrupt:  # an interrupted command leaves no new figure
+            for path in save.created:
+                path.unlink(missing_ok=True)
+            raise
         for path in written:
             print(f"wrote {path}")
         return EXIT_OK
@@ -288,10 +295,14 @@ def _figure_writer(out: Path, dpi: int) -> Callable[[Any, str], Path]:
     plt = pyplot()
 
     def save(fig: Any, name: str) -> Path:
+        new = not (out / name).exists()
         path = save_figure(fig, out / name, dpi=dpi)
+        if new:
+            save.created.append(path)
         plt.close(fig)
         return path
 
+    save.created = []  # figures this command created (removed if it is interrupted)
     return save
 
 
@@ -469,19 +480,35 @@ def main(argv: Sequence[str] | None = None) -> int:
         code = exit_.code
         return code if isinstance(code, int) else (EXIT_OK if code is None else EXIT_USAGE)
     prog = f"hawks-deap {args.command}"
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _terminate) if main_thread else None
     try:
-        run = _COMMANDS[args.command].prepare(args)
-    except (ValueError, TypeError) as error:
-        print(f"{prog}: error: {error}", file=sys.stderr)
-        return EXIT_USAGE
-    except ImportError as error:
-        print(f"{prog}: error: {error}", file=sys.stderr)
-        return EXIT_FAILURE
-    try:
-        return run()
-    except KeyboardInterrupt:
+        try:
+            run = _COMMANDS[args.command].prepare(args)
+        except (ValueError, TypeError) as error:
+            print(f"{prog}: error: {error}", file=sys.stderr)
+            return EXIT_USAGE
+        except ImportError as error:
+            print(f"{prog}: error: {error}", file=sys.stderr)
+            return EXIT_FAILURE
+        try:
+            return run()
+        except OSError as error:  # a full disk, a folder that vanished, ...
+            where = f" ({error.filename})" if error.filename else ""
+            print(f"{prog}: error: cannot write{where}: {error.strerror or error}",
+                  file=sys.stderr)
+            return EXIT_FAILURE
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM, while validating or running
         print(f"{prog}: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    finally:
+        if main_thread:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _terminate(signum: int, frame: Any) -> None:
+    """SIGTERM as Ctrl-C: the command stops its workers and keeps no half-written file."""
+    raise KeyboardInterrupt
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -488,6 +488,14 @@ def cost_estimate(task: SuiteTask) -> float:
     return cost * (10.0 if task.command == "versus" else 1.0)
 
 
+def _quiet_worker() -> None:
+    """Suite workers leave Ctrl-C to the parent, which stops them (no traceback each)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 def _iter_processes(tasks: list[SuiteTask], out: str, workers: int):
     if workers == 1:
         for task in tasks:
@@ -497,7 +505,7 @@ def _iter_processes(tasks: list[SuiteTask], out: str, workers: int):
 
     # spawn: a forked child of a process that already ran OpenMP code (scikit-learn)
     # can deadlock in libgomp; fresh interpreters cannot.
-    with multiprocess.get_context("spawn").Pool(workers) as pool:
+    with multiprocess.get_context("spawn").Pool(workers, initializer=_quiet_worker) as pool:
         yield from pool.imap_unordered(_run_task_star, [(t, out) for t in tasks])
 
 

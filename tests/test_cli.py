@@ -311,3 +311,76 @@ def test_sizes_that_cannot_fit_are_refused_up_front(tmp_path, capsys, option, va
     code, _, err = main(capsys, "generate", option, value, "--out", tmp_path / "run")
     assert code == 2 and "more than this machine's memory" in err and value in err
     assert not (tmp_path / "run").exists()
+
+
+SMALL = ["--n-samples", "150", "--n-clusters", "3", "--generations", "2",
+         "--population-size", "4", "--quiet"]
+
+
+def test_a_full_disk_gets_one_line_not_a_traceback(tmp_path, capsys, monkeypatch):
+    """Issue 19, point 7."""
+    def full(self, path, **kwargs):
+        raise OSError(28, "No space left on device", str(path))
+
+    monkeypatch.setattr(hd.Dataset, "save", full)
+    code, _, err = main(capsys, "generate", *SMALL, "--out", tmp_path / "run")
+    assert code == 1 and "Traceback" not in err
+    assert err.strip() == (f"hawks-deap generate: error: cannot write ({tmp_path / 'run'}): "
+                           "No space left on device")
+
+
+def test_ctrl_c_while_validating_a_grid_exits_130_quietly(tmp_path, capsys, monkeypatch):
+    from hawks_deap import suite
+
+    def interrupted(path):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(suite, "load_suite", interrupted)
+    (tmp_path / "grid.toml").write_text("[suite]\nruns = 1\n")
+    code, _, err = main(capsys, "suite", tmp_path / "grid.toml", "--out", tmp_path / "out")
+    assert code == 130 and err.strip() == "hawks-deap suite: interrupted"
+
+
+def test_an_interrupted_plot_leaves_no_new_figure(tmp_path, capsys, monkeypatch):
+    from hawks_deap import plotting
+
+    code, _, err = main(capsys, "generate", *SMALL, "--out", tmp_path / "run")
+    assert code == 0, err
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(plotting, "plot_convergence", interrupted)  # after dataset.png
+    code, _, err = main(capsys, "plot", tmp_path / "run")
+    assert code == 130 and "interrupted" in err
+    assert sorted(p.name for p in (tmp_path / "run").iterdir()) == [
+        "data.csv", "genes.json", "logbook.csv", "metadata.json"]
+
+
+def _signal_after(args, sig, delay, cwd):
+    import signal
+    import time
+
+    proc = subprocess.Popen([sys.executable, "-m", "hawks_deap.cli", *args], cwd=cwd,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(delay)
+    proc.send_signal(getattr(signal, sig))
+    out, err = proc.communicate(timeout=120)
+    return proc.returncode, err
+
+
+def test_ctrl_c_on_a_parallel_versus_run_prints_one_line(tmp_path):
+    code, err = _signal_after(["versus", "gmm", "single-linkage", "--n-jobs", "2",
+                               "--n-samples", "600", "--generations", "500", "--quiet",
+                               "--out", "v"], "SIGINT", 6.0, tmp_path)
+    assert code == 130 and "Traceback" not in err, err
+    assert err.strip().splitlines() == ["hawks-deap versus: interrupted"]
+    assert not (tmp_path / "v").exists()
+
+
+def test_sigterm_of_a_suite_stops_its_workers_without_tracebacks(tmp_path):
+    (tmp_path / "grid.toml").write_text(
+        "[suite]\nruns = 6\n[dataset]\nn_samples = 2000\n[ga]\ngenerations = 300\n")
+    code, err = _signal_after(["suite", "grid.toml", "--out", "s", "--workers", "2",
+                               "--quiet"], "SIGTERM", 8.0, tmp_path)
+    assert code == 130 and "Traceback" not in err and "BrokenPipeError" not in err, err
