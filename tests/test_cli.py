@@ -384,3 +384,20 @@ def test_sigterm_of_a_suite_stops_its_workers_without_tracebacks(tmp_path):
     code, err = _signal_after(["suite", "grid.toml", "--out", "s", "--workers", "2",
                                "--quiet"], "SIGTERM", 8.0, tmp_path)
     assert code == 130 and "Traceback" not in err and "BrokenPipeError" not in err, err
+
+
+def test_ctrl_c_while_the_command_imports_the_package_exits_130_quietly(tmp_path):
+    """Issue 19, point 7: the installed command, interrupted within its imports."""
+    import signal
+    import time
+
+    script = os.path.join(os.path.dirname(sys.executable), "hawks-deap")
+    assert os.path.exists(script)  # installed with the package
+    for delay in (0.3, 0.8):
+        proc = subprocess.Popen([script, "generate", "--out", str(tmp_path / "x")],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(delay)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=120)
+        assert proc.returncode == 130 and "Traceback" not in err, err
+        assert not (tmp_path / "x").exists()

@@ -1,0 +1,26 @@
+"""The ``hawks-deap`` command's entry point, outside the package on purpose.
+
+Importing ``hawks_deap`` (numpy, scipy, scikit-learn, DEAP) takes a second or two; a
+Ctrl-C then would print a traceback from the middle of an import. Python imports a
+package before any of its modules, so the guard that turns that Ctrl-C into exit code
+130 and one line must live in a module of its own.
+"""
+
+from __future__ import annotations
+
+import sys
+
+
+def main() -> int:
+    """Run ``hawks_deap.cli.main``; a Ctrl-C while it is imported exits 130 quietly."""
+    try:
+        from hawks_deap.cli import main as cli_main
+
+        return cli_main()
+    except KeyboardInterrupt:  # while importing or parsing (the commands catch their own)
+        print("hawks-deap: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
