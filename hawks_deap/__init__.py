@@ -40,6 +40,7 @@ from hawks_deap.genotype import (
     clone,
     genotype_equal,
 )
+from hawks_deap.make import make_hawks
 from hawks_deap.problems import (
     IndexProblem,
     MultiIndexProblem,
@@ -80,6 +81,7 @@ __all__ = [
     "evolve",
     "features",
     "genotype_equal",
+    "make_hawks",
     "make_toolbox",
     "metrics",
     "nearest_neighbour_overlap",
