@@ -94,10 +94,17 @@ def test_against_enumerated_pairs(name):
     func = getattr(hm, name)
     for true, pred in CASES:
         got, want = func(true, pred), bf_index(name, true, pred)
-        if math.isnan(want):
+        if math.isnan(want) and name in LIMITS:  # 0/0: scikit-learn's convention
+            assert got == LIMITS[name], (name, true, pred, got)
+        elif math.isnan(want):
             assert math.isnan(got), (name, true, pred, got)
         else:
             assert abs(got - want) <= 1e-12, (name, true, pred, got, want)
+
+
+#: The value scikit-learn gives where the pair formula is 0/0 (no pair at all, or none
+#: put together): the Rand index agrees on every (no) pair, FMI has no pair to agree on.
+LIMITS = {"rand_index": 1.0, "fowlkes_mallows": 0.0}
 
 
 @pytest.mark.parametrize(("name", "sk"), [
@@ -107,17 +114,28 @@ def test_against_enumerated_pairs(name):
 ])
 def test_agree_with_sklearn(name, sk):
     func = getattr(hm, name)
-    undefined = 0
     for true, pred in CASES:
         got, want = func(true, pred), sk(true, pred)
-        if math.isnan(got):
-            undefined += 1  # 0/0; scikit-learn substitutes 1.0 (Rand) or 0.0 (FMI)
-            assert want in (0.0, 1.0) and name != "adjusted_rand_index"
-        elif name == "adjusted_rand_index":
-            assert got == want, (true, pred, got, want)  # to the last bit
+        if name == "rand_index":
+            assert abs(got - want) <= 1e-15, (true, pred, got, want)
         else:
-            assert abs(got - want) <= 1e-12, (true, pred, got, want)
-    assert undefined < 0.1 * len(CASES)
+            assert got == want, (true, pred, got, want)  # to the last bit
+
+
+@pytest.mark.parametrize("case", [
+    ([0], [0]), ([0, 0, 0], [0, 0, 0]), ([0, 1, 2], [0, 1, 2]), ([0, 0, 0], [0, 1, 2]),
+    (["a", "a", "b", "b"], ["x", "y", "y", "y"]), ([-1, -1, 3, 3], [5, 5, -7, -7]),
+    ([10, 10, 30, 30, 20], [1, 1, 1, 9, 9]),
+    (np.repeat([0, 1], 70_000), np.tile([0, 1, 2, 3], 35_000)),  # counts past 2^32
+], ids=["one point", "one cluster", "singletons", "one vs singletons", "strings",
+        "negative", "non-consecutive", "large"])
+def test_pair_indices_give_sklearns_values_on_its_edge_cases(case):
+    """Issue 21, item 6 (pair-counting part): sklearn's limits; FMI never above 1."""
+    true, pred = case
+    assert hm.adjusted_rand_index(true, pred) == skm.adjusted_rand_score(true, pred)
+    assert hm.fowlkes_mallows(true, pred) == skm.fowlkes_mallows_score(true, pred)
+    assert hm.rand_index(true, pred) == pytest.approx(skm.rand_score(true, pred), abs=1e-15)
+    assert 0.0 <= hm.fowlkes_mallows(true, pred) <= 1.0
 
 
 def test_ari_is_one_for_identical_trivial_partitions_as_in_sklearn():

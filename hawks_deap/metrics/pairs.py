@@ -121,9 +121,12 @@ def rand_index(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
     """Rand index, ``RI = 2 (a + d) / (n (n - 1))``, the fraction of agreeing pairs.
 
     Survey, pairwise measures; equal to ``sklearn.metrics.rand_score``. In [0, 1],
-    symmetric. ``nan`` (0/0, no pairs) for a single point, where scikit-learn returns 1.
+    symmetric. A single point has no pair: 1.0, as scikit-learn returns (the two
+    labellings disagree on no pair).
     """
     c = pair_confusion(labels_true, labels_pred)
+    if c.n_pairs == 0:
+        return 1.0
     return ratio(c.tp + c.tn, c.n_pairs)
 
 
@@ -172,15 +175,18 @@ def fowlkes_mallows(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
     """Fowlkes-Mallows index, ``FMI = sqrt(a / (a + b) * a / (a + c))``.
 
     Survey, pairwise measures: the geometric mean of pair precision and pair recall,
-    ``tp / sqrt((tp + fp)(tp + fn))``; equal to ``sklearn.metrics.fowlkes_mallows_score``
-    where defined. Symmetric, in [0, 1]. ``nan`` (0/0) when either labelling is all
-    singletons (no pair put together), where scikit-learn returns 0.
+    ``tp / sqrt((tp + fp)(tp + fn))``. Symmetric, in [0, 1]. Computed as scikit-learn
+    does, ``sqrt(tp / (tp + fp)) * sqrt(tp / (tp + fn))``: both factors are at most 1
+    after rounding, so the value never exceeds 1 (the other order of operations gave
+    1.0000000000000002 for two identical one-cluster labellings of 3 points), and it
+    equals ``sklearn.metrics.fowlkes_mallows_score`` to the last bit. No pair put
+    together by both (``tp = 0``, e.g. all singletons or a single point): 0.0, as
+    scikit-learn returns.
     """
     c = pair_confusion(labels_true, labels_pred)
     if c.tp == 0:
-        together = (c.tp + c.fp) * (c.tp + c.fn)
-        return 0.0 if together > 0 else math.nan
-    return c.tp / (math.sqrt(c.tp + c.fp) * math.sqrt(c.tp + c.fn))
+        return 0.0
+    return math.sqrt(c.tp / (c.tp + c.fp)) * math.sqrt(c.tp / (c.tp + c.fn))
 
 
 def hubert_gamma(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
