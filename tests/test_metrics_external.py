@@ -162,7 +162,10 @@ def test_maximum_matching_against_enumeration():
 def test_nmi_against_brute_force(method):
     for true, pred in CASES:
         got = hm.normalized_mutual_information(true, pred, average_method=method)
-        assert _close(got, bf_nmi(true, pred, method)), (true, pred, got)
+        want = bf_nmi(true, pred, method)
+        if math.isnan(want):  # 0/0: scikit-learn's limits (1 if neither splits the data)
+            want = 1.0 if len(set(true)) == len(set(pred)) == 1 else 0.0
+        assert _close(got, want), (true, pred, got)
 
 
 def _codes(labels: list) -> np.ndarray:
@@ -177,13 +180,7 @@ def test_nmi_and_mi_agree_with_sklearn(method):
         t, p = _codes(true), _codes(pred)
         got = hm.normalized_mutual_information(true, pred, average_method=method)
         want = skm.normalized_mutual_info_score(t, p, average_method=method)
-        if math.isnan(got):
-            # 0/0: a labelling with one cluster; scikit-learn's conventions instead.
-            k_t, k_p = len(set(t)), len(set(p))
-            assert min(k_t, k_p) == 1
-            assert want == (1.0 if k_t == k_p == 1 else 0.0)
-        else:
-            assert abs(got - want) <= 1e-12, (true, pred, got, want)
+        assert abs(got - want) <= 1e-12, (true, pred, got, want)  # limits included
         if method == "geometric":
             assert abs(hm.mutual_information(true, pred) - skm.mutual_info_score(t, p)) <= 1e-12
 
@@ -332,3 +329,40 @@ def test_tuple_labels_are_single_labels():
     true = [(0, "a"), (0, "a"), (1, "b"), (2,)]
     assert hm.purity(true, [1, 1, 2, 3]) == 1.0
     assert hm.maximum_matching(true, [1, 1, 2, 3]) == 1.0
+
+
+SKLEARN_EDGE_CASES = {
+    "one point": ([0], [0]),
+    "one cluster": ([0, 0, 0], [0, 0, 0]),
+    "singletons": ([0, 1, 2], [0, 1, 2]),
+    "one vs singletons": ([0, 0, 0], [0, 1, 2]),
+    "singletons vs one": ([0, 1, 2], [0, 0, 0]),
+    "strings": (["a", "a", "b", "b"], ["x", "y", "y", "y"]),
+    "negative": ([-1, -1, 3, 3], [5, 5, -7, -7]),
+    "non-consecutive": ([10, 10, 30, 30, 20], [1, 1, 1, 9, 9]),
+    "random": (np.random.default_rng(0).integers(0, 5, 300),
+               np.random.default_rng(1).integers(0, 4, 300)),
+    "large": (np.repeat([0, 1], 70_000), np.tile([0, 1, 2, 3], 35_000)),
+}
+
+
+@pytest.mark.parametrize("case", list(SKLEARN_EDGE_CASES))
+def test_information_indices_give_sklearns_values_on_its_edge_cases(case):
+    """Issue 21, item 6 (information part): NMI for every averaging, MI, AMI,
+    homogeneity, completeness, V-measure."""
+    import sklearn.metrics as skm
+
+    true, pred = SKLEARN_EDGE_CASES[case]
+    for method in hm.external.NMI_AVERAGE_METHODS:
+        assert hm.normalized_mutual_information(true, pred, average_method=method) == \
+            pytest.approx(skm.normalized_mutual_info_score(true, pred, average_method=method),
+                          abs=1e-12)
+        assert hm.adjusted_mutual_information(true, pred, average_method=method) == \
+            pytest.approx(skm.adjusted_mutual_info_score(true, pred, average_method=method),
+                          abs=1e-12)
+    pairs = [(hm.mutual_information, skm.mutual_info_score),
+             (hm.homogeneity, skm.homogeneity_score),
+             (hm.completeness, skm.completeness_score),
+             (hm.v_measure, skm.v_measure_score)]
+    for ours, theirs in pairs:
+        assert ours(true, pred) == pytest.approx(theirs(true, pred), abs=1e-12), ours

@@ -16,6 +16,7 @@ EXTERNAL = {
     "normalized_mutual_information", "variation_of_information", "jaccard", "rand_index",
     "adjusted_rand_index", "fowlkes_mallows", "hubert_gamma", "normalized_hubert_gamma",
     "pair_sensitivity", "pair_specificity", "pair_ppv", "pair_npv",
+    "adjusted_mutual_information", "homogeneity", "completeness", "v_measure",
 }
 INTERNAL = {"silhouette", "davies_bouldin", "dunn", "beta_cv", "calinski_harabasz",
             "connectivity"}
@@ -39,6 +40,7 @@ def test_available_lists_every_index_by_kind():
     ("cnpv", "pair_npv"), ("gamma", "hubert_gamma"), ("gamma_n", "normalized_hubert_gamma"),
     ("betacv", "beta_cv"), ("di", "dunn"), ("conn", "connectivity"), ("sil", "silhouette"),
     ("ce", "conditional_entropy"), ("matching", "maximum_matching"), ("jc", "jaccard"),
+    ("ami", "adjusted_mutual_information"), ("v_measure_score", "v_measure"),
 ])
 def test_aliases(alias, name):
     assert hm.get(alias).name == name

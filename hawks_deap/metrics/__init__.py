@@ -17,12 +17,16 @@ internal ones ``f(X, labels)``; options are keyword-only. Undefined values (0/0)
 from __future__ import annotations
 
 from hawks_deap.metrics.external import (
+    adjusted_mutual_information,
+    completeness,
     conditional_entropy,
     f_measure,
+    homogeneity,
     maximum_matching,
     mutual_information,
     normalized_mutual_information,
     purity,
+    v_measure,
     variation_of_information,
 )
 from hawks_deap.metrics.internal import (
@@ -58,10 +62,12 @@ __all__ = [
     "ModelPairIndices",
     "PairCounts",
     "StabilityResult",
+    "adjusted_mutual_information",
     "adjusted_rand_index",
     "available",
     "beta_cv",
     "calinski_harabasz",
+    "completeness",
     "conditional_entropy",
     "connectivity",
     "davies_bouldin",
@@ -69,6 +75,7 @@ __all__ = [
     "f_measure",
     "fowlkes_mallows",
     "get",
+    "homogeneity",
     "hopkins",
     "hubert_gamma",
     "jaccard",
@@ -87,5 +94,6 @@ __all__ = [
     "register",
     "silhouette",
     "stability",
+    "v_measure",
     "variation_of_information",
 ]

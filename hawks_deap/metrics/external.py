@@ -26,16 +26,20 @@ from scipy.sparse.csgraph import (
 )
 
 from hawks_deap._validation import check_choice
-from hawks_deap.metrics._common import Contingency, contingency, ratio
+from hawks_deap.metrics._common import Contingency, as_labels, contingency, ratio
 
 __all__ = [
     "NMI_AVERAGE_METHODS",
+    "adjusted_mutual_information",
+    "completeness",
     "conditional_entropy",
     "f_measure",
     "maximum_matching",
     "mutual_information",
     "normalized_mutual_information",
+    "homogeneity",
     "purity",
+    "v_measure",
     "variation_of_information",
 ]
 
@@ -278,11 +282,10 @@ def normalized_mutual_information(labels_true: ArrayLike, labels_pred: ArrayLike
     and Bailey 2010). With the same ``average_method`` this equals
     ``sklearn.metrics.normalized_mutual_info_score`` wherever the ratio is defined.
 
-    Symmetric, in [0, 1], 1 for identical partitions; higher is better. When the
-    normaliser is 0 (a labelling with a single cluster, so ``I = 0``: both labellings
-    for ``"arithmetic"`` and ``"max"``, either one for ``"geometric"`` and ``"min"``)
-    the index is 0/0 and this function returns ``nan``; scikit-learn returns 1.0 when
-    both labellings are trivial and 0.0 when one is.
+    Symmetric, in [0, 1], 1 for identical partitions; higher is better. Limit cases as
+    scikit-learn: 1.0 when both labellings have a single cluster (the data is not
+    split: they agree), and 0.0 whenever ``I = 0`` otherwise (a normaliser of 0 then
+    only means one labelling is a single cluster), so the index is always defined.
 
     Parameters
     ----------
@@ -299,6 +302,11 @@ def normalized_mutual_information(labels_true: ArrayLike, labels_pred: ArrayLike
     """
     check_choice("average_method", average_method, NMI_AVERAGE_METHODS)
     table = contingency(labels_true, labels_pred)
+    if len(table.true_sizes) == len(table.pred_sizes) == 1:
+        return 1.0
+    mi = _mutual_information(table)
+    if mi == 0.0:
+        return 0.0
     h_true = _entropy(table.true_sizes, table.n_samples)
     h_pred = _entropy(table.pred_sizes, table.n_samples)
     if average_method == "geometric":
@@ -309,7 +317,74 @@ def normalized_mutual_information(labels_true: ArrayLike, labels_pred: ArrayLike
         normaliser = min(h_true, h_pred)
     else:
         normaliser = max(h_true, h_pred)
-    return ratio(_mutual_information(table), normaliser)
+    return ratio(mi, normaliser)
+
+
+def _homogeneity_completeness(labels_true: ArrayLike, labels_pred: ArrayLike
+                              ) -> tuple[float, float]:
+    """``(I / H(T), I / H(C))``, each 1.0 where its entropy is 0 (scikit-learn's limits)."""
+    table = contingency(labels_true, labels_pred)
+    mi = _mutual_information(table)
+    h_true = _entropy(table.true_sizes, table.n_samples)
+    h_pred = _entropy(table.pred_sizes, table.n_samples)
+    return (mi / h_true if h_true else 1.0), (mi / h_pred if h_pred else 1.0)
+
+
+def homogeneity(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
+    """Homogeneity (Rosenberg and Hirschberg 2007): each cluster holds one class.
+
+    ``h = 1 - H(T | C) / H(T) = I(T, C) / H(T)``, in [0, 1], higher is better; 1.0 when
+    ``H(T) = 0`` (a single class), as ``sklearn.metrics.homogeneity_score``, which it
+    equals (to 1e-12). Not symmetric: ``homogeneity(t, c) = completeness(c, t)``.
+    """
+    return _homogeneity_completeness(labels_true, labels_pred)[0]
+
+
+def completeness(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
+    """Completeness (Rosenberg and Hirschberg 2007): each class lies in one cluster.
+
+    ``c = I(T, C) / H(C)``, in [0, 1], higher is better; 1.0 when ``H(C) = 0`` (a single
+    cluster), as ``sklearn.metrics.completeness_score``, which it equals (to 1e-12).
+    """
+    return _homogeneity_completeness(labels_true, labels_pred)[1]
+
+
+def v_measure(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
+    """V-measure, the harmonic mean of homogeneity and completeness (beta = 1).
+
+    ``v = 2 h c / (h + c)``, 0.0 when ``h + c = 0``; in [0, 1], symmetric, equal to
+    NMI with arithmetic averaging where both entropies are positive, and to
+    ``sklearn.metrics.v_measure_score`` everywhere (to 1e-12).
+    """
+    h, c = _homogeneity_completeness(labels_true, labels_pred)
+    return 0.0 if h + c == 0.0 else 2.0 * h * c / (h + c)
+
+
+def adjusted_mutual_information(labels_true: ArrayLike, labels_pred: ArrayLike, *,
+                                average_method: str = "arithmetic") -> float:
+    """Adjusted mutual information (Vinh, Epps and Bailey 2010).
+
+    ``AMI = (I - E[I]) / (mean(H(T), H(C)) - E[I])``, with ``E[I]`` the expected mutual
+    information under the permutation model (hypergeometric). Computed by
+    ``sklearn.metrics.adjusted_mutual_info_score`` (its exact expected-MI kernel), on
+    labels checked and encoded here, so the value and the limits are scikit-learn's:
+    1.0 for two single-cluster labellings, and for identical labellings. At most 1,
+    about 0 for independent labellings, may be negative; symmetric.
+
+    Parameters
+    ----------
+    labels_true, labels_pred : array-like of shape (n_samples,)
+        Any hashable labels.
+    average_method : {"arithmetic", "geometric", "min", "max"}
+        How the two entropies are averaged (scikit-learn's default: arithmetic).
+    """
+    from sklearn.metrics import adjusted_mutual_info_score
+
+    check_choice("average_method", average_method, NMI_AVERAGE_METHODS)
+    true = as_labels("labels_true", labels_true)
+    pred = as_labels("labels_pred", labels_pred)
+    contingency(true, pred)  # the same checks, and messages, as every other index
+    return float(adjusted_mutual_info_score(true, pred, average_method=average_method))
 
 
 def variation_of_information(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
