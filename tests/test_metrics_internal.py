@@ -164,7 +164,7 @@ def test_undefined_values_are_nan_or_inf_never_errors():
     for f in (hm.silhouette, hm.davies_bouldin, hm.dunn, hm.beta_cv, hm.calinski_harabasz):
         assert math.isnan(f(X, one)), f.__name__
     assert math.isnan(hm.silhouette(X, singles))
-    assert hm.davies_bouldin(X, singles) == 0.0  # every scatter is 0
+    assert math.isnan(hm.davies_bouldin(X, singles))  # undefined, as the silhouette and CH
     assert hm.dunn(X, singles) == math.inf  # every diameter is 0
     assert math.isnan(hm.beta_cv(X, singles))  # no intra-cluster pair
     assert math.isnan(hm.calinski_harabasz(X, singles))  # 0 (n - k) / (0 (k - 1))
@@ -372,3 +372,19 @@ class _NoSize:
 
     def fit_predict(self, X):
         return np.zeros(len(X), dtype=int)
+
+
+def test_internal_indices_take_sparse_x_and_agree_on_singletons():
+    """Issue 21, item 6 (internal part): sparse X is accepted (made dense); with every
+    point alone, Davies-Bouldin is undefined like the silhouette and Calinski-Harabasz."""
+    import math
+
+    from scipy import sparse
+
+    X = np.random.default_rng(0).normal(size=(8, 3))
+    y = [0, 0, 0, 1, 1, 2, 2, 2]
+    for index in (hm.silhouette, hm.calinski_harabasz, hm.davies_bouldin, hm.dunn):
+        assert index(sparse.csr_matrix(X), y) == index(X, y)
+    singletons = list(range(8))
+    for index in (hm.silhouette, hm.calinski_harabasz, hm.davies_bouldin):
+        assert math.isnan(index(X, singletons)), index

@@ -130,7 +130,16 @@ def check_data(X: object, labels: object) -> tuple[np.ndarray, np.ndarray, int]:
     ValueError
         If X is not a non-empty finite 2-D array, labels are not 1-D, or their lengths
         differ.
+
+    Notes
+    -----
+    A scipy sparse X is accepted and made dense: the internal indices measure distances
+    between all points, which a sparse layout does not make cheaper.
     """
+    from scipy import sparse
+
+    if sparse.issparse(X):
+        X = X.toarray()
     X = check_X(X)
     arr = as_labels("labels", labels)
     if arr.shape[0] != X.shape[0]:

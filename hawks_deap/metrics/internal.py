@@ -139,10 +139,12 @@ def davies_bouldin(X: ArrayLike, labels: ArrayLike, *, scatter: str = "centroid"
     Returns
     -------
     float
-        ``nan`` with fewer than 2 clusters (no ``j != i``) or when two clusters with
-        zero scatter share a centroid (0/0); ``inf`` when two clusters with positive
-        scatter share a centroid. scikit-learn instead raises for one cluster, ignores
-        coincident centroids, and returns 0 whenever all scatters are close to 0.
+        ``nan`` with fewer than 2 clusters (no ``j != i``) or with every point alone in
+        its cluster (no scatter to compare: like the silhouette and Calinski-Harabasz
+        indices, which are undefined there; scikit-learn raises in both cases), or when
+        two clusters with zero scatter share a centroid (0/0); ``inf`` when two clusters
+        with positive scatter share a centroid. scikit-learn instead ignores coincident
+        centroids and returns 0 whenever all scatters are close to 0.
 
     Raises
     ------
@@ -151,7 +153,7 @@ def davies_bouldin(X: ArrayLike, labels: ArrayLike, *, scatter: str = "centroid"
     """
     check_choice("scatter", scatter, DB_SCATTERS)
     X, codes, k = check_data(X, labels)
-    if k < 2:
+    if k < 2 or k == X.shape[0]:
         return math.nan
     counts, centroids = _centroids(X, codes, k)
     if scatter == "centroid":
