@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from hawks_deap import config, runs
-from hawks_deap.dataset import DATA_FILE
+from hawks_deap.dataset import DATA_FILE, DATA_NPZ, is_dataset_dir
 
 __all__ = ["main"]
 
@@ -85,7 +85,8 @@ def _prepare_run(args: argparse.Namespace, command: str,
         progress = not args.quiet and sys.stderr.isatty()
         done = runs.run_configuration(problem, values, seed=values["seed"],
                                       progress=progress, metadata=metadata)
-        done.save(out, overwrite=args.overwrite, partitions=command == "versus")
+        done.save(out, overwrite=args.overwrite, partitions=command == "versus",
+                  format=args.format)
         if not args.quiet:
             print(f"wrote {out}: {summary(values, done.result)}")
         return EXIT_OK
@@ -133,16 +134,16 @@ def _dataset_dirs(paths: Sequence[str]) -> list[Path]:
     out: list[Path] = []
     for text in paths:
         path = Path(text)
-        if (path / DATA_FILE).is_file():
+        if is_dataset_dir(path):
             out.append(path)
             continue
         if not path.exists():
             raise UsageError(f"PATH {path} does not exist")
-        children = (sorted(p for p in path.iterdir() if (p / DATA_FILE).is_file())
+        children = (sorted(p for p in path.iterdir() if is_dataset_dir(p))
                     if path.is_dir() else [])
         if not children:
-            raise UsageError(f"PATH {path} is neither a dataset directory (no {DATA_FILE}) "
-                             "nor a folder of dataset directories")
+            raise UsageError(f"PATH {path} is neither a dataset directory (no {DATA_FILE} "
+                             f"or {DATA_NPZ}) nor a folder of dataset directories")
         out.extend(children)
     return out
 

@@ -333,7 +333,7 @@ OPTIONS: tuple[Option, ...] = (
            low=0.0, high=1.0, command_defaults={"versus": 0.75}),
     Option("ga", "seed", "int", 0, "random seed", low=0),
     Option("ga", "n_jobs", "int", 1,
-           "processes that evaluate (generate: this one and n_jobs - 1 helpers)", low=1,
+           "processes that evaluate (a pool of n_jobs workers; 1: this one)", low=1,
            commands=("generate", "versus")),
 )
 
@@ -353,6 +353,10 @@ COMMAND_LINE_OPTIONS: tuple[Option, ...] = (
            metavar="DIR", required=True, commands=COMMANDS),
     Option(None, "overwrite", "bool", False, "replace an existing hawks-deap output directory",
            commands=COMMANDS),
+    # not a setting of the run (it changes no result, seed or metadata): the command line's
+    Option(None, "format", "str", "csv",
+           "file of the points: data.csv (text) or data.npz (compressed, exact)",
+           choices=("csv", "npz"), commands=COMMANDS),
     Option(None, "grid", "str", None, "the grid file", positional=True, metavar="GRID.toml",
            commands=("suite",)),
     Option(None, "out", "str", None, "output directory", metavar="DIR", required=True,

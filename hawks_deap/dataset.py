@@ -14,10 +14,12 @@ Directories are written atomically: into a temporary sibling directory, then ren
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import secrets
 import shutil
+import zipfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -26,9 +28,14 @@ import numpy as np
 
 from hawks_deap.genotype import Cluster, Genotype
 
-__all__ = ["OWN_FILES", "Dataset", "check_replaceable", "package_version"]
+__all__ = ["DATA_FORMATS", "OWN_FILES", "Dataset", "check_replaceable", "is_dataset_dir",
+           "package_version"]
 
 DATA_FILE = "data.csv"
+#: The compressed alternative to ``data.csv`` (``format="npz"``): arrays ``X`` and ``y``.
+DATA_NPZ = "data.npz"
+#: Formats of a dataset's points: CSV text (17 significant digits) or compressed npz.
+DATA_FORMATS = ("csv", "npz")
 GENES_FILE = "genes.json"
 METADATA_FILE = "metadata.json"
 LOGBOOK_FILE = "logbook.csv"
@@ -37,8 +44,8 @@ PARTITIONS_FILE = "partitions.csv"
 FIGURE_FILES = ("dataset.png", "convergence.png", "versus.png")
 #: Every file hawks-deap writes into a dataset's directory: ``overwrite`` replaces a
 #: directory that holds nothing else (`check_replaceable`).
-OWN_FILES = frozenset({DATA_FILE, GENES_FILE, METADATA_FILE, LOGBOOK_FILE, PARTITIONS_FILE,
-                       *FIGURE_FILES})
+OWN_FILES = frozenset({DATA_FILE, DATA_NPZ, GENES_FILE, METADATA_FILE, LOGBOOK_FILE,
+                       PARTITIONS_FILE, *FIGURE_FILES})
 
 
 def package_version() -> str:
@@ -93,6 +100,12 @@ def _temp_file(parent: Path, prefix: str, suffix: str) -> tuple[int, Path]:
             continue
         return fd, path
     raise FileExistsError(f"cannot create a temporary file in {parent}")
+
+
+def is_dataset_dir(path: str | os.PathLike) -> bool:
+    """Whether ``path`` holds a saved dataset (``data.csv`` or ``data.npz``)."""
+    path = Path(path)
+    return (path / DATA_FILE).is_file() or (path / DATA_NPZ).is_file()
 
 
 def check_replaceable(path: str | os.PathLike) -> None:
@@ -291,8 +304,14 @@ class Dataset:
             lines.append(",".join([f"{v:.17g}" for v in row] + [str(label)]))
         return "\n".join(lines) + "\n"
 
+    def to_npz_bytes(self) -> bytes:
+        """The content of ``data.npz``: arrays ``X`` (float) and ``y`` (integer labels)."""
+        buffer = io.BytesIO()
+        np.savez_compressed(buffer, X=self.X, y=np.asarray(self.y, dtype=np.int64))
+        return buffer.getvalue()
+
     def save(self, path: str | os.PathLike, *, overwrite: bool = False,
-             extra_files: Mapping[str, str] | None = None) -> Path:
+             extra_files: Mapping[str, str] | None = None, format: str = "csv") -> Path:  # noqa: A002
         """Write the dataset directory atomically; returns its path.
 
         Parameters
@@ -307,7 +326,15 @@ class Dataset:
         extra_files : mapping, optional
             More text files to write into the directory (name -> content), as part of
             the same atomic write (e.g. a run's logbook).
+        format : {"csv", "npz"}
+            The points as ``data.csv`` (text, 17 significant digits: they read back bit
+            for bit) or ``data.npz`` (compressed binary arrays, exact; integer labels).
         """
+        from hawks_deap._validation import check_choice
+
+        check_choice("format", format, DATA_FORMATS)
+        if format == "npz" and np.asarray(self.y).dtype.kind not in "iub":
+            raise ValueError(f"format='npz' needs integer labels, got {np.asarray(self.y).dtype}")
         path = Path(path)
         if path.exists() or path.is_symlink():
             if not overwrite:
@@ -316,7 +343,10 @@ class Dataset:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = _temp_dir(path.parent, f".{path.name}.", ".tmp")
         try:
-            (tmp / DATA_FILE).write_text(self.to_csv_text(), encoding="utf-8")
+            if format == "csv":
+                (tmp / DATA_FILE).write_text(self.to_csv_text(), encoding="utf-8")
+            else:
+                (tmp / DATA_NPZ).write_bytes(self.to_npz_bytes())
             genes = {
                 "sizes": self.sizes.tolist(),
                 "clusters": [g.to_dict() for g in self.genotype] if self.genotype else [],
@@ -326,7 +356,8 @@ class Dataset:
             metadata = {"package": "hawks-deap", **self.metadata}
             (tmp / METADATA_FILE).write_text(_dumps(metadata), encoding="utf-8")
             for name, text in (extra_files or {}).items():
-                if Path(name).name != name or name in (DATA_FILE, GENES_FILE, METADATA_FILE):
+                if Path(name).name != name or name in (DATA_FILE, DATA_NPZ, GENES_FILE,
+                                                       METADATA_FILE):
                     raise ValueError(f"extra_files: invalid file name {name!r}")
                 (tmp / name).write_text(text, encoding="utf-8")
             if path.exists():
@@ -362,9 +393,15 @@ class Dataset:
             rotations that are not proper rotations; metadata that is not a JSON object.
         """
         path = Path(path)
-        if not (path / DATA_FILE).is_file():
-            raise FileNotFoundError(f"{path} is not a dataset directory (no {DATA_FILE})")
-        X, y = _read_data(path / DATA_FILE)
+        if not is_dataset_dir(path):
+            raise FileNotFoundError(f"{path} is not a dataset directory (no {DATA_FILE} or "
+                                    f"{DATA_NPZ})")
+        if (path / DATA_FILE).is_file() and (path / DATA_NPZ).is_file():
+            raise ValueError(f"{path} holds both {DATA_FILE} and {DATA_NPZ}: keep one")
+        if (path / DATA_FILE).is_file():
+            X, y = _read_data(path / DATA_FILE)
+        else:
+            X, y = _read_npz(path / DATA_NPZ)
         genotype = None
         if (path / GENES_FILE).is_file():
             genotype = _read_genes(path / GENES_FILE, X, y) or None
@@ -402,16 +439,43 @@ def _read_data(path: Path) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError(f"{path}: holds no points")
     if raw.shape[1] != d + 1:
         raise ValueError(f"{path}: rows hold {raw.shape[1]} values, the header {d + 1}")
-    X, labels = raw[:, :-1], raw[:, -1]
+    return _checked_points(path, raw[:, :-1], raw[:, -1], first_row=2)
+
+
+def _read_npz(path: Path) -> tuple[np.ndarray, np.ndarray]:
+    """X and integer labels of a ``data.npz``, checked (errors name the file)."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            X, labels = np.asarray(data["X"]), np.asarray(data["y"])
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as error:
+        raise ValueError(f"{path}: not a dataset (an npz file with arrays X and y): "
+                         f"{error}") from None
+    if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] == 0 or X.dtype.kind not in "iuf":
+        raise ValueError(f"{path}: X must be a non-empty 2-D numeric array, got shape "
+                         f"{X.shape} of {X.dtype}")
+    if labels.shape != (X.shape[0],) or labels.dtype.kind not in "iuf":
+        raise ValueError(f"{path}: y must be {X.shape[0]} numeric labels, got shape "
+                         f"{labels.shape} of {labels.dtype}")
+    return _checked_points(path, X.astype(np.float64), labels.astype(np.float64),
+                           first_row=0)
+
+
+def _checked_points(path: Path, X: np.ndarray, labels: np.ndarray, *,
+                    first_row: int) -> tuple[np.ndarray, np.ndarray]:
+    """X and the labels as int64; non-finite coordinates and non-integer labels refused.
+
+    Rows are numbered from ``first_row`` in the messages (the file's line or index).
+    """
     bad = np.flatnonzero(~np.isfinite(X).all(axis=1))
     if bad.size:
-        raise ValueError(f"{path}: row {int(bad[0]) + 2} holds a non-finite coordinate "
-                         f"({bad.size} such rows)")
+        row = int(bad[0]) + first_row
+        raise ValueError(f"{path}: row {row} holds a non-finite coordinate ({bad.size} such "
+                         "rows)")
     bad = np.flatnonzero(~np.isfinite(labels) | (labels != np.round(labels)))
     if bad.size:
-        label = float(labels[bad[0]])
-        raise ValueError(f"{path}: row {int(bad[0]) + 2} has label {label!r}; labels must be "
-                         f"integers ({bad.size} such rows)")
+        row, label = int(bad[0]) + first_row, float(labels[bad[0]])
+        raise ValueError(f"{path}: row {row} has label {label!r}; labels must be integers "
+                         f"({bad.size} such rows)")
     return X, labels.astype(np.int64)
 
 

@@ -267,7 +267,7 @@ class Run:
         return files
 
     def save(self, out: str | os.PathLike, *, overwrite: bool = False,
-             partitions: bool = False) -> Path:
+             partitions: bool = False, format: str = "csv") -> Path:  # noqa: A002
         """Write the run directory atomically; returns its path.
 
         Parameters
@@ -278,8 +278,10 @@ class Run:
             Replace an existing directory.
         partitions : bool
             Also write ``partitions.csv`` (Versus problems only).
+        format : {"csv", "npz"}
+            The file of the points (`hawks_deap.Dataset.save`).
         """
-        return self.dataset.save(out, overwrite=overwrite,
+        return self.dataset.save(out, overwrite=overwrite, format=format,
                                  extra_files=self.files(partitions=partitions))
 
 

@@ -86,6 +86,9 @@ SUITE_OPTIONS: tuple[config.Option, ...] = (
     config.Option("suite", "seed", "int", 0, "suite seed", low=0),
     config.Option("suite", "mode", "str", "index", "Index or Versus mode",
                   choices=tuple(MODES)),
+    config.Option("suite", "format", "str", "csv",
+                  "file of each run's points: data.csv (text) or data.npz (compressed)",
+                  choices=("csv", "npz")),
 )
 
 #: Settings a grid may not set: each run's seed is derived, and runs are the unit of
@@ -103,6 +106,7 @@ class SuiteTask:
     seed: int
     command: str
     values: dict[str, Any]
+    format: str = "csv"  # of the points' file (no setting: it changes no result or seed)
 
     @property
     def name(self) -> str:
@@ -119,6 +123,7 @@ class Suite:
     seed: int
     configurations: list[dict[str, Any]]
     grid: dict[str, dict[str, Any]] = field(default_factory=dict)
+    format: str = "csv"
 
     @property
     def command(self) -> str:
@@ -132,12 +137,16 @@ class Suite:
         for i, values in enumerate(self.configurations):
             for r in range(self.runs):
                 out.append(SuiteTask(f"c{i:0{width}d}", r, derive_seed(self.seed, values, r),
-                                     self.command, values))
+                                     self.command, values, self.format))
         return out
 
     def describe(self) -> dict[str, Any]:
         """JSON-ready description, stored in the output directory."""
-        return {"mode": self.mode, "runs": self.runs, "seed": self.seed, "grid": self.grid}
+        described = {"mode": self.mode, "runs": self.runs, "seed": self.seed,
+                     "grid": self.grid}
+        if self.format != "csv":  # (suites written before the option stay the same)
+            described["format"] = self.format
+        return described
 
 
 def derive_seed(suite_seed: int, values: Mapping[str, Any], run: int) -> int:
@@ -238,7 +247,8 @@ def parse_suite(raw: Mapping[str, Any], *, source: str = "") -> Suite:
             raise type(error)(f"configuration {i} ({_short(point)}){where}: {error}") from None
         configurations.append(values)
     return Suite(mode=mode, runs=int(suite.get("runs", 1)), seed=int(suite.get("seed", 0)),
-                 configurations=configurations, grid=validated)
+                 configurations=configurations, grid=validated,
+                 format=str(suite.get("format", "csv")))
 
 
 def _check_size(grid: Mapping[str, Mapping[str, Any]], runs: int, where: str) -> None:
@@ -278,7 +288,7 @@ def run_task(task: SuiteTask, out: str | os.PathLike) -> dict[str, str]:
         values["n_jobs"] = 1
     run = run_configuration(problem, values, seed=task.seed, metadata={
         "suite": {"config_id": task.config_id, "run": task.run, "seed": task.seed}})
-    run.save(Path(out) / RUNS_DIR / task.name, overwrite=True)
+    run.save(Path(out) / RUNS_DIR / task.name, overwrite=True, format=task.format)
     row: dict[str, str] = {"config_id": task.config_id, "run": str(task.run),
                            "seed": str(task.seed)}
     for key, value in task.values.items():

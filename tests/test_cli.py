@@ -401,3 +401,20 @@ def test_ctrl_c_while_the_command_imports_the_package_exits_130_quietly(tmp_path
         _, err = proc.communicate(timeout=120)
         assert proc.returncode == 130 and "Traceback" not in err, err
         assert not (tmp_path / "x").exists()
+
+
+def test_generate_and_features_with_npz(tmp_path, capsys):
+    """Issue 21, item 5: --format npz writes data.npz; every command reads it."""
+    code, _, err = main(capsys, "generate", *SMALL, "--format", "npz", "--out", tmp_path / "n")
+    assert code == 0, err
+    code, _, err = main(capsys, "generate", *SMALL, "--out", tmp_path / "c")
+    assert code == 0, err
+    assert (tmp_path / "n" / "data.npz").is_file() and not (tmp_path / "n" / "data.csv").exists()
+    npz, csv_ = hd.Dataset.load(tmp_path / "n"), hd.Dataset.load(tmp_path / "c")
+    assert npz.X.tobytes() == csv_.X.tobytes()
+    assert json.loads((tmp_path / "n" / "metadata.json").read_text()) == json.loads(
+        (tmp_path / "c" / "metadata.json").read_text())  # the format is no setting
+    code, out, err = main(capsys, "features", tmp_path / "n", tmp_path / "c")
+    assert code == 0, err
+    rows = [line for line in out.splitlines() if line.strip()]
+    assert len(rows) >= 3 and rows[-1].split(",")[1:] == rows[-2].split(",")[1:]

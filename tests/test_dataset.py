@@ -181,3 +181,41 @@ def test_regenerating_more_than_memory_holds_is_refused(tmp_path):
     dataset = hd.Dataset.load(_generated(tmp_path))
     with pytest.raises(ValueError, match=r"n_samples=1000000000000.*more than this machine"):
         dataset.regenerate(10**12, seed=0)
+
+
+def test_npz_round_trip_is_exact(tmp_path):
+    """Issue 21, item 5: data.npz (compressed) reads back the same bits as data.csv."""
+    path = _generated(tmp_path)
+    csv_dataset = hd.Dataset.load(path)
+    npz_path = csv_dataset.save(tmp_path / "npz", format="npz")
+    assert sorted(p.name for p in npz_path.iterdir()) == ["data.npz", "genes.json",
+                                                          "metadata.json"]
+    back = hd.Dataset.load(npz_path)
+    assert back.X.tobytes() == csv_dataset.X.tobytes()
+    assert back.y.tolist() == csv_dataset.y.tolist() and back.y.dtype == np.int64
+    assert [g.key for g in back.genotype] == [g.key for g in csv_dataset.genotype]
+    assert (npz_path / "data.npz").stat().st_size < (path / "data.csv").stat().st_size
+    back.save(npz_path, overwrite=True, format="csv")  # and back to text
+    assert hd.Dataset.load(npz_path).X.tobytes() == csv_dataset.X.tobytes()
+
+
+def test_npz_files_are_checked_and_named(tmp_path):
+    path = _generated(tmp_path)
+    npz = hd.Dataset.load(path).save(tmp_path / "npz", format="npz")
+    data = (npz / "data.npz").read_bytes()
+    (npz / "data.npz").write_bytes(data[: len(data) // 2])
+    with pytest.raises(ValueError, match=r"data\.npz: not a dataset"):
+        hd.Dataset.load(npz)
+    buffer = __import__("io").BytesIO()
+    np.savez(buffer, X=np.array([[1.0, np.nan]]), y=np.array([0]))
+    (npz / "data.npz").write_bytes(buffer.getvalue())
+    with pytest.raises(ValueError, match=r"data\.npz: row 0 holds a non-finite"):
+        hd.Dataset.load(npz)
+    (path / "data.npz").write_bytes(buffer.getvalue())
+    with pytest.raises(ValueError, match="holds both data.csv and data.npz"):
+        hd.Dataset.load(path)
+    with pytest.raises(ValueError, match="format"):
+        hd.Dataset(np.zeros((2, 2)), [0, 1]).save(tmp_path / "x", format="parquet")
+    with pytest.raises(ValueError, match="integer labels"):
+        hd.Dataset(np.zeros((2, 2)), ["a", "b"]).save(tmp_path / "x", format="npz")
+    assert not (tmp_path / "x").exists()

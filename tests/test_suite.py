@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+import hawks_deap as hd
 from hawks_deap import suite as hs
 
 GRID = """
@@ -309,3 +310,19 @@ def test_two_suite_processes_on_one_folder_never_crash_nor_change_the_results(tm
             if code == 2:
                 assert "another hawks-deap suite is running there" in err
         assert snapshot(out) == expected
+
+
+def test_an_npz_suite_has_the_csv_suites_results(tmp_path):
+    csv_suite = hs.load_suite(write_grid(tmp_path))
+    text = GRID.format(runs=1, generations=4).replace('mode = "index"',
+                                                      'mode = "index"\nformat = "npz"')
+    npz_suite = hs.load_suite(write_grid(tmp_path, text=text))
+    hs.run_suite(csv_suite, tmp_path / "csv")
+    hs.run_suite(npz_suite, tmp_path / "npz")
+    assert (tmp_path / "csv" / "summary.csv").read_bytes() == \
+        (tmp_path / "npz" / "summary.csv").read_bytes()  # same seeds, same datasets
+    for run in (tmp_path / "npz" / "runs").iterdir():
+        assert (run / "data.npz").is_file() and not (run / "data.csv").exists()
+        other = hd.Dataset.load(tmp_path / "csv" / "runs" / run.name)
+        assert hd.Dataset.load(run).X.tobytes() == other.X.tobytes()
+    hs.run_suite(npz_suite, tmp_path / "npz")  # resumes: every run checks out
