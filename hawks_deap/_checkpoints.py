@@ -13,6 +13,8 @@ import pickle
 from pathlib import Path
 from typing import Any
 
+from hawks_deap._validation import check_parent_dir
+
 __all__ = ["CHECKPOINT_FORMAT", "CHECKPOINT_KEYS", "check_checkpoint_path", "read_checkpoint"]
 
 CHECKPOINT_FORMAT = "hawks-deap-checkpoint-1"
@@ -50,10 +52,4 @@ def check_checkpoint_path(path: str | os.PathLike | None) -> None:
     path = Path(path)
     if path.is_dir():
         raise ValueError(f"checkpoint {str(path)!r} is a directory; give a file path")
-    for parent in path.parents:
-        if parent.exists():
-            if not parent.is_dir():
-                raise ValueError(f"checkpoint {str(path)!r}: {parent} is not a directory")
-            if not os.access(parent, os.W_OK):
-                raise ValueError(f"checkpoint {str(path)!r}: {parent} is not writable")
-            break
+    check_parent_dir(path, f"checkpoint {str(path)!r}")

@@ -36,7 +36,7 @@ from typing import Any
 
 from hawks_deap._validation import check_choice, check_float, check_int
 
-__all__ = ["EvaluateTask", "ProblemPool", "default_threads_per_worker"]
+__all__ = ["EvaluateTask", "ProblemPool", "default_threads_per_worker", "quiet_worker"]
 
 #: Seconds between two checks that the workers are alive while `ProblemPool.map` waits.
 POLL_SECONDS = 0.2
@@ -63,16 +63,24 @@ class EvaluateTask:
         return self.problem.evaluate(individual, eval_seed)
 
 
+def quiet_worker() -> None:
+    """Signals of a pool worker (evaluation pools, suites): leave Ctrl-C to the parent.
+
+    The parent gets Ctrl-C and stops its workers (one message, not one traceback per
+    worker); SIGTERM, by which a pool stops them, ends them quietly (a forked worker
+    would otherwise inherit the command's handler, which raises ``KeyboardInterrupt``).
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 def _install(payload: bytes, threads: int | None) -> None:
     """Pool initializer: cap the threads, then rebuild the problem from its bytes.
 
-    Workers ignore Ctrl-C: the parent gets it and stops them (one message, not one
-    traceback per worker); SIGTERM, by which the pool stops them, ends them quietly
-    (a forked worker would inherit the command's handler).
+    The worker's signals are `quiet_worker`'s.
     """
     global _WORKER_PROBLEM, _WORKER_ERROR, _WORKER_LIMITS
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    quiet_worker()
     if threads is not None:
         for name in _THREAD_VARIABLES:  # for libraries loaded after this point
             os.environ[name] = str(threads)

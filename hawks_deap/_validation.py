@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import difflib
 import numbers
+import os
 from collections.abc import Iterable
+from pathlib import Path
 from typing import TypeAlias
 
 import numpy as np
@@ -206,3 +208,18 @@ def int_seed(seed: object, *key: int) -> int:
     """
     ss = as_seed_sequence(seed)
     return seed_words(child_sequence(ss, *key) if key else ss, 1)[0]
+
+
+def check_parent_dir(path: str | os.PathLike, label: str) -> None:
+    """Refuse a path that could never be created: its nearest existing parent is a file.
+
+    ``label`` starts the message (e.g. ``"--out run"``). Checked before any work, so that
+    a long run never ends in a refused write.
+    """
+    for parent in Path(path).parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise ValueError(f"{label}: {parent} is not a directory")
+            if not os.access(parent, os.W_OK):
+                raise ValueError(f"{label}: {parent} is not writable")
+            return

@@ -407,16 +407,16 @@ class Dataset:
             genotype = _read_genes(path / GENES_FILE, X, y) or None
         metadata = {}
         if (path / METADATA_FILE).is_file():
-            metadata = _read_json(path / METADATA_FILE, "an object")
+            metadata = _read_json_object(path / METADATA_FILE)
         return cls(X, y, genotype, metadata)
 
 
-def _read_json(path: Path, what: str) -> Any:
+def _read_json_object(path: Path) -> dict[str, Any]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError) as error:
         raise ValueError(f"{path}: not readable JSON ({error})") from None
-    if what == "an object" and not isinstance(data, dict):
+    if not isinstance(data, dict):
         raise ValueError(f"{path}: must hold a JSON object, got {type(data).__name__}")
     return data
 
@@ -481,7 +481,7 @@ def _checked_points(path: Path, X: np.ndarray, labels: np.ndarray, *,
 
 def _read_genes(path: Path, X: np.ndarray, y: np.ndarray) -> list[Cluster]:
     """The genes of a ``genes.json``, checked against the data (errors name the file)."""
-    genes = _read_json(path, "an object")
+    genes = _read_json_object(path)
     sizes, clusters = genes.get("sizes", []), genes.get("clusters", [])
     if not isinstance(sizes, list) or not all(isinstance(n, int) and not isinstance(n, bool)
                                               and n >= 0 for n in sizes):

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from hawks_deap import config
+from hawks_deap._validation import check_parent_dir
 from hawks_deap.dataset import LOGBOOK_FILE, PARTITIONS_FILE, check_replaceable
 
 if TYPE_CHECKING:
@@ -234,11 +235,7 @@ def check_run_dir(out: str | os.PathLike, overwrite: bool) -> None:
             check_replaceable(out)
         except ValueError as error:
             raise ValueError(f"--out: {error} (--overwrite)") from None
-    for parent in out.parents:
-        if parent.exists():
-            if not parent.is_dir():
-                raise ValueError(f"--out {out}: {parent} is not a directory")
-            break
+    check_parent_dir(out, f"--out {out}")
 
 
 @dataclass(frozen=True)

@@ -43,7 +43,8 @@ from typing import Any
 import numpy as np
 
 from hawks_deap import config
-from hawks_deap._validation import check_choice, check_int, int_seed
+from hawks_deap._parallel import quiet_worker
+from hawks_deap._validation import check_choice, check_int, check_parent_dir, int_seed
 from hawks_deap.dataset import Dataset, write_text_atomic
 from hawks_deap.runs import build_problem, format_value, run_configuration
 
@@ -391,11 +392,7 @@ def check_output(out: Path, suite: Suite) -> None:
     """Refuse a directory holding another suite (resuming needs the same grid)."""
     if out.exists() and not out.is_dir():
         raise ValueError(f"--out {out} exists and is not a directory")
-    for parent in out.parents:
-        if parent.exists():
-            if not parent.is_dir():
-                raise ValueError(f"--out {out}: {parent} is not a directory")
-            break
+    check_parent_dir(out, f"--out {out}")
     grid = out / GRID_FILE
     if grid.is_file():
         try:
@@ -498,14 +495,6 @@ def cost_estimate(task: SuiteTask) -> float:
     return cost * (10.0 if task.command == "versus" else 1.0)
 
 
-def _quiet_worker() -> None:
-    """Suite workers leave Ctrl-C to the parent, which stops them (no traceback each)."""
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-
-
 def _iter_processes(tasks: list[SuiteTask], out: str, workers: int):
     if workers == 1:
         for task in tasks:
@@ -515,7 +504,7 @@ def _iter_processes(tasks: list[SuiteTask], out: str, workers: int):
 
     # spawn: a forked child of a process that already ran OpenMP code (scikit-learn)
     # can deadlock in libgomp; fresh interpreters cannot.
-    with multiprocess.get_context("spawn").Pool(workers, initializer=_quiet_worker) as pool:
+    with multiprocess.get_context("spawn").Pool(workers, initializer=quiet_worker) as pool:
         yield from pool.imap_unordered(_run_task_star, [(t, out) for t in tasks])
 
 

@@ -132,3 +132,20 @@ def test_sizes_sum_to_n_and_respect_minimum(seed, k, min_size, extra, equal):
         assert s.max() - s.min() <= 1
     else:
         assert s.min() >= min_size
+
+
+def test_multiobjective_fitness_class_with_weights_is_a_cached_picklable_class():
+    import copy
+    import pickle
+
+    cls = hd.MultiObjectiveFitness.with_weights((-1, 1.0))
+    assert cls is hd.MultiObjectiveFitness.with_weights([-1.0, 1.0])  # one class per tuple
+    assert issubclass(cls, hd.MultiObjectiveFitness) and cls.weights == (-1.0, 1.0)
+    fit = cls()
+    assert not fit.valid and fit.weights == (-1.0, 1.0)
+    fit.values = hd.Evaluation((0.25, 3.0), {"penalty": 0.0})
+    for other in (copy.deepcopy(fit), pickle.loads(pickle.dumps(fit))):
+        assert other.values == (0.25, 3.0) and other.weights == (-1.0, 1.0)
+        assert other.record == {"penalty": 0.0}
+    problem = hd.IndexProblem(100, 3, 2, 0.5, constraints=[hd.Overlap(max=0.1)])
+    assert problem.as_multiobjective().fitness_class is cls.with_weights((-1.0, -1.0))

@@ -36,7 +36,7 @@ __all__ = ["Table", "overlap", "overlap_pairs", "prefetch_overlap"]
 
 
 class Table:
-    """The genes of one computation of overlap pair entries (`Evaluator._overlap_pairs`).
+    """The genes of one computation of overlap pair entries (`overlap_pairs`).
 
     Gene u: its slot ``slots[u]``, its `Cluster` ``genes[u]`` and cache entry
     ``entries[u]``; its points are rows ``offs[u]:offs[u + 1]`` of
@@ -87,7 +87,7 @@ def prefetch_overlap(store: GeneStore, genotypes: Sequence[Sequence]) -> None:
     """Compute together the overlap pair entries that a batch of genotypes lacks.
 
     A generation's offspring share most of their genes: their missing pairs of
-    genes go through one `_overlap_pairs` call (one projection per query gene, one
+    genes go through one `overlap_pairs` call (one projection per query gene, one
     exact test per target gene or pivot) instead of one call per genotype, and are
     cached; `overlap` then finds them. Values are unchanged (each pair entry is
     exact, whichever call computes it). The genotypes are taken in order, as long as
@@ -124,7 +124,7 @@ def prefetch_overlap(store: GeneStore, genotypes: Sequence[Sequence]) -> None:
 
 def _prefetch_pairs(store: GeneStore, ckeys: list[tuple], genotypes: dict[tuple, Sequence],
                     n_genotypes: int) -> None:
-    """`_overlap_pairs` for the pairs of several genotypes at once.
+    """`overlap_pairs` for the pairs of several genotypes at once.
 
     ``ckeys`` are the pairs' cache keys, ``genotypes[ckey]`` a genotype holding each.
     """
@@ -191,7 +191,7 @@ def overlap_pairs(store: GeneStore, t: Table, missing: list[tuple[int, int]],
     slack = 16.0 * (n_dims + 2) * EPS * (4.0 * np.maximum(maxnorm[J], maxnorm[M]) + dist)
     gap = dist - radius[J] - radius[M]
     # step 1 with the thresholds' largest value where measured, else an upper bound
-    # on it (`_reach_bound`): genes whose pairs are all empty need no thresholds
+    # on it (`reach_bound`): genes whose pairs are all empty need no thresholds
     units = sorted(set(J.tolist()) | set(M.tolist()))
     reach = np.zeros(len(genes))
     for u in units:
@@ -220,7 +220,7 @@ def overlap_pairs(store: GeneStore, t: Table, missing: list[tuple[int, int]],
 def _side_hits(store: GeneStore, t: Table, own: dict[int, np.ndarray], J: np.ndarray,
                M: np.ndarray, delta: np.ndarray, dist: np.ndarray,
                slack: np.ndarray) -> list[np.ndarray] | None:
-    """Steps 2 and 3 of `_overlap_pairs` for pairs (J, M): captured points per pair.
+    """Steps 2 and 3 of `overlap_pairs` for pairs (J, M): captured points per pair.
 
     Candidates are numbered by the table's rows; the entries hold data rows.
     """

@@ -81,13 +81,13 @@ def reach_bound(store: GeneStore, slot: int, gene: Any, entry: GeneEntry) -> flo
     """An upper bound on a gene's largest own-cluster threshold ``max o(i)``.
 
     ``o(i) <= s(i, l)`` for any other point l at a positive distance. Pairing each
-    point with its nearest draw in the slot's z (fixed for the run, `_z_steps`),
+    point with its nearest draw in the slot's z (fixed for the run, `z_steps`),
     the shape moves the pair's difference to ``dz diag(sqrt(lam)) R^T``, of exact
     length ``sqrt(sum_d lam_d dz_d^2)`` (rotations keep lengths): the largest such
     length, widened by the rounding of the points (``E`` below), bounds ``sqrt(o)``
     from above; the smallest, less ``E``, shows that no pair coincides in floating
     point (else the bound is ``inf``). Computing the thresholds themselves costs a
-    nearest-neighbour pass over the gene; `_overlap_pairs` skips it for genes whose
+    nearest-neighbour pass over the gene; `_overlap.overlap_pairs` skips it for genes whose
     pairs this bound already proves empty.
     """
     shape = store.shape(slot, gene)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Mapping, Sequence
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -279,7 +280,19 @@ def resolve_mean_mutation(mean_mutation: str | Callable[..., Any]) -> Callable[.
 
 
 def mean_context(op: Callable[..., Any]) -> frozenset[str]:
-    """Which of `MEAN_CONTEXT` a mean operator declares."""
+    """Which of `MEAN_CONTEXT` a mean operator declares.
+
+    Memoised by operator (DEAP's loops call `mutate` once per individual); an operator
+    that cannot be hashed is inspected at each call.
+    """
+    try:
+        return _declared_context(op)
+    except TypeError:  # an unhashable callable
+        return _declared_context.__wrapped__(op)
+
+
+@lru_cache(maxsize=256)
+def _declared_context(op: Callable[..., Any]) -> frozenset[str]:
     try:
         params = inspect.signature(op).parameters
     except ValueError:
