@@ -15,6 +15,7 @@ from hawks_deap.algorithms import (
     GenerationState,
     Result,
     evolve,
+    final_fittest,
     make_toolbox,
     resume,
     select_best,
@@ -90,6 +91,7 @@ __all__ = [
     "problem_features",
     "resume",
     "select_best",
+    "final_fittest",
     "silhouette_samples",
     "silhouette_score",
 ]

@@ -14,7 +14,6 @@ import os
 import pickle
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import ExitStack
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -45,12 +44,15 @@ from hawks_deap.operators import (
     sel_tournament_rank,
 )
 from hawks_deap.problems.base import Problem
+from hawks_deap.result import RETURNS, GenerationState, Result, final_fittest, select_best
 
 __all__ = [
     "ALGORITHMS",
     "GenerationState",
+    "RETURNS",
     "Result",
     "evolve",
+    "final_fittest",
     "make_toolbox",
     "resume",
     "select_best",
@@ -228,86 +230,6 @@ def _resolve_problem(problem: Problem, algorithm: str) -> Problem:
     return problem
 
 
-def select_best(individuals: Iterable[Genotype]) -> Genotype | None:
-    """The best feasible individual by fitness; if none is feasible, the smallest penalty.
-
-    Ties in penalty are broken by fitness. Individuals without a valid fitness are
-    ignored; returns None when there is none.
-    """
-    valid = [ind for ind in individuals if ind.fitness.valid]
-    if not valid:
-        return None
-    feasible = [ind for ind in valid if record_penalty(ind) == 0.0]
-    if feasible:
-        return max(feasible, key=lambda ind: ind.fitness.wvalues)
-    return min(valid, key=lambda ind: (record_penalty(ind), tuple(-w for w in ind.fitness.wvalues)))
-
-
-@dataclass
-class GenerationState:
-    """What callbacks receive after each generation (return True to stop the run)."""
-
-    generation: int
-    population: list[Genotype]
-    logbook: tools.Logbook
-    hall_of_fame: tools.HallOfFame
-    best: Genotype | None
-
-
-@dataclass
-class Result:
-    """The outcome of `evolve`.
-
-    Attributes
-    ----------
-    problem : Problem
-        The problem, with the run's layout.
-    population : list of Genotype
-        Final population, ranked best first by stochastic ranking.
-    logbook : deap.tools.Logbook
-        One row per generation (0 is the initial population): ``gen``, ``nevals``,
-        ``fitness_best``, ``fitness_median``, ``n_feasible`` and the record of the
-        generation's best individual (``index``, constraint values, ``penalty``).
-    hall_of_fame : deap.tools.HallOfFame
-        The best feasible individuals seen during the run.
-    best : Genotype
-        The best feasible individual seen during the run; if none was ever feasible,
-        the one with the smallest penalty.
-    seed : int or list of int
-        Entropy of the run's SeedSequence: ``evolve(problem, seed=result.seed, ...)``
-        repeats the run.
-    settings : dict
-        The loop's settings, for metadata.
-    generations_run : int
-        Generations completed (fewer than asked when a callback stopped the run).
-    pareto_front : deap.tools.ParetoFront or None
-        For ``algorithm="nsga2"`` / ``"nsga3"``: the non-dominated individuals seen
-        during the run; None for the HAWKS loop.
-    """
-
-    problem: Problem
-    population: list[Genotype]
-    logbook: tools.Logbook
-    hall_of_fame: tools.HallOfFame
-    best: Genotype
-    seed: int | list[int]
-    settings: dict[str, Any] = field(default_factory=dict)
-    generations_run: int = 0
-    pareto_front: tools.ParetoFront | None = None
-
-    def dataset(self, individual: Genotype):
-        """The `hawks_deap.Dataset` of any individual of this run."""
-        from hawks_deap.dataset import Dataset
-
-        return Dataset.from_individual(self.problem, individual,
-                                       extra={"seed": self.seed, "evolve": self.settings,
-                                              "generations_run": self.generations_run})
-
-    def best_dataset(self):
-        """The `hawks_deap.Dataset` of `best`."""
-        return self.dataset(self.best)
-
-
 def _eval_seed(ss: np.random.SeedSequence, generation: int, position: int) -> int:
     """The seed of one evaluation: a child of the run's sequence past its streams."""
     return int_seed(ss, len(_STREAMS), generation, position)
@@ -341,7 +263,7 @@ def evolve(problem: Problem, *, population_size: int = 10, generations: int = 10
            cov_kwargs: Mapping[str, Any] | None = None,
            hall_of_fame_size: int = 10, algorithm: str = "hawks",
            nsga3_divisions: int | None = None, checkpoint: str | os.PathLike | None = None,
-           checkpoint_every: int = 10) -> Result:
+           checkpoint_every: int = 10, returns: str = "best-feasible") -> Result:
     """Run HAWKS on a problem.
 
     Parameters
@@ -401,12 +323,19 @@ def evolve(problem: Problem, *, population_size: int = 10, generations: int = 10
         wrote yourself: unpickling runs code.
     checkpoint_every : int
         Generations between checkpoints.
+    returns : {"best-feasible", "final-fittest"}
+        Which individual becomes ``Result.best`` (and ``best_dataset()``): the best
+        feasible individual seen during the run (default; the smallest penalty when none
+        was feasible), or, as HAWKS 0.2.0 and the paper do, the final population's
+        individual of best fitness whatever its penalty (`final_fittest`). The evolution
+        is the same either way: only the returned individual differs.
 
     Returns
     -------
     Result
     """
     _check_problem(problem)
+    returns = check_choice("returns", returns, RETURNS)
     population_size = check_int("population_size", population_size, minimum=2)
     generations = check_int("generations", generations, minimum=1)
     p_crossover = check_probability("p_crossover", p_crossover)
@@ -435,6 +364,8 @@ def evolve(problem: Problem, *, population_size: int = 10, generations: int = 10
         "algorithm": algorithm, "nsga3_divisions": nsga3_divisions,
         "hall_of_fame_size": hall_of_fame_size,
     }
+    if returns != RETURNS[0]:  # (the default leaves the settings of earlier runs as they were)
+        settings["returns"] = returns
     ss, rngs = _streams(seed)
     run = _Run(problem, settings, ss, rngs, prepare=True, map_fn=map)
     return run.execute(n_jobs=n_jobs, callbacks=callbacks, progress=progress,
@@ -651,6 +582,11 @@ class _Run:
     def best(self) -> Genotype:
         return self.hof[0] if len(self.hof) else self.fallback
 
+    def returned(self) -> Genotype:
+        if self.settings.get("returns", RETURNS[0]) == "final-fittest":
+            return final_fittest(self.population)
+        return self.best
+
     def execute(self, *, n_jobs: int, callbacks: list[Callable], progress: bool,
                 checkpoint: str | os.PathLike | None, checkpoint_every: int) -> Result:
         total = self.settings["generations"]
@@ -681,6 +617,6 @@ class _Run:
         entropy = self.ss.entropy
         seed_value = entropy if isinstance(entropy, int) else [int(e) for e in entropy]
         return Result(problem=self.problem, population=self.population, logbook=self.logbook,
-                      hall_of_fame=self.hof, best=self.best, seed=seed_value,
+                      hall_of_fame=self.hof, best=self.returned(), seed=seed_value,
                       settings=self.settings, generations_run=self.generation,
-                      pareto_front=self.front)
+                      pareto_front=self.front, best_feasible=self.best)

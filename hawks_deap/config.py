@@ -48,13 +48,12 @@ from __future__ import annotations
 
 import argparse
 import difflib
-import math
-import numbers
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from hawks_deap._options import COMMANDS, NONE, Option
 
 __all__ = [
     "COMMANDS", "COMMAND_LINE_OPTIONS", "NONE", "OPTIONS", "SCHEMA", "SUITE_BACKENDS",
@@ -63,201 +62,8 @@ __all__ = [
     "validate_config"
 ]
 
-#: Commands whose settings the schema describes.
-COMMANDS: tuple[str, ...] = ("generate", "versus")
-
-#: The word that disables an optional setting (e.g. a constraint): ``--max-overlap none``
-#: on the command line, ``max_overlap = "none"`` in TOML.
-NONE = "none"
-
 #: Where the runs of ``hawks-deap suite`` execute.
 SUITE_BACKENDS: tuple[str, ...] = ("processes", "dask")
-
-_KINDS = ("int", "float", "str", "bool")
-
-
-@dataclass(frozen=True)
-class Option:
-    """One option: its TOML location (if any), type, allowed values, default and help.
-
-    Parameters
-    ----------
-    section : str or None
-        TOML section; None for an option that exists only on the command line.
-    key : str
-        TOML key (``[section] key``) and argparse destination; the command-line flag is
-        ``--key`` with dashes.
-    kind : {"int", "float", "str", "bool"}
-        Value type. TOML integers are accepted for floats, never the reverse; booleans
-        are never numbers. ``"bool"`` is a command-line flag (``store_true``), only for
-        options without a section.
-    default : object
-        Default value (None: unset, e.g. no constraint).
-    help : str
-        One line of help.
-    low, high : float, optional
-        Bounds of numbers; ``low_open`` / ``high_open`` make them strict.
-    choices : tuple of str or callable, optional
-        Allowed strings, or a function returning them (evaluated lazily, e.g. the
-        clustering registry).
-    check : callable, optional
-        Extra validation ``check(value) -> value`` raising ValueError / TypeError; its
-        message is prefixed with the option's name.
-    nullable : bool
-        Accept `NONE` ("none"), meaning unset (None).
-    commands : tuple of str
-        Commands that use it.
-    command_defaults : mapping, optional
-        Per-command defaults overriding ``default``.
-    positional : bool
-        A positional argument on the command line (e.g. ``versus WINNER LOSER``).
-    metavar, nargs : str, optional
-        argparse's placeholder in help, and number of values (command-line-only
-        positionals, e.g. ``"+"``).
-    required : bool
-        A command-line-only option that must be given.
-    """
-
-    section: str | None
-    key: str
-    kind: str
-    default: Any
-    help: str
-    low: float | None = None
-    high: float | None = None
-    low_open: bool = False
-    high_open: bool = False
-    choices: tuple[str, ...] | Callable[[], Sequence[str]] | None = None
-    check: Callable[[Any], Any] | None = None
-    nullable: bool = False
-    commands: tuple[str, ...] = COMMANDS
-    command_defaults: Mapping[str, Any] = field(default_factory=dict)
-    positional: bool = False
-    metavar: str | None = None
-    nargs: str | None = None
-    required: bool = False
-
-    def __post_init__(self) -> None:
-        if self.kind not in _KINDS:
-            raise ValueError(f"Option {self.key}: kind must be one of {_KINDS}, got "
-                             f"{self.kind!r}")
-        if self.section is not None and (self.kind == "bool" or self.nargs or self.required):
-            # a TOML setting may come from the file: argparse must neither require it
-            # nor give it a value of its own (see add_arguments)
-            raise ValueError(f"Option {self.key}: kind 'bool', nargs and required are for "
-                             "command-line-only options (section None)")
-
-    @property
-    def flag(self) -> str:
-        """The command-line flag, e.g. ``--n-samples``."""
-        return "--" + self.key.replace("_", "-")
-
-    @property
-    def qualified(self) -> str:
-        """The TOML name, e.g. ``[dataset] n_samples`` (the flag without a section)."""
-        return self.flag if self.section is None else f"[{self.section}] {self.key}"
-
-    def allowed_choices(self) -> list[str]:
-        """The allowed strings (empty if any string is allowed)."""
-        if self.choices is None:
-            return []
-        return list(self.choices() if callable(self.choices) else self.choices)
-
-    def allowed(self) -> str:
-        """What values are allowed, in words."""
-        if self.kind == "str":
-            choices = self.allowed_choices()
-            text = ("one of " + ", ".join(repr(c) for c in choices)) if choices else "a string"
-        else:
-            noun = "an integer" if self.kind == "int" else "a number"
-            if self.low is not None and self.high is not None:
-                left = "(" if self.low_open else "["
-                right = ")" if self.high_open else "]"
-                text = f"{noun} in {left}{self.low:g}, {self.high:g}{right}"
-            elif self.low is not None:
-                text = f"{noun} {'>' if self.low_open else '>='} {self.low:g}"
-            elif self.high is not None:
-                text = f"{noun} {'<' if self.high_open else '<='} {self.high:g}"
-            else:
-                text = noun
-        if self.nullable:
-            text += f' or "{NONE}"'
-        return text
-
-    def default_for(self, command: str | None = None) -> Any:
-        """The default value for a command."""
-        if command is not None and command in self.command_defaults:
-            return self.command_defaults[command]
-        return self.default
-
-    def validate(self, value: Any, name: str | None = None) -> Any:
-        """Check a value (from TOML or already converted) and return it normalised.
-
-        Raises ``TypeError`` for a wrong type and ``ValueError`` for a value out of range
-        or not among the choices; the message starts with ``name`` (default: the
-        qualified TOML name; ``""`` for none) and states the allowed values.
-        """
-        name = self.qualified if name is None else name
-        lead = f"{name} must be" if name else "must be"
-        if self.nullable and (value is None or (isinstance(value, str)
-                                                and value.lower() == NONE)):
-            return None
-        if self.kind == "int":
-            if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-                raise TypeError(f"{lead} {self.allowed()}, got {value!r} "
-                                f"({type(value).__name__})")
-            value = int(value)
-        elif self.kind == "float":
-            if isinstance(value, bool) or not isinstance(value, numbers.Real):
-                raise TypeError(f"{lead} {self.allowed()}, got {value!r} "
-                                f"({type(value).__name__})")
-            value = float(value)
-            if not math.isfinite(value):
-                raise ValueError(f"{lead} {self.allowed()}, got {value!r}")
-        else:
-            if not isinstance(value, str):
-                raise TypeError(f"{lead} {self.allowed()}, got {value!r} "
-                                f"({type(value).__name__})")
-            choices = self.allowed_choices()
-            if choices and value not in choices:
-                close = difflib.get_close_matches(value, choices, n=1)
-                hint = f" (did you mean {close[0]!r}?)" if close else ""
-                raise ValueError(f"{lead} {self.allowed()}, got {value!r}{hint}")
-        if self.kind in ("int", "float"):
-            low_bad = self.low is not None and (value <= self.low if self.low_open
-                                                else value < self.low)
-            high_bad = self.high is not None and (value >= self.high if self.high_open
-                                                  else value > self.high)
-            if low_bad or high_bad:
-                raise ValueError(f"{lead} {self.allowed()}, got {value!r}")
-        if self.check is not None:
-            try:
-                value = self.check(value)
-            except (TypeError, ValueError) as error:
-                prefix = f"{name}: " if name else ""
-                raise type(error)(f"{prefix}{error}") from None
-        return value
-
-    def parse_text(self, text: str, name: str | None = None) -> Any:
-        """Convert command-line text to a value and validate it."""
-        name = self.flag if name is None else name
-        if self.nullable and text.strip().lower() == NONE:
-            return None
-        lead = f"{name} must be" if name else "must be"
-        if self.kind == "int":
-            try:
-                value: Any = int(text)
-            except ValueError:
-                raise TypeError(f"{lead} {self.allowed()}, got {text!r}") from None
-        elif self.kind == "float":
-            try:
-                value = float(text)
-            except ValueError:
-                raise TypeError(f"{lead} {self.allowed()}, got {text!r}") from None
-        else:
-            value = text
-        return self.validate(value, name)
-
 
 # --------------------------------------------------------------------------- schema
 
@@ -284,6 +90,12 @@ def _algorithms() -> list[str]:
     from hawks_deap.clustering import available_algorithms
 
     return available_algorithms()
+
+
+def _presets() -> tuple[str, ...]:
+    from hawks_deap.presets import PRESETS
+
+    return tuple(PRESETS)
 
 
 def _check_score(value: str) -> str:
@@ -321,6 +133,9 @@ OPTIONS: tuple[Option, ...] = (
     Option("constraints", "min_eccentricity", "float", None,
            "eccentricity constraint: some cluster's eigenvalue ratio at least this",
            low=1.0, nullable=True),
+    Option("constraints", "eccentricity_of", "str", "any",
+           "which clusters the eccentricity bound is about: any (the largest ratio, Eq. 6 "
+           "and HAWKS 0.2.0) or all (the smallest, the paper's text)", choices=("any", "all")),
     # [ga]
     Option("ga", "generations", "int", 100, "number of generations G", low=1),
     Option("ga", "population_size", "int", 10, "population size P", low=2),
@@ -332,6 +147,14 @@ OPTIONS: tuple[Option, ...] = (
            "stochastic ranking's probability of comparing on fitness",
            low=0.0, high=1.0, command_defaults={"versus": 0.75}),
     Option("ga", "seed", "int", 0, "random seed", low=0),
+    Option("ga", "returns", "str", "best-feasible",
+           "the individual a run returns: the best feasible seen, or the final "
+           "population's best fitness whatever its penalty (HAWKS 0.2.0)",
+           choices=("best-feasible", "final-fittest")),
+    Option("ga", "preset", "str", None,
+           "named settings of a study (hawks-tevc: the HAWKS paper's; see "
+           "hawks_deap.presets); options given in a file or here win over it",
+           choices=_presets, nullable=True),
     Option("ga", "n_jobs", "int", 1,
            "processes that evaluate (a pool of n_jobs workers; 1: this one)", low=1,
            commands=("generate", "versus")),
@@ -576,11 +399,15 @@ def resolve(command: str, file_values: Mapping[str, Mapping[str, Any]] | None = 
     -------
     dict
         ``{key: value}`` for every option of the command: the command line wins over
-        the file, which wins over the default.
+        the file, which wins over the preset (``preset``, `hawks_deap.presets`), which
+        wins over the default.
     """
+    from hawks_deap.presets import preset_settings
+
     file_values = file_values or {}
     cli_values = cli_values or {}
     out: dict[str, Any] = {}
+    given: set[str] = set()
     for opt in options_for(command, options):
         if opt.key in cli_values and cli_values[opt.key] is not _UNSET:
             out[opt.key] = cli_values[opt.key]
@@ -588,6 +415,11 @@ def resolve(command: str, file_values: Mapping[str, Mapping[str, Any]] | None = 
             out[opt.key] = file_values[opt.section][opt.key]
         else:
             out[opt.key] = opt.default_for(command)
+            continue
+        given.add(opt.key)
+    for key, value in preset_settings(out.get("preset")).items():
+        if key in out and key not in given:
+            out[key] = value
     return out
 
 

@@ -16,7 +16,8 @@ from hawks_deap._validation import check_choice, check_float
 from hawks_deap.evaluation import nearest_neighbour_overlap
 from hawks_deap.genotype import Cluster
 
-__all__ = ["CONSTRAINTS", "Constraint", "Eccentricity", "Overlap", "check_constraints",
+__all__ = ["CONSTRAINTS", "ECCENTRICITY_OF", "Constraint", "Eccentricity", "Overlap",
+           "check_constraints",
            "from_settings", "penalty"]
 
 
@@ -122,6 +123,9 @@ class Eccentricity(Constraint):
         return {**super().to_dict(), "aggregate": self.aggregate}
 
 
+#: Settings of ``eccentricity_of``: which clusters the eccentricity bound is about.
+ECCENTRICITY_OF = ("any", "all")
+
 #: Constraint classes by measure, in the order settings build them (`from_settings`).
 CONSTRAINTS: dict[str, type[Constraint]] = {"overlap": Overlap, "eccentricity": Eccentricity}
 
@@ -132,13 +136,22 @@ def from_settings(values: Mapping[str, Any]) -> list[Constraint]:
     One constraint per measure of `CONSTRAINTS` with a bound set (None: unset), in that
     order; the command line and TOML files name their options so (``max_overlap``,
     ``min_eccentricity``).
+
+    The eccentricity constraint also reads ``eccentricity_of``: ``"any"`` (default: some
+    cluster must be that eccentric, the largest ratio, as Eq. 6 and HAWKS 0.2.0) or
+    ``"all"`` (every cluster, the smallest ratio, as the paper's text says).
     """
     out = []
     for measure, cls in CONSTRAINTS.items():
         bounds = {b: values.get(f"{b}_{measure}") for b in ("min", "max")}
-        bounds = {b: v for b, v in bounds.items() if v is not None}
-        if bounds:
-            out.append(cls(**bounds))
+        kwargs: dict[str, Any] = {b: v for b, v in bounds.items() if v is not None}
+        if not kwargs:
+            continue
+        if cls is Eccentricity:
+            of = values.get("eccentricity_of") or ECCENTRICITY_OF[0]
+            kwargs["aggregate"] = dict(zip(ECCENTRICITY_OF, ("max", "min"), strict=True))[
+                check_choice("eccentricity_of", of, ECCENTRICITY_OF)]
+        out.append(cls(**kwargs))
     return out
 
 

@@ -34,9 +34,9 @@ from hawks_deap._validation import check_parent_dir
 from hawks_deap.dataset import LOGBOOK_FILE, PARTITIONS_FILE, check_replaceable
 
 if TYPE_CHECKING:
-    from hawks_deap.algorithms import Result
     from hawks_deap.dataset import Dataset
     from hawks_deap.problems import Problem
+    from hawks_deap.result import Result
 
 __all__ = [
     "LOGBOOK_FILE",
@@ -208,7 +208,8 @@ def build_problem(command: str, values: Mapping[str, Any]) -> Problem:
 
 def evolve_options(values: Mapping[str, Any]) -> dict[str, Any]:
     """Keyword arguments of `hawks_deap.evolve` from resolved settings (seed excluded)."""
-    keys = ("population_size", "generations", "p_crossover", "p_f", "mean_mutation", "n_jobs")
+    keys = ("population_size", "generations", "p_crossover", "p_f", "mean_mutation", "n_jobs",
+            "returns")
     return {k: values[k] for k in keys if k in values}
 
 

@@ -1,0 +1,132 @@
+"""Presets (issue 20): the paper's settings one switch away, changing exactly what they list."""
+
+import json
+
+import numpy as np
+import pytest
+
+import hawks_deap as hd
+from hawks_deap import cli, config
+from hawks_deap import suite as hs
+from hawks_deap.algorithms import RETURNS, final_fittest, select_best
+from hawks_deap.constraints import Eccentricity, from_settings
+from hawks_deap.presets import PRESETS, check_preset, preset_settings
+
+SMALL = {"n_samples": 120, "n_clusters": 3, "generations": 6, "population_size": 6}
+
+
+def test_preset_names_and_settings():
+    assert check_preset(None) is None
+    assert check_preset("hawks-tevc") == "hawks-tevc"
+    with pytest.raises(ValueError, match="preset must be one of 'hawks-tevc'.*'tevc'"):
+        check_preset("tevc")
+    with pytest.raises(TypeError, match="preset must be None or a string"):
+        check_preset(1)
+    assert preset_settings(None) == {}
+    assert preset_settings("hawks-tevc") == {"returns": "final-fittest"}
+    # every setting a preset lists is an option of both commands, with an allowed value
+    for settings in PRESETS.values():
+        for key, value in settings.items():
+            for command in config.COMMANDS:
+                (opt,) = [o for o in config.options_for(command) if o.key == key]
+                assert opt.validate(value) == value
+
+
+def test_resolve_applies_the_preset_below_the_file_and_the_command_line():
+    base = config.resolve("generate")
+    assert (base["preset"], base["returns"], base["eccentricity_of"]) == (
+        None, "best-feasible", "any")
+    tevc = config.resolve("generate", cli_values={"preset": "hawks-tevc"})
+    changed = {k for k in base if base[k] != tevc[k]}
+    assert changed == {"preset", "returns"}  # exactly the documented settings
+    assert tevc["returns"] == "final-fittest"
+    # the file wins over the preset, and the command line over the file
+    file_values = {"ga": {"preset": "hawks-tevc", "returns": "best-feasible"}}
+    assert config.resolve("versus", file_values)["returns"] == "best-feasible"
+    assert config.resolve("generate", {"ga": {"returns": "best-feasible"}},
+                          {"preset": "hawks-tevc"})["returns"] == "best-feasible"
+    assert config.resolve("generate", {"ga": {"preset": "hawks-tevc"}},
+                          {"returns": "best-feasible"})["returns"] == "best-feasible"
+    with pytest.raises(ValueError, match=r"\[ga\] preset must be one of 'hawks-tevc'"):
+        config.validate_config({"ga": {"preset": "paper"}})
+
+
+def _problem():
+    return hd.IndexProblem(150, 4, 2, 0.3, constraints=[hd.Overlap(max=0.0)])
+
+
+def test_returns_picks_the_final_fittest_from_the_same_evolution():
+    kwargs = {"population_size": 8, "generations": 8, "seed": 3}
+    default = hd.evolve(_problem(), **kwargs)
+    paper = hd.evolve(_problem(), returns="final-fittest", **kwargs)
+    # the evolution is the same: only the returned individual differs
+    assert list(default.logbook) == list(paper.logbook)
+    assert [ind.fitness.values for ind in default.population] == [
+        ind.fitness.values for ind in paper.population]
+    assert default.best is default.best_feasible
+    assert hd.Dataset.to_csv_text(paper.best_dataset()) == hd.Dataset.to_csv_text(
+        paper.dataset(final_fittest(paper.population)))
+    # brute force: the smallest |s_t - s| of the final population, penalty ignored
+    errors = [ind.fitness.values[0] for ind in paper.population]
+    assert paper.best.fitness.values[0] == min(errors)
+    assert paper.best_feasible.fitness.values == default.best.fitness.values
+    assert paper.settings["returns"] == "final-fittest" and "returns" not in default.settings
+    with pytest.raises(ValueError, match="unknown returns 'best'; valid: 'best-feasible', "
+                                         "'final-fittest'"):
+        hd.evolve(_problem(), returns="best", generations=1)
+
+
+def test_final_fittest_ignores_the_penalty_where_select_best_does_not():
+    result = hd.evolve(_problem(), population_size=10, generations=10, seed=5)
+    pop = result.population
+    fittest = final_fittest(pop)
+    assert fittest.fitness.wvalues[0] == max(ind.fitness.wvalues[0] for ind in pop)
+    # ties go to the better-ranked individual
+    assert fittest is next(ind for ind in pop
+                           if ind.fitness.wvalues[0] == fittest.fitness.wvalues[0])
+    feasible = [ind for ind in pop if ind.record["penalty"] == 0.0]
+    if feasible and fittest.record["penalty"] > 0:
+        assert select_best(pop) is not fittest
+    assert final_fittest([]) is None
+    assert RETURNS == ("best-feasible", "final-fittest")
+
+
+def test_eccentricity_of_chooses_the_aggregation():
+    (any_,) = from_settings({"min_eccentricity": 5.0})
+    (all_,) = from_settings({"min_eccentricity": 5.0, "eccentricity_of": "all"})
+    assert isinstance(any_, Eccentricity) and any_.aggregate == "max"
+    assert all_.aggregate == "min"
+    genes = hd.evolve(hd.IndexProblem(100, 3, 2, 0.5), population_size=2, generations=1,
+                      seed=0).best
+    ratios = [gene.eccentricity for gene in genes]
+    assert len(set(ratios)) == 3
+    assert any_.compute(genes) == max(ratios) and all_.compute(genes) == min(ratios)
+    with pytest.raises(ValueError, match="eccentricity_of 'some'; valid: 'any', 'all'"):
+        from_settings({"min_eccentricity": 5.0, "eccentricity_of": "some"})
+
+
+def test_a_run_with_the_preset_records_it(tmp_path, capsys):
+    out = tmp_path / "run"
+    code = cli.main(["generate", "--n-samples", "120", "--n-clusters", "3", "--generations",
+                     "4", "--population-size", "6", "--min-eccentricity", "3",
+                     "--eccentricity-of", "all", "--preset", "hawks-tevc", "--out", str(out),
+                     "--quiet"])
+    assert code == 0, capsys.readouterr().err
+    meta = json.loads((out / "metadata.json").read_text())
+    settings = meta["command"]["settings"]
+    assert settings["preset"] == "hawks-tevc"
+    assert settings["returns"] == "final-fittest"
+    assert settings["eccentricity_of"] == "all"
+    assert meta["evolve"]["returns"] == "final-fittest"
+    constraints = {c["type"]: c for c in meta["problem"]["constraints"]}
+    assert constraints["Eccentricity"]["aggregate"] == "min"
+
+
+def test_suite_seeds_do_not_move_for_settings_at_their_defaults():
+    values = config.resolve("generate", cli_values=SMALL)
+    values.pop("seed"), values.pop("n_jobs")
+    old = {k: v for k, v in values.items() if k not in ("preset", "returns", "eccentricity_of")}
+    assert hs.derive_seed(7, values, 2) == hs.derive_seed(7, old, 2)
+    assert hs.derive_seed(7, {**values, "returns": "final-fittest"}, 2) != hs.derive_seed(
+        7, values, 2)
+    assert np.all(np.diff([hs.derive_seed(7, values, r) for r in range(3)]) != 0)
