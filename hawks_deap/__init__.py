@@ -8,7 +8,7 @@
 (200, 2)
 """
 
-from hawks_deap import features, metrics, operators
+from hawks_deap import features, metrics, operators, stats
 from hawks_deap._parallel import ProblemPool
 from hawks_deap.algorithms import (
     ALGORITHMS,
@@ -50,6 +50,7 @@ from hawks_deap.problems import (
     Problem,
     VersusProblem,
 )
+from hawks_deap.stats import friedman_nemenyi
 
 __version__ = "0.1.0"
 
@@ -81,6 +82,7 @@ __all__ = [
     "clone",
     "evolve",
     "features",
+    "friedman_nemenyi",
     "genotype_equal",
     "make_hawks",
     "make_toolbox",
@@ -94,4 +96,5 @@ __all__ = [
     "final_fittest",
     "silhouette_samples",
     "silhouette_score",
+    "stats",
 ]

@@ -15,6 +15,8 @@ returns the `matplotlib.figure.Figure`. Save with `save_figure` (atomic write).
 - `plot_instance_space`: datasets in a 2-D instance space, coloured by source or by
   best algorithm (HAWKS paper, Fig. 2).
 - `plot_performance`: ARI boxplots per algorithm, optionally per source (Fig. 3).
+- `plot_critical_difference`: Demšar's critical-difference diagram of a Friedman /
+  Nemenyi comparison (`hawks_deap.stats.friedman_nemenyi`; Fig. 4).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from hawks_deap._labels import as_label_array, encode_labels
 
 __all__ = [
     "plot_convergence",
+    "plot_critical_difference",
     "plot_dataset",
     "plot_instance_space",
     "plot_performance",
@@ -463,12 +466,13 @@ def plot_performance(table: Any, *, groups: Sequence[str] | None = None, ax: Any
 
     Parameters
     ----------
-    table : hawks_deap.features.Table
+    table : hawks_deap.features.Table or mapping of str to Table
         From `hawks_deap.features.performance_table`: one row per dataset, one column
-        per algorithm.
+        per algorithm; or ``{source: table}`` (same columns), one group per source in
+        the mapping's order, as the paper's Fig. 3 (HAWKS, HK, QJ, SIPU, UCI, UKC).
     groups : sequence of str, optional
-        One label per dataset (e.g. its source): one box per (algorithm, group), side
-        by side.
+        One label per dataset of a single table (e.g. its source): one box per
+        (algorithm, group), side by side, groups in sorted order.
     ax : matplotlib Axes, optional
         Where to draw.
     title : str, optional
@@ -480,6 +484,15 @@ def plot_performance(table: Any, *, groups: Sequence[str] | None = None, ax: Any
     -------
     matplotlib.figure.Figure
     """
+    order = None
+    if isinstance(table, Mapping):
+        if groups is not None:
+            raise ValueError("groups must be left out with a mapping of tables (its keys "
+                             "are the groups)")
+        from hawks_deap.stats import join_tables
+
+        order = [str(source) for source in table]
+        table, groups = join_tables(table)
     values = np.asarray(table.values, dtype=float)
     columns = list(table.columns)
     if groups is None:
@@ -490,7 +503,7 @@ def plot_performance(table: Any, *, groups: Sequence[str] | None = None, ax: Any
         if len(groups) != values.shape[0]:
             raise ValueError(f"groups must have one label per dataset ({values.shape[0]}), "
                              f"got {len(groups)}")
-        group_names = sorted(set(groups))
+        group_names = order if order is not None else sorted(set(groups))
         group_of = np.array([group_names.index(g) for g in groups])
     n_groups = len(group_names)
     fig, ax = _new_axes(ax, figsize=(max(6.0, 1.1 * len(columns) * max(1, n_groups / 2)),
@@ -517,4 +530,79 @@ def plot_performance(table: Any, *, groups: Sequence[str] | None = None, ax: Any
         ax.legend(handles=[Patch(facecolor=f"C{g % 10}", alpha=0.55, label=name)
                            for g, name in enumerate(group_names)], fontsize="small")
     ax.set_title(title if title is not None else f"{ylabel} per algorithm")
+    return fig
+
+
+def plot_critical_difference(result: Any, *, ax: Any = None, title: str | None = None,
+                             digits: int = 2) -> Any:
+    """Critical-difference diagram of a Friedman / Nemenyi comparison (paper, Fig. 4).
+
+    Demšar's (2006) layout: an axis of average ranks (1 = best, on the left), the
+    critical difference as a bar above it, each algorithm joined by a line to its
+    label and average rank (the better half on the left), and a thick bar under the
+    axis for each group of algorithms that do not differ significantly
+    (`FriedmanNemenyi.cliques`).
+
+    Parameters
+    ----------
+    result : hawks_deap.stats.FriedmanNemenyi
+        From `hawks_deap.stats.friedman_nemenyi`.
+    ax : matplotlib Axes, optional
+        Where to draw (its frame is hidden).
+    title : str, optional
+        Default: alpha and N.
+    digits : int
+        Decimals of the ranks and the CD in the labels.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The CD bar's line has gid ``"critical-difference"``, the clique bars
+        ``"clique"`` (one per clique, in `FriedmanNemenyi.cliques` order).
+    """
+    from hawks_deap.stats import FriedmanNemenyi
+
+    if not isinstance(result, FriedmanNemenyi):
+        raise TypeError(f"result must be a FriedmanNemenyi (from friedman_nemenyi), got "
+                        f"{type(result).__name__}")
+    ranking = result.ranking()
+    k, cd = len(ranking), float(result.critical_difference)
+    n_left, n_cliques = (k + 1) // 2, len(result.cliques)
+    fig, ax = _new_axes(ax, figsize=(7.0, 1.4 + 0.3 * n_left + 0.12 * n_cliques))
+    low, high = 1.0, float(k)
+    pad = 0.12 * (max(high, low + cd) - low)  # label lines end this far past the axis
+    ax.hlines(0.0, low, high, color="black", linewidth=1.2)
+    for tick in np.arange(2.0 * low, 2.0 * high + 1.0) / 2.0:
+        ax.vlines(tick, 0.0, 0.1 if tick.is_integer() else 0.05, color="black", lw=1)
+        if tick.is_integer():
+            ax.text(tick, 0.15, f"{tick:g}", ha="center", va="bottom", fontsize="small")
+    cd_y = 0.7  # the CD bar, from rank 1
+    ax.plot([low, low + cd], [cd_y, cd_y], color="black", lw=1.5, gid="critical-difference")
+    ax.vlines([low, low + cd], cd_y - 0.05, cd_y + 0.05, color="black", lw=1.5)
+    ax.text(low + cd / 2, cd_y + 0.08, f"CD = {cd:.{digits}f}", ha="center",
+            va="bottom", fontsize="small")
+    rank_of = dict(ranking)
+    for c, clique in enumerate(result.cliques):
+        ranks = [rank_of[name] for name in clique]
+        y = -0.15 - 0.12 * c
+        ax.plot([min(ranks) - 0.03, max(ranks) + 0.03], [y, y], color="black", lw=3.5,
+                solid_capstyle="round", gid="clique")
+    top, step = -0.35 - 0.12 * n_cliques, 0.3
+    # the better half goes left, best on top; the other half right, worst on top: no
+    # label line crosses another
+    sides = ((ranking[:n_left], low - pad, "right"),
+             (ranking[n_left:][::-1], high + pad, "left"))
+    for names, x_end, align in sides:
+        for i, (name, rank) in enumerate(names):
+            y = top - step * i
+            ax.plot([rank, rank, x_end], [0.0, y, y], color="0.25", lw=1)
+            ax.text(x_end + (0.03 if align == "left" else -0.03), y,
+                    f"{name} ({rank:.{digits}f})", ha=align, va="center",
+                    fontsize="small")
+    ax.set_xlim(low - pad, max(high, low + cd) + pad)
+    ax.set_ylim(top - step * n_left, cd_y + 0.45)
+    ax.set_axis_off()
+    ax.set_title(title if title is not None else
+                 f"Nemenyi critical difference (alpha = {result.alpha:g}, "
+                 f"N = {result.n_datasets})", fontsize="medium")
     return fig
