@@ -16,11 +16,13 @@ Commands (each has ``--help``):
     Write PNG figures of a saved dataset or run (scatter with covariance ellipses,
     convergence, Versus panels), or of a collection (instance space, ARI boxplots).
 ``hawks-deap suite GRID.toml``
-    Run a parameter-grid campaign (`hawks_deap.suite`), resumably.
+    Run a parameter-grid campaign (`hawks_deap.suite`), resumably; ``GRID.json``: a
+    HAWKS 0.2.0 config (`hawks_deap.hawks_json`).
 
 Every command's options come from one schema (`hawks_deap.config.SCHEMA`). The
 settings of ``generate`` and ``versus`` are shared with TOML config files
-(``--config FILE.toml``); options on the command line override the file. Runs are
+(``--config FILE.toml``), or come from a HAWKS 0.2.0 config (``--config FILE.json``,
+`hawks_deap.hawks_json`); options on the command line override the file. Runs are
 evolved and saved by `hawks_deap.runs`, as in suites.
 
 Everything is validated before anything is written. Exit codes: 0 success; 2 bad input
@@ -59,15 +61,30 @@ class UsageError(ValueError):
 # ------------------------------------------------------------ generate, versus
 
 
-def _settings(args: argparse.Namespace, command: str) -> dict[str, Any]:
+def _settings(args: argparse.Namespace, command: str
+              ) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """The resolved settings, and where they came from when not from TOML or options."""
+    from hawks_deap import hawks_json
+
+    if args.config and hawks_json.is_hawks_json(args.config):
+        hawks = hawks_json.load_hawks_config(args.config)
+        values = hawks_json.run_settings(hawks, command, config.cli_values(args, command))
+        _hawks_notes(f"hawks-deap {command}", hawks)
+        return values, hawks.settings_source()
     file_values = config.load_config(args.config, command=command) if args.config else {}
-    return config.resolve(command, file_values, config.cli_values(args, command))
+    return config.resolve(command, file_values, config.cli_values(args, command)), None
+
+
+def _hawks_notes(prog: str, hawks: Any) -> None:
+    """What a HAWKS config holds that is not used, on stderr (even with --quiet)."""
+    for line in hawks.messages():
+        print(f"{prog}: note: {line}", file=sys.stderr)
 
 
 def _prepare_run(args: argparse.Namespace, command: str,
                  summary: Callable[[Mapping[str, Any], Any], str]) -> Callable[[], int]:
     """Validate a run command; the returned function evolves, saves and reports."""
-    values = _settings(args, command)
+    values, source = _settings(args, command)
     if command == "versus":
         missing = [k for k in ("winner", "loser") if values[k] is None]
         if missing:
@@ -80,6 +97,8 @@ def _prepare_run(args: argparse.Namespace, command: str,
     problem = runs.build_problem(command, values)
     metadata = {"command": {"name": command, "settings": dict(values),
                             "config_file": None if args.config is None else str(args.config)}}
+    if source is not None:
+        metadata["settings_source"] = source
 
     def run() -> int:
         progress = not args.quiet and sys.stderr.isatty()
@@ -364,7 +383,14 @@ def _prepare_suite(args: argparse.Namespace) -> Callable[[], int]:
     config.check_command_line(args, "suite")
     if args.scheduler is not None and args.backend != "dask":
         raise UsageError("--scheduler needs --backend dask")
-    grid = suite_module.load_suite(args.grid)
+    from hawks_deap import hawks_json
+
+    if hawks_json.is_hawks_json(args.grid):
+        hawks = hawks_json.load_hawks_config(args.grid)
+        grid = hawks_json.hawks_suite(hawks)
+        _hawks_notes("hawks-deap suite", hawks)
+    else:
+        grid = suite_module.load_suite(args.grid)
     total = len(grid.configurations) * grid.runs
     if total > suite_module.LONG_SUITE_RUNS:  # said even with --quiet
         print(f"hawks-deap suite: warning: {total:,} runs ({len(grid.configurations):,} "
@@ -437,7 +463,7 @@ _COMMANDS: dict[str, _Command] = {
         "runs, seed, mode; list values are expanded into their cartesian product), one "
         "dataset directory per run under DIR/runs and one row per finished run in "
         "DIR/summary.csv. Running the same command again resumes: finished runs are "
-        "skipped.",
+        "skipped. A .json file is a HAWKS 0.2.0 config: its lists are the grid, as in HAWKS.",
         _prepare_suite),
 }
 

@@ -170,8 +170,8 @@ COMMAND_LINE_OPTIONS: tuple[Option, ...] = (
     # generate, versus, suite (the order of each command's options is its usage line's)
     Option(None, "config", "str", None,
            "TOML file with [dataset], [objective], [constraints], [ga] sections (keys: the "
-           "long options with underscores); options given here override it",
-           metavar="FILE.toml", commands=COMMANDS),
+           "long options with underscores), or a HAWKS 0.2.0 config (.json); options given "
+           "here override it", metavar="FILE.toml", commands=COMMANDS),
     Option(None, "out", "str", None, "output directory (must not exist, unless --overwrite)",
            metavar="DIR", required=True, commands=COMMANDS),
     Option(None, "overwrite", "bool", False, "replace an existing hawks-deap output directory",
@@ -180,7 +180,8 @@ COMMAND_LINE_OPTIONS: tuple[Option, ...] = (
     Option(None, "format", "str", "csv",
            "file of the points: data.csv (text) or data.npz (compressed, exact)",
            choices=("csv", "npz"), commands=COMMANDS),
-    Option(None, "grid", "str", None, "the grid file", positional=True, metavar="GRID.toml",
+    Option(None, "grid", "str", None, "the grid file (.toml, or a HAWKS 0.2.0 config: .json)",
+           positional=True, metavar="GRID.toml",
            commands=("suite",)),
     Option(None, "out", "str", None, "output directory", metavar="DIR", required=True,
            commands=("suite",)),

@@ -39,8 +39,10 @@ if TYPE_CHECKING:
     from hawks_deap.result import Result
 
 __all__ = [
+    "EVOLVE_EXTRAS",
     "LOGBOOK_FILE",
     "PARTITIONS_FILE",
+    "PROBLEM_EXTRAS",
     "Run",
     "build_problem",
     "check_run_dir",
@@ -53,6 +55,13 @@ __all__ = [
     "run_configuration",
 ]
 
+
+#: Problem arguments without an option of their own: present in settings only when a
+#: translated config sets them (`hawks_deap.hawks_json`); otherwise the problem's defaults.
+PROBLEM_EXTRAS = ("equal_sizes", "min_size", "initial_mean_upper", "initial_cov_upper")
+#: `hawks_deap.evolve` arguments likewise (the constraints' ``min_overlap`` and
+#: ``max_eccentricity`` are read by `hawks_deap.constraints.from_settings`).
+EVOLVE_EXTRAS = ("p_mean", "p_cov", "mean_kwargs", "cov_kwargs")
 
 
 # --------------------------------------------------------------------------- values
@@ -172,7 +181,8 @@ def build_problem(command: str, values: Mapping[str, Any]) -> Problem:
     command : {"generate", "versus"}
         Index mode (`hawks_deap.IndexProblem`) or Versus mode (``VersusProblem``).
     values : mapping
-        ``{key: value}`` as returned by `hawks_deap.config.resolve`.
+        ``{key: value}`` as returned by `hawks_deap.config.resolve`, and any of
+        `PROBLEM_EXTRAS`.
 
     Raises
     ------
@@ -186,13 +196,17 @@ def build_problem(command: str, values: Mapping[str, Any]) -> Problem:
         raise ValueError("--mean-mutation de ([ga] mean_mutation = 'de') needs --n-clusters "
                          ">= 3 ([dataset] n_clusters): it combines three other clusters' "
                          "means")
+    if values["mean_mutation"] == "pso-informed" and command != "generate":
+        raise ValueError("--mean-mutation pso-informed ([ga] mean_mutation) needs a target "
+                         "index value: Index mode (generate) only")
     from hawks_deap.constraints import from_settings
 
     constraints = from_settings(values)
+    extras = {k: values[k] for k in PROBLEM_EXTRAS if k in values}
     if command == "generate":
         return hd.IndexProblem(values["n_samples"], values["n_clusters"], values["n_dims"],
                                values["target"], index=values["index"],
-                               metric=values["metric"], constraints=constraints)
+                               metric=values["metric"], constraints=constraints, **extras)
     if command != "versus":
         raise ValueError(f"unknown command {command!r}; valid: {', '.join(config.COMMANDS)}")
     missing = [k for k in ("winner", "loser") if values.get(k) is None]
@@ -203,13 +217,13 @@ def build_problem(command: str, values: Mapping[str, Any]) -> Problem:
 
     return VersusProblem(values["winner"], values["loser"], n_samples=values["n_samples"],
                          n_clusters=values["n_clusters"], n_dims=values["n_dims"],
-                         score=values["score"], constraints=constraints)
+                         score=values["score"], constraints=constraints, **extras)
 
 
 def evolve_options(values: Mapping[str, Any]) -> dict[str, Any]:
     """Keyword arguments of `hawks_deap.evolve` from resolved settings (seed excluded)."""
     keys = ("population_size", "generations", "p_crossover", "p_f", "mean_mutation", "n_jobs",
-            "returns")
+            "returns", *EVOLVE_EXTRAS)
     return {k: values[k] for k in keys if k in values}
 
 

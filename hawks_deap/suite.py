@@ -108,6 +108,7 @@ class SuiteTask:
     command: str
     values: dict[str, Any]
     format: str = "csv"  # of the points' file (no setting: it changes no result or seed)
+    metadata: dict[str, Any] = field(default_factory=dict)  # added to the run's metadata
 
     @property
     def name(self) -> str:
@@ -125,6 +126,9 @@ class Suite:
     configurations: list[dict[str, Any]]
     grid: dict[str, dict[str, Any]] = field(default_factory=dict)
     format: str = "csv"
+    #: Entries added to every run's metadata (e.g. ``settings_source``); not part of the
+    #: suite's identity (`describe`), so a moved grid file resumes the same suite.
+    metadata: dict[str, Any] = field(default_factory=dict)
 
     @property
     def command(self) -> str:
@@ -138,7 +142,7 @@ class Suite:
         for i, values in enumerate(self.configurations):
             for r in range(self.runs):
                 out.append(SuiteTask(f"c{i:0{width}d}", r, derive_seed(self.seed, values, r),
-                                     self.command, values, self.format))
+                                     self.command, values, self.format, self.metadata))
         return out
 
     def describe(self) -> dict[str, Any]:
@@ -296,6 +300,7 @@ def run_task(task: SuiteTask, out: str | os.PathLike) -> dict[str, str]:
         # (results never depend on n_jobs)
         values["n_jobs"] = 1
     run = run_configuration(problem, values, seed=task.seed, metadata={
+        **task.metadata,
         "suite": {"config_id": task.config_id, "run": task.run, "seed": task.seed}})
     run.save(Path(out) / RUNS_DIR / task.name, overwrite=True, format=task.format)
     row: dict[str, str] = {"config_id": task.config_id, "run": str(task.run),
