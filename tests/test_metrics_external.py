@@ -314,8 +314,8 @@ def test_documented_bounds(pair):
 def test_bad_input_names_the_parameter(func):
     with pytest.raises(ValueError, match="same length"):
         func([0, 1, 1], [0, 1])
-    with pytest.raises(ValueError, match="labels_true must not be empty"):
-        func([], [])
+    with pytest.raises(ValueError, match="same length.*0 and 1"):
+        func([], [0])
     with pytest.raises(ValueError, match="labels_pred must be a 1-D"):
         func([0, 1], np.zeros((2, 2)))
 
@@ -331,38 +331,111 @@ def test_tuple_labels_are_single_labels():
     assert hm.maximum_matching(true, [1, 1, 2, 3]) == 1.0
 
 
+def _sklearn_overflow_case() -> tuple[np.ndarray, np.ndarray]:
+    """scikit-learn's test_int_overflow_mutual_info_fowlkes_mallows_score labellings."""
+    sizes = [(52632, 2529), (14660, 793), (3271, 204), (814, 39), (316, 20)]
+    x = np.repeat(np.arange(1, 6), [a + b for a, b in sizes])
+    y = np.concatenate([np.repeat([0, 1], pair) for pair in sizes])
+    return x, y
+
+
+_rs = np.random.RandomState(0)  # scikit-learn's test_adjusted_rand_score_overflow
+_million = np.random.default_rng(2)
+
 SKLEARN_EDGE_CASES = {
+    "empty": ([], []),
     "one point": ([0], [0]),
+    "one point renamed": ([0], [1]),
     "one cluster": ([0, 0, 0], [0, 0, 0]),
+    "two singletons": ([0, 1], [0, 1]),  # scikit-learn issue 30950
     "singletons": ([0, 1, 2], [0, 1, 2]),
+    "singletons renamed": ([0, 1, 2], [42, 7, 2]),
     "one vs singletons": ([0, 0, 0], [0, 1, 2]),
     "singletons vs one": ([0, 1, 2], [0, 0, 0]),
+    "floats": ([0.0, 1.0, 0.0], [42.0, 7.0, 42.0]),
     "strings": (["a", "a", "b", "b"], ["x", "y", "y", "y"]),
+    "string vs int": (["a"] * 6, [1, 1, 0, 0, 1, 1]),  # scikit-learn issue 16355
     "negative": ([-1, -1, 3, 3], [5, 5, -7, -7]),
-    "non-consecutive": ([10, 10, 30, 30, 20], [1, 1, 1, 9, 9]),
+    "non-consecutive": ([0, 0, 0, 2, 2, 2], [0, 1, 0, 1, 2, 2]),
+    "non-consecutive 2": ([10, 10, 30, 30, 20], [1, 1, 1, 9, 9]),
     "random": (np.random.default_rng(0).integers(0, 5, 300),
                np.random.default_rng(1).integers(0, 4, 300)),
-    "large": (np.repeat([0, 1], 70_000), np.tile([0, 1, 2, 3], 35_000)),
+    "large": (np.repeat([0, 1], 70_000), np.tile([0, 1, 2, 3], 35_000)),  # 2^32 pairs
+    "int overflow": _sklearn_overflow_case(),
+    "int8 overflow": (_rs.randint(0, 2, 100_000, dtype=np.int8),
+                      _rs.randint(0, 2, 100_000, dtype=np.int8)),
+    # pair-count products (tp tn ~ 6e22) far past int64
+    "a million": (_million.integers(0, 3, 1_000_000), _million.integers(0, 4, 1_000_000)),
 }
 
 
-@pytest.mark.parametrize("case", list(SKLEARN_EDGE_CASES))
-def test_information_indices_give_sklearns_values_on_its_edge_cases(case):
-    """Issue 21, item 6 (information part): NMI for every averaging, MI, AMI,
-    homogeneity, completeness, V-measure."""
-    import sklearn.metrics as skm
-
-    true, pred = SKLEARN_EDGE_CASES[case]
+def _sklearn_pairs(true, pred):
+    """(name, ours, scikit-learn's, exact) for every index scikit-learn computes."""
+    h, c, v = skm.homogeneity_completeness_v_measure(true, pred)
+    out = [
+        ("ari", hm.adjusted_rand_index(true, pred), skm.adjusted_rand_score(true, pred), True),
+        ("fmi", hm.fowlkes_mallows(true, pred), skm.fowlkes_mallows_score(true, pred), True),
+        ("ri", hm.rand_index(true, pred), skm.rand_score(true, pred), False),
+        ("homogeneity", hm.homogeneity(true, pred), h, False),
+        ("completeness", hm.completeness(true, pred), c, False),
+        ("v", hm.v_measure(true, pred), v, False),
+        ("v score", hm.v_measure(true, pred), skm.v_measure_score(true, pred), False),
+    ]
     for method in hm.external.NMI_AVERAGE_METHODS:
-        assert hm.normalized_mutual_information(true, pred, average_method=method) == \
-            pytest.approx(skm.normalized_mutual_info_score(true, pred, average_method=method),
-                          abs=1e-12)
-        assert hm.adjusted_mutual_information(true, pred, average_method=method) == \
-            pytest.approx(skm.adjusted_mutual_info_score(true, pred, average_method=method),
-                          abs=1e-12)
-    pairs = [(hm.mutual_information, skm.mutual_info_score),
-             (hm.homogeneity, skm.homogeneity_score),
-             (hm.completeness, skm.completeness_score),
-             (hm.v_measure, skm.v_measure_score)]
-    for ours, theirs in pairs:
-        assert ours(true, pred) == pytest.approx(theirs(true, pred), abs=1e-12), ours
+        out.append((f"nmi {method}",
+                    hm.normalized_mutual_information(true, pred, average_method=method),
+                    skm.normalized_mutual_info_score(true, pred, average_method=method),
+                    False))
+        out.append((f"ami {method}",
+                    hm.adjusted_mutual_information(true, pred, average_method=method),
+                    skm.adjusted_mutual_info_score(true, pred, average_method=method),
+                    False))
+    if len(true):  # scikit-learn's MI raises for empty labellings (tested below)
+        out.append(("mi", hm.mutual_information(true, pred),
+                    skm.mutual_info_score(true, pred), False))
+    return out
+
+
+@pytest.mark.parametrize("case", [
+    pytest.param(case, marks=pytest.mark.slow) if case == "a million" else case
+    for case in SKLEARN_EDGE_CASES])  # a million: 8 s of expected MI, slow
+def test_every_sklearn_index_gives_sklearns_values_on_its_edge_cases(case):
+    """Issue 21, item 6: ARI, RI, FMI, NMI (each averaging), MI, AMI (each averaging),
+    homogeneity, completeness and V-measure on scikit-learn's own edge cases (its
+    test_supervised.py: empty, one cluster, singletons, overflow sizes, string,
+    negative, float and non-consecutive labels)."""
+    true, pred = SKLEARN_EDGE_CASES[case]
+    for name, ours, theirs, exact in _sklearn_pairs(true, pred):
+        assert isinstance(ours, float), name
+        if exact:  # ARI and FMI follow scikit-learn's float expression
+            assert ours == theirs, (name, ours, theirs)
+        else:
+            assert ours == pytest.approx(theirs, abs=1e-12), (name, ours, theirs)
+    assert 0.0 <= hm.fowlkes_mallows(true, pred) <= 1.0
+
+
+def test_counts_past_int64_give_sklearns_values():
+    """A million points: pair-count products ~6e22 (exact Python integers here, floats
+    in scikit-learn's formulas) give its values; the AMI case runs with -m slow."""
+    true, pred = SKLEARN_EDGE_CASES["a million"]
+    assert hm.adjusted_rand_index(true, pred) == skm.adjusted_rand_score(true, pred)
+    assert hm.fowlkes_mallows(true, pred) == skm.fowlkes_mallows_score(true, pred)
+    assert hm.rand_index(true, pred) == pytest.approx(skm.rand_score(true, pred), abs=1e-15)
+    assert hm.mutual_information(true, pred) == pytest.approx(
+        skm.mutual_info_score(true, pred), abs=1e-12)
+    assert hm.normalized_mutual_information(true, pred) == pytest.approx(
+        skm.normalized_mutual_info_score(true, pred, average_method="geometric"), abs=1e-12)
+
+
+def test_empty_labellings():
+    """sklearn's values where it gives one (above); the MI, where scikit-learn fails on
+    log(0), is the empty sum 0.0; the other indices give their formula's limit."""
+    with pytest.raises(ValueError, match="math domain error"):
+        skm.mutual_info_score([], [])
+    assert hm.mutual_information([], []) == bf_mutual_information([], []) == 0.0
+    assert hm.conditional_entropy([], []) == bf_conditional_entropy([], []) == 0.0
+    assert hm.variation_of_information([], []) == bf_vi([], []) == 0.0
+    for f in (hm.purity, hm.maximum_matching, hm.f_measure):  # 0 points / 0 points
+        assert math.isnan(f([], [])), f.__name__
+    with pytest.raises(ValueError, match="same length"):
+        hm.purity([], [0])

@@ -388,3 +388,76 @@ def test_internal_indices_take_sparse_x_and_agree_on_singletons():
     singletons = list(range(8))
     for index in (hm.silhouette, hm.calinski_harabasz, hm.davies_bouldin):
         assert math.isnan(index(X, singletons)), index
+
+
+SKLEARN_INTERNAL = [(hm.silhouette, skm.silhouette_score),
+                    (hm.calinski_harabasz, skm.calinski_harabasz_score),
+                    (hm.davies_bouldin, skm.davies_bouldin_score)]
+_X6 = np.random.default_rng(3).normal(size=(6, 2))
+
+
+@pytest.mark.parametrize(("X", "labels"), [
+    (_X6, np.zeros(6, int)), (_X6, np.arange(6)), (_X6, ["b", "a", "c", "e", "d", "f"]),
+    (_X6[:1], [0]), (_X6[:2], [0, 1]), (_X6[:2], [0, 0]),
+], ids=["one cluster", "singletons", "singletons (strings)", "one point", "two points",
+        "two points together"])
+def test_nan_where_sklearn_raises_on_the_number_of_labels(X, labels):
+    """Issue 21, item 6: k outside [2, n - 1] is nan here (documented policy: callers
+    score many datasets), a ValueError in scikit-learn."""
+    for ours, theirs in SKLEARN_INTERNAL:
+        with pytest.raises(ValueError, match="Number of labels is"):
+            theirs(X, labels)
+        assert math.isnan(ours(X, labels)), ours.__name__
+
+
+@pytest.mark.parametrize("labels", [[0, 0, 1, 1, 1, 1], [0, 0, 1, 2, 3, 4],
+                                    [-5, -5, 7, 9, 11, 13], ["x", "y", "y", "z", "w", "v"]],
+                         ids=["k = 2", "k = n - 1", "negative", "strings"])
+def test_values_at_the_valid_limits_are_sklearns(labels):
+    for ours, theirs in SKLEARN_INTERNAL:
+        # a singleton's distance to its centroid is sqrt(rounding error) in scikit-learn
+        tol = 1e-6 if ours is hm.davies_bouldin else 1e-12
+        assert ours(_X6, labels) == pytest.approx(theirs(_X6, labels), rel=tol, abs=tol)
+
+
+def test_empty_data_raises_as_in_sklearn():
+    for ours, theirs in SKLEARN_INTERNAL:
+        for f in (ours, theirs):
+            with pytest.raises(ValueError, match="non-empty|0 sample"):
+                f(np.empty((0, 2)), np.array([], dtype=int))
+
+
+def test_degenerate_data_differs_from_sklearn_as_documented():
+    """Coincident centroids: DB is (s_i + s_j) / 0 = inf, as the formula evaluated with
+    IEEE division; scikit-learn drops such pairs (0.0 for two concentric rings, the
+    best value). Identical points per cluster: CH is b / 0 = inf, scikit-learn 1.0."""
+    ring = np.array([[1.0, 0.0], [-1.0, 0.0], [0.0, 1.0], [0.0, -1.0]])
+    rings, two = np.vstack([ring, 2 * ring]), np.repeat([0, 1], 4)
+    with np.errstate(divide="ignore"):
+        formula = np.float64(1.0 + 2.0) / np.float64(0.0)  # s_0 = 1, s_1 = 2, d = 0
+    assert hm.davies_bouldin(rings, two) == formula == math.inf
+    assert skm.davies_bouldin_score(rings, two) == 0.0
+    third = np.vstack([rings, ring + [10.0, 0.0]])
+    three = np.repeat([0, 1, 2], 4)
+    assert hm.davies_bouldin(third, three) == math.inf
+    assert math.isfinite(skm.davies_bouldin_score(third, three))
+    # zero scatters sharing a centroid: 0/0; scikit-learn: 0.0 (all scatters are 0)
+    same, labels = np.repeat([[0.0, 0.0], [0.0, 0.0], [1.0, 1.0]], 2, axis=0), [0, 0, 1, 1, 2, 2]
+    assert math.isnan(hm.davies_bouldin(same, labels))
+    assert skm.davies_bouldin_score(same, labels) == 0.0
+    blocks, halves = np.repeat([[0.0, 0.0], [3.0, 4.0]], 3, axis=0), np.repeat([0, 1], 3)
+    assert hm.calinski_harabasz(blocks, halves) == math.inf
+    assert skm.calinski_harabasz_score(blocks, halves) == 1.0
+
+
+@pytest.mark.parametrize("index", ["davies_bouldin", "calinski_harabasz"])
+def test_index_mode_runs_where_sklearn_would_raise(index):
+    """The reason for the nan policy: a layout of singletons (n_samples == n_clusters)
+    is allowed, and its undefined index ranks last instead of stopping the run."""
+    import hawks_deap as hd
+
+    problem = hd.IndexProblem(n_samples=3, n_clusters=3, n_dims=2, target=1.0, index=index,
+                              equal_sizes=True)
+    result = hd.evolve(problem, population_size=4, generations=2, seed=0)
+    assert result.best.fitness.values == (math.inf,)
+    assert math.isnan(result.best.fitness.record["index"])

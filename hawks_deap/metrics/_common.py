@@ -25,7 +25,9 @@ __all__ = ["Contingency", "SeedLike", "as_labels", "check_X", "check_data", "con
 def as_labels(name: str, labels: object) -> np.ndarray:
     """Return ``labels`` as a non-empty 1-D array, or raise naming ``name``.
 
-    Any hashable values are accepted (`hawks_deap._labels.as_label_array`).
+    Any hashable values are accepted (`hawks_deap._labels.as_label_array`). Used by the
+    internal indices, whose data must not be empty; the external indices accept empty
+    labellings (`contingency`).
     """
     arr = as_label_array(labels, name=name)
     if arr.shape[0] == 0:
@@ -79,13 +81,17 @@ def contingency(labels_true: object, labels_pred: object) -> Contingency:
     usual case: a few classes and clusters), through the distinct (class, cluster)
     pairs otherwise.
 
+    Two empty labellings give an empty table (``n_samples = 0``, no classes, no
+    clusters): scikit-learn's external indices return values for them (ARI, NMI,
+    homogeneity ... 1.0, FMI 0.0), so the indices here decide their own limit.
+
     Raises
     ------
     ValueError
-        If either labelling is empty or not 1-D, or their lengths differ.
+        If either labelling is not 1-D, or their lengths differ.
     """
-    true = as_labels("labels_true", labels_true)
-    pred = as_labels("labels_pred", labels_pred)
+    true = as_label_array(labels_true, name="labels_true")
+    pred = as_label_array(labels_pred, name="labels_pred")
     if true.shape[0] != pred.shape[0]:
         raise ValueError(
             "labels_true and labels_pred must have the same length, got "

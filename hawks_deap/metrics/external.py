@@ -10,6 +10,13 @@ Notation (survey 001, "external indices"): ``C = {C_1..C_r}`` is the predicted
 clustering, ``T = {T_1..T_k}`` the ground-truth partition, ``n_ij = |C_i & T_j|``,
 ``n_i = |C_i|``, ``m_j = |T_j|``, ``n`` the number of points, ``p_ij = n_ij / n``,
 ``p_Ci = n_i / n``, ``p_Tj = m_j / n``. Logarithms are natural (nats).
+
+Limit cases (empty labellings, a single cluster, all singletons) are listed in each
+docstring. An index scikit-learn also computes (MI, NMI with each averaging, AMI,
+homogeneity, completeness, V-measure) gives scikit-learn's value there, with one
+exception: the MI of two empty labellings is 0.0 (an empty sum) where scikit-learn
+raises ``ValueError: math domain error`` (from ``log(0)``). The other indices give their
+formula's value: ``nan`` for 0/0, 0.0 for an empty sum.
 """
 
 from __future__ import annotations
@@ -25,8 +32,9 @@ from scipy.sparse.csgraph import (
     min_weight_full_bipartite_matching,
 )
 
+from hawks_deap._labels import encode_labels
 from hawks_deap._validation import check_choice
-from hawks_deap.metrics._common import Contingency, as_labels, contingency, ratio
+from hawks_deap.metrics._common import Contingency, contingency, ratio
 
 __all__ = [
     "NMI_AVERAGE_METHODS",
@@ -58,14 +66,16 @@ def purity(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
     Survey, "purity": cluster ``C_i`` has purity ``max_j n_ij / n_i`` and the clustering
     the size-weighted mean. In (0, 1], higher is better. Not symmetric: 1 whenever every
     predicted cluster lies inside one class (all singletons give 1); it cannot be 1 with
-    fewer clusters than classes.
+    fewer clusters than classes. ``nan`` (0/0) for empty labellings.
 
     Raises
     ------
     ValueError
-        If the labellings are empty, not 1-D or of different lengths.
+        If the labellings are not 1-D or of different lengths.
     """
     table = contingency(labels_true, labels_pred)
+    if table.n_samples == 0:
+        return math.nan
     column_max = table.table.max(axis=0).toarray().ravel()
     return float(column_max.sum()) / table.n_samples
 
@@ -165,8 +175,8 @@ def maximum_matching(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
     or a class) and ``w(M)`` its total weight, so each class is matched to at most one
     cluster, unlike `purity`. Solved exactly with scipy's ``linear_sum_assignment``
     (and, for huge tables, per connected component, with the sparse LAPJVsp solver).
-    Symmetric, in (0, 1], 1 exactly for identical partitions. Also called the
-    clustering accuracy.
+    Symmetric, in (0, 1], 1 exactly for identical partitions, ``nan`` (0/0) for empty
+    labellings. Also called the clustering accuracy.
 
     Tables up to 4e6 cells are solved densely. Larger ones are split into connected
     components: stars (e.g. all singletons) cost linear time; equal-weight components
@@ -176,9 +186,11 @@ def maximum_matching(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
     Raises
     ------
     ValueError
-        If the labellings are empty, not 1-D or of different lengths.
+        If the labellings are not 1-D or of different lengths.
     """
     table = contingency(labels_true, labels_pred)
+    if table.n_samples == 0:
+        return math.nan
     return _max_matching_weight(table) / table.n_samples
 
 
@@ -191,6 +203,7 @@ def f_measure(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
     r predicted clusters. When several classes tie for the majority, ``j_i`` is the one
     giving the largest ``F_i`` (the smallest class), so the value does not depend on
     label order. In (0, 1], 1 exactly for identical partitions; higher is better.
+    ``nan`` for empty labellings (a mean over no cluster).
 
     Definitions differ between sources: the classification-style F of Larsen and Aone
     (1999) averages over classes, weighted by size, the best F over clusters,
@@ -200,9 +213,11 @@ def f_measure(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
     Raises
     ------
     ValueError
-        If the labellings are empty, not 1-D or of different lengths.
+        If the labellings are not 1-D or of different lengths.
     """
     table = contingency(labels_true, labels_pred)
+    if table.n_samples == 0:
+        return math.nan
     column_max = table.table.max(axis=0).toarray().ravel()
     majority = table.values == column_max[table.cols]
     cols = table.cols[majority]
@@ -217,14 +232,19 @@ def f_measure(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
 
 
 def _entropy(sizes: np.ndarray, n: int) -> float:
-    """``-sum (c/n) log(c/n)`` over positive counts ``c``; exactly 0 for one block."""
+    """``-sum (c/n) log(c/n)`` over positive counts ``c``; exactly 0 for one block or none."""
+    if n == 0:
+        return 0.0
     counts = sizes[sizes > 0].astype(float)
     return float(-np.sum(counts / n * (np.log(counts) - math.log(n))))
 
 
 def _mutual_information(table: Contingency) -> float:
-    """``I(C, T) = sum_ij p_ij log(n n_ij / (n_i m_j))``; exactly 0 if either is trivial."""
-    if table.true_sizes.size == 1 or table.pred_sizes.size == 1:
+    """``I(C, T) = sum_ij p_ij log(n n_ij / (n_i m_j))``; exactly 0 if either is trivial.
+
+    Trivial: a single block, or none (empty labellings, an empty sum).
+    """
+    if table.true_sizes.size <= 1 or table.pred_sizes.size <= 1:
         return 0.0
     n = table.n_samples
     values = table.values.astype(float)
@@ -234,10 +254,14 @@ def _mutual_information(table: Contingency) -> float:
 
 
 def _conditional_entropy(table: Contingency, *, given: str) -> float:
-    """``H(T|C)`` (``given="pred"``) or ``H(C|T)`` (``given="true"``), a sum of terms >= 0."""
+    """``H(T|C)`` (``given="pred"``) or ``H(C|T)`` (``given="true"``), a sum of terms >= 0.
+
+    Each term is written ``p_ij (log n_. - log n_ij)``, the exact negation of
+    ``p_ij log(n_ij / n_.)``, so a sum of zeros is +0.0, not -0.0.
+    """
     sizes = table.pred_sizes[table.cols] if given == "pred" else table.true_sizes[table.rows]
     values = table.values.astype(float)
-    return float(-np.sum(values / table.n_samples * (np.log(values) - np.log(sizes))))
+    return float(np.sum(values / table.n_samples * (np.log(sizes) - np.log(values))))
 
 
 def conditional_entropy(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
@@ -246,13 +270,14 @@ def conditional_entropy(labels_true: ArrayLike, labels_pred: ArrayLike) -> float
     Survey, "conditional entropy":
     ``H(T|C) = sum_i (n_i/n) H(T|C_i) = -sum_ij p_ij log(p_ij / p_Ci)``, the entropy of
     the classes left inside each predicted cluster. 0 for a perfect clustering (and for
-    any clustering that only splits classes), at most ``log k``; lower is better. Not
-    symmetric: ``conditional_entropy(p, t)`` is ``H(C|T)``.
+    any clustering that only splits classes, and for empty labellings: an empty sum), at
+    most ``log k``; lower is better. Not symmetric: ``conditional_entropy(p, t)`` is
+    ``H(C|T)``.
 
     Raises
     ------
     ValueError
-        If the labellings are empty, not 1-D or of different lengths.
+        If the labellings are not 1-D or of different lengths.
     """
     return _conditional_entropy(contingency(labels_true, labels_pred), given="pred")
 
@@ -262,11 +287,16 @@ def mutual_information(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
 
     Survey, "normalised mutual information"; equal to ``sklearn.metrics.mutual_info_score``.
     Symmetric, in [0, min(H(C), H(T))], 0 for independent labellings; higher is better.
+    Limits: exactly 0.0 when either labelling is a single cluster (scikit-learn's value),
+    and 0.0 for empty labellings, an empty sum, where scikit-learn raises
+    ``ValueError: math domain error`` (its ``log`` of 0 samples); a number keeps it in
+    line with the indices built on it (NMI, homogeneity ...), which scikit-learn does
+    define there.
 
     Raises
     ------
     ValueError
-        If the labellings are empty, not 1-D or of different lengths.
+        If the labellings are not 1-D or of different lengths.
     """
     return _mutual_information(contingency(labels_true, labels_pred))
 
@@ -283,9 +313,11 @@ def normalized_mutual_information(labels_true: ArrayLike, labels_pred: ArrayLike
     ``sklearn.metrics.normalized_mutual_info_score`` wherever the ratio is defined.
 
     Symmetric, in [0, 1], 1 for identical partitions; higher is better. Limit cases as
-    scikit-learn: 1.0 when both labellings have a single cluster (the data is not
-    split: they agree), and 0.0 whenever ``I = 0`` otherwise (a normaliser of 0 then
-    only means one labelling is a single cluster), so the index is always defined.
+    scikit-learn, for every ``average_method``: 1.0 when both labellings have a single
+    cluster (the data is not split: they agree) and for empty labellings, and 0.0
+    whenever ``I = 0`` otherwise (a normaliser of 0 then only means one labelling is a
+    single cluster), so the index is always defined. All singletons against all
+    singletons is 1.0 (``I = H``), a single point 1.0.
 
     Parameters
     ----------
@@ -297,12 +329,12 @@ def normalized_mutual_information(labels_true: ArrayLike, labels_pred: ArrayLike
     Raises
     ------
     ValueError
-        If the labellings are empty, not 1-D or of different lengths, or
-        ``average_method`` is unknown.
+        If the labellings are not 1-D or of different lengths, or ``average_method`` is
+        unknown.
     """
     check_choice("average_method", average_method, NMI_AVERAGE_METHODS)
     table = contingency(labels_true, labels_pred)
-    if len(table.true_sizes) == len(table.pred_sizes) == 1:
+    if max(len(table.true_sizes), len(table.pred_sizes)) <= 1:  # one cluster each, or none
         return 1.0
     mi = _mutual_information(table)
     if mi == 0.0:
@@ -334,8 +366,9 @@ def homogeneity(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
     """Homogeneity (Rosenberg and Hirschberg 2007): each cluster holds one class.
 
     ``h = 1 - H(T | C) / H(T) = I(T, C) / H(T)``, in [0, 1], higher is better; 1.0 when
-    ``H(T) = 0`` (a single class), as ``sklearn.metrics.homogeneity_score``, which it
-    equals (to 1e-12). Not symmetric: ``homogeneity(t, c) = completeness(c, t)``.
+    ``H(T) = 0`` (a single class, or empty labellings), as
+    ``sklearn.metrics.homogeneity_score``, which it equals (to 1e-12). All singletons
+    predicted: 1.0. Not symmetric: ``homogeneity(t, c) = completeness(c, t)``.
     """
     return _homogeneity_completeness(labels_true, labels_pred)[0]
 
@@ -344,7 +377,8 @@ def completeness(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
     """Completeness (Rosenberg and Hirschberg 2007): each class lies in one cluster.
 
     ``c = I(T, C) / H(C)``, in [0, 1], higher is better; 1.0 when ``H(C) = 0`` (a single
-    cluster), as ``sklearn.metrics.completeness_score``, which it equals (to 1e-12).
+    cluster, or empty labellings), as ``sklearn.metrics.completeness_score``, which it
+    equals (to 1e-12). All singletons as the truth: 1.0.
     """
     return _homogeneity_completeness(labels_true, labels_pred)[1]
 
@@ -354,7 +388,9 @@ def v_measure(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
 
     ``v = 2 h c / (h + c)``, 0.0 when ``h + c = 0``; in [0, 1], symmetric, equal to
     NMI with arithmetic averaging where both entropies are positive, and to
-    ``sklearn.metrics.v_measure_score`` everywhere (to 1e-12).
+    ``sklearn.metrics.v_measure_score`` everywhere (to 1e-12). Limits as scikit-learn:
+    1.0 for two single-cluster labellings and for empty ones (h = c = 1), 0.0 for a
+    single cluster against any split (h or c is 0).
     """
     h, c = _homogeneity_completeness(labels_true, labels_pred)
     return 0.0 if h + c == 0.0 else 2.0 * h * c / (h + c)
@@ -367,9 +403,11 @@ def adjusted_mutual_information(labels_true: ArrayLike, labels_pred: ArrayLike, 
     ``AMI = (I - E[I]) / (mean(H(T), H(C)) - E[I])``, with ``E[I]`` the expected mutual
     information under the permutation model (hypergeometric). Computed by
     ``sklearn.metrics.adjusted_mutual_info_score`` (its exact expected-MI kernel), on
-    labels checked and encoded here, so the value and the limits are scikit-learn's:
-    1.0 for two single-cluster labellings, and for identical labellings. At most 1,
-    about 0 for independent labellings, may be negative; symmetric.
+    labels checked and encoded here, so the value and the limits are scikit-learn's,
+    for every ``average_method``: 1.0 for identical labellings, for two single-cluster
+    labellings and for empty ones; 0.0 for a single cluster against any split (``I``
+    and ``E[I]`` are both 0). At most 1, about 0 for independent labellings, may be
+    negative; symmetric.
 
     Parameters
     ----------
@@ -377,13 +415,21 @@ def adjusted_mutual_information(labels_true: ArrayLike, labels_pred: ArrayLike, 
         Any hashable labels.
     average_method : {"arithmetic", "geometric", "min", "max"}
         How the two entropies are averaged (scikit-learn's default: arithmetic).
+
+    Raises
+    ------
+    ValueError
+        If the labellings are not 1-D or of different lengths, or ``average_method`` is
+        unknown.
     """
     from sklearn.metrics import adjusted_mutual_info_score
 
     check_choice("average_method", average_method, NMI_AVERAGE_METHODS)
-    true = as_labels("labels_true", labels_true)
-    pred = as_labels("labels_pred", labels_pred)
-    contingency(true, pred)  # the same checks, and messages, as every other index
+    contingency(labels_true, labels_pred)  # the same checks, and messages, as elsewhere
+    # scikit-learn gets the integer codes: the same partitions (it codes labels in the
+    # same sorted order), whatever hashables the labels are (tuples, mixed types).
+    true, _ = encode_labels(labels_true, name="labels_true")
+    pred, _ = encode_labels(labels_pred, name="labels_pred")
     return float(adjusted_mutual_info_score(true, pred, average_method=average_method))
 
 
@@ -392,13 +438,13 @@ def variation_of_information(labels_true: ArrayLike, labels_pred: ArrayLike) -> 
 
     Survey, "variation of information". Computed as ``H(T|C) + H(C|T)``, a sum of
     non-negative terms, so it is never negative through rounding and is exactly 0 for
-    identical partitions. A metric on partitions: symmetric, in [0, log n]; lower is
-    better.
+    identical partitions (and for empty labellings, an empty sum). A metric on
+    partitions: symmetric, in [0, log n]; lower is better.
 
     Raises
     ------
     ValueError
-        If the labellings are empty, not 1-D or of different lengths.
+        If the labellings are not 1-D or of different lengths.
     """
     table = contingency(labels_true, labels_pred)
     return (_conditional_entropy(table, given="pred")

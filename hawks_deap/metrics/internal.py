@@ -11,9 +11,23 @@ Notation of survey 001 ("internal indices"): for clusters ``C_1..C_k`` with cent
     d_cen(C_i, C_j) = dist(mu_i, mu_j).
 
 An index whose formula is 0/0 (for instance one that needs two clusters, given one)
-returns ``nan``; each docstring lists when. Pairwise sums of distances reuse the exact
-kernels of :mod:`hawks_deap.evaluation` (closed form for the squared Euclidean distance,
-row blocks for the Euclidean one), so no N x N matrix is ever held.
+returns ``nan``; each docstring lists when.
+
+The three indices scikit-learn also computes (silhouette, Calinski-Harabasz,
+Davies-Bouldin) follow one policy where scikit-learn raises ``ValueError`` ("Number of
+labels is k. Valid values are 2 to n_samples - 1"): a number of clusters k outside
+[2, n - 1] (one cluster, every point alone, a single point) gives ``nan``, not an
+error. Their callers need a value there: ``IndexProblem`` evaluates the registry's
+internal indices on every individual (a layout with ``n_samples == n_clusters`` is all
+singletons) and ranks a ``nan`` last, and feature tables over many datasets record
+``nan`` for the undefined silhouette (``hawks_deap.features``) rather than stopping.
+Empty data raises, as in scikit-learn. Where the data are degenerate (coincident
+centroids, clusters of identical points) the values differ from scikit-learn's as each
+docstring says.
+
+Pairwise sums of distances reuse the exact kernels of :mod:`hawks_deap.evaluation`
+(closed form for the squared Euclidean distance, row blocks for the Euclidean one), so
+no N x N matrix is ever held.
 """
 
 from __future__ import annotations
@@ -99,13 +113,17 @@ def silhouette(X: ArrayLike, labels: ArrayLike, *, metric: str = "euclidean") ->
     Returns
     -------
     float
-        In [-1, 1], higher is better. ``nan`` when the silhouette is undefined: fewer
-        than 2 clusters or every point its own cluster (scikit-learn raises there).
+        In [-1, 1], higher is better. ``nan`` when the silhouette is undefined, a
+        number of clusters k outside [2, n - 1]: a single cluster, every point its own
+        cluster, a single point. **This differs from scikit-learn**, which raises
+        ``ValueError`` there: callers that score many datasets or individuals need a
+        value (see the module docstring).
 
     Raises
     ------
     ValueError
-        If X and labels are empty or of different lengths, or ``metric`` is unknown.
+        If X is empty (as scikit-learn), X and labels have different lengths, or
+        ``metric`` is unknown.
     """
     check_choice("metric", metric, DISTANCE_METRICS)
     X, codes, k = check_data(X, labels)
@@ -139,21 +157,34 @@ def davies_bouldin(X: ArrayLike, labels: ArrayLike, *, scatter: str = "centroid"
     Returns
     -------
     float
-        ``nan`` with fewer than 2 clusters (no ``j != i``) or with every point alone in
-        its cluster (no scatter to compare: like the silhouette and Calinski-Harabasz
-        indices, which are undefined there; scikit-learn raises in both cases), or when
-        two clusters with zero scatter share a centroid (0/0); ``inf`` when two clusters
-        with positive scatter share a centroid. scikit-learn instead ignores coincident
-        centroids and returns 0 whenever all scatters are close to 0.
+        Limits, and where they differ from scikit-learn:
+
+        - k outside [2, n - 1] (a single cluster: no ``j != i``; every point alone in
+          its cluster: no scatter to compare; a single point): ``nan``, like the
+          silhouette and Calinski-Harabasz indices. **scikit-learn raises**
+          ``ValueError`` there; callers that score many datasets need a value (see the
+          module docstring).
+        - Two clusters with positive scatter sharing a centroid (zero centroid
+          distance): ``(s_i + s_j) / 0 = inf``, the worst value: the clusters are not
+          separated at all. **scikit-learn** treats coincident centroids as infinitely
+          far apart, so such a pair counts 0, and returns 0.0 (the best value) when all
+          centroids coincide, e.g. for two concentric rings; an index that
+          ``IndexProblem`` targets must not call those perfectly separated.
+        - Two clusters with zero scatter sharing a centroid (clusters of identical
+          points at the same place): 0/0, ``nan``.
+        - Every scatter 0 and the centroids apart: 0.0, as in scikit-learn;
+          scikit-learn also returns 0.0 when the scatters are merely close to 0
+          (``numpy.isclose``, below about 1e-8), where this is their exact small ratio.
 
     Raises
     ------
     ValueError
-        If X and labels are empty or of different lengths, or ``scatter`` is unknown.
+        If X is empty (as scikit-learn), X and labels have different lengths, or
+        ``scatter`` is unknown.
     """
     check_choice("scatter", scatter, DB_SCATTERS)
     X, codes, k = check_data(X, labels)
-    if k < 2 or k == X.shape[0]:
+    if not 2 <= k <= X.shape[0] - 1:
         return math.nan
     counts, centroids = _centroids(X, codes, k)
     if scatter == "centroid":
@@ -272,18 +303,26 @@ def calinski_harabasz(X: ArrayLike, labels: ArrayLike) -> float:
     Returns
     -------
     float
-        ``nan`` (0/0) with a single cluster (``k - 1 = 0`` and ``tr(S_B) = 0``) or all
-        singletons (``n - k = 0`` and ``tr(S_W) = 0``); ``inf`` when every cluster is a
-        set of identical points (``tr(S_W) = 0``) and they differ. scikit-learn raises
-        for a single cluster and returns 1.0 whenever ``tr(S_W) = 0``.
+        Limits, and where they differ from scikit-learn:
+
+        - k outside [2, n - 1]: ``nan``, the formula's 0/0 (a single cluster:
+          ``k - 1 = 0`` and ``tr(S_B) = 0``; all singletons: ``n - k = 0`` and
+          ``tr(S_W) = 0``). **scikit-learn raises** ``ValueError`` there; callers that
+          score many datasets need a value (see the module docstring).
+        - Every cluster a set of identical points (``tr(S_W) = 0``) and the clusters
+          apart: ``inf``, the best value (perfectly compact, separated clusters);
+          every point identical: ``nan`` (0/0). **scikit-learn** returns 1.0 whenever
+          ``tr(S_W) = 0``, a value that would rank such data below ordinary blobs.
 
     Raises
     ------
     ValueError
-        If X and labels are empty or of different lengths.
+        If X is empty (as scikit-learn) or X and labels have different lengths.
     """
     X, codes, k = check_data(X, labels)
     n = X.shape[0]
+    if not 2 <= k <= n - 1:
+        return math.nan
     counts, centroids = _centroids(X, codes, k)
     within = float(np.sum((X - centroids[codes]) ** 2))
     between = float(np.sum(counts * np.sum((centroids - X.mean(axis=0)) ** 2, axis=1)))

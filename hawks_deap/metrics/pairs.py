@@ -19,7 +19,9 @@ with ``n_i`` the cluster sizes and ``m_j`` the class sizes. The counts are exact
 integers and every ratio is a correctly rounded division of integers (the ARI follows
 scikit-learn's float expression instead, to equal it bit for bit). An index whose
 formula is 0/0 for the given labellings returns ``nan`` (listed in each docstring),
-except the ARI, which returns 1.0 there as scikit-learn does.
+except the three scikit-learn also computes, which give its values there: the ARI and
+the Rand index 1.0, the Fowlkes-Mallows index 0.0. Empty labellings are accepted, as
+scikit-learn accepts them: like a single point, they have no pair at all.
 """
 
 from __future__ import annotations
@@ -94,7 +96,7 @@ def pair_confusion(labels_true: ArrayLike, labels_pred: ArrayLike) -> PairCounts
     Raises
     ------
     ValueError
-        If the labellings are empty, not 1-D or of different lengths.
+        If the labellings are not 1-D or of different lengths.
     """
     table = contingency(labels_true, labels_pred)
     n = table.n_samples
@@ -111,7 +113,8 @@ def jaccard(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
     """Jaccard coefficient of the pairs put together, ``JC = a / (a + b + c)``.
 
     Survey, pairwise measures: ``tp / (tp + fp + fn)``, in [0, 1], 1 for identical
-    partitions. Symmetric. ``nan`` (0/0) when both labellings are all singletons.
+    partitions. Symmetric. ``nan`` (0/0) when both labellings are all singletons (a
+    single point and empty labellings included).
     """
     c = pair_confusion(labels_true, labels_pred)
     return ratio(c.tp, c.tp + c.fp + c.fn)
@@ -121,8 +124,9 @@ def rand_index(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
     """Rand index, ``RI = 2 (a + d) / (n (n - 1))``, the fraction of agreeing pairs.
 
     Survey, pairwise measures; equal to ``sklearn.metrics.rand_score``. In [0, 1],
-    symmetric. A single point has no pair: 1.0, as scikit-learn returns (the two
-    labellings disagree on no pair).
+    symmetric. Limits as scikit-learn: a single point or empty labellings have no pair,
+    1.0 (the two labellings disagree on no pair); two identical trivial partitions (one
+    cluster, all singletons) 1.0; a single cluster against all singletons 0.0.
     """
     c = pair_confusion(labels_true, labels_pred)
     if c.n_pairs == 0:
@@ -143,9 +147,10 @@ def adjusted_rand_index(labels_true: ArrayLike, labels_pred: ArrayLike) -> float
 
     The denominator vanishes only when ``fp = fn = 0`` and ``tp tn = 0``: the two
     labellings are the same partition and it is trivial (one cluster, or all
-    singletons, or n = 1). The index is then 0/0; like scikit-learn, this function
-    returns 1.0 (the partitions agree on every pair), so the index is always a finite
-    number, as Versus mode requires of a score.
+    singletons, or n = 1, or n = 0: empty labellings). The index is then 0/0; like
+    scikit-learn, this function returns 1.0 (the partitions agree on every pair), so
+    the index is always a finite number, as Versus mode requires of a score. A single
+    cluster against all singletons is 0.0 (``tp = tn = 0``), as in scikit-learn.
 
     The final division is scikit-learn's floating-point expression (on the exact
     integer counts), so the value equals ``sklearn.metrics.adjusted_rand_score`` to the
@@ -180,8 +185,8 @@ def fowlkes_mallows(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
     after rounding, so the value never exceeds 1 (the other order of operations gave
     1.0000000000000002 for two identical one-cluster labellings of 3 points), and it
     equals ``sklearn.metrics.fowlkes_mallows_score`` to the last bit. No pair put
-    together by both (``tp = 0``, e.g. all singletons or a single point): 0.0, as
-    scikit-learn returns.
+    together by both (``tp = 0``, e.g. all singletons, a single point or empty
+    labellings): 0.0, as scikit-learn returns; two single-cluster labellings: 1.0.
     """
     c = pair_confusion(labels_true, labels_pred)
     if c.tp == 0:
@@ -199,7 +204,7 @@ def hubert_gamma(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
     fraction of same-class pairs, reached by the true partition and equally by any
     clustering that only merges classes (a single cluster included): compare
     clusterings with `normalized_hubert_gamma` instead. ``nan`` (0/0) for a single
-    point.
+    point or empty labellings (no pair).
     """
     c = pair_confusion(labels_true, labels_pred)
     return ratio(c.tp, c.n_pairs)
@@ -215,7 +220,8 @@ def normalized_hubert_gamma(labels_true: ArrayLike, labels_pred: ArrayLike) -> f
         Gamma_n = (N tp - (tp + fn)(tp + fp)) / sqrt((tp + fn)(fp + tn)(tp + fp)(fn + tn)).
 
     Symmetric, in [-1, 1]. ``nan`` (0/0) when either indicator vector is constant, i.e.
-    when either labelling is a single cluster or all singletons (or n < 2). clusim's
+    when either labelling is a single cluster or all singletons (n < 2 and empty
+    labellings included). clusim's
     ``pearson_correlation`` omits the square root; this is the correct statistic.
     """
     c = pair_confusion(labels_true, labels_pred)
@@ -233,7 +239,7 @@ def pair_sensitivity(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
     Seed 003 (kappa_1), empirical version: of the pairs in the same true class, the
     fraction put in the same cluster (pair recall). Not symmetric:
     ``pair_sensitivity(t, p) == pair_ppv(p, t)``. In [0, 1]. ``nan`` (0/0) when the
-    true labelling is all singletons.
+    true labelling is all singletons (or has no pair: n < 2, empty).
     """
     c = pair_confusion(labels_true, labels_pred)
     return ratio(c.tp, c.tp + c.fn)
@@ -244,7 +250,8 @@ def pair_specificity(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
 
     Seed 003 (kappa_2), empirical version: of the pairs in different true classes, the
     fraction put in different clusters. ``pair_specificity(t, p) == pair_npv(p, t)``.
-    In [0, 1]. ``nan`` (0/0) when the true labelling is a single class.
+    In [0, 1]. ``nan`` (0/0) when the true labelling is a single class (or has no
+    pair: n < 2, empty).
     """
     c = pair_confusion(labels_true, labels_pred)
     return ratio(c.tn, c.tn + c.fp)
@@ -255,7 +262,8 @@ def pair_ppv(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
 
     Seed 003 (kappa_3), empirical version ``tp / (tp + fp)``: of the pairs put in the
     same cluster, the fraction in the same true class (pair precision). In [0, 1].
-    ``nan`` (0/0) when the prediction is all singletons.
+    ``nan`` (0/0) when the prediction is all singletons (or has no pair: n < 2,
+    empty).
     """
     c = pair_confusion(labels_true, labels_pred)
     return ratio(c.tp, c.tp + c.fp)
@@ -266,7 +274,7 @@ def pair_npv(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
 
     Seed 003 (kappa_4), empirical version ``tn / (tn + fn)``: of the pairs put in
     different clusters, the fraction in different true classes. In [0, 1]. ``nan``
-    (0/0) when the prediction is a single cluster.
+    (0/0) when the prediction is a single cluster (or has no pair: n < 2, empty).
     """
     c = pair_confusion(labels_true, labels_pred)
     return ratio(c.tn, c.tn + c.fn)
