@@ -286,6 +286,12 @@ def _algorithms() -> list[str]:
     return available_algorithms()
 
 
+def _algorithm_presets() -> tuple[str, ...]:
+    from hawks_deap.clustering import ALGORITHM_PRESETS
+
+    return tuple(ALGORITHM_PRESETS)
+
+
 def _check_score(value: str) -> str:
     """A Versus score name: ``"ari"`` or an external index of ``hawks_deap.metrics``."""
     from hawks_deap.problems.versus import resolve_score
@@ -385,6 +391,11 @@ COMMAND_LINE_OPTIONS: tuple[Option, ...] = (
            "also give the ARI of these clustering algorithms: 'all' or comma-separated "
            "names (plot: for collections only)",
            metavar="NAMES", commands=_COLLECTION_COMMANDS),
+    Option(None, "preset", "str", None,
+           "settings of the registered --algorithms (hawks-tevc: the original HAWKS "
+           "analysis, K-Means++ with n_init=10 and the GMM with n_init=3; default: the "
+           "registry's own)", choices=_algorithm_presets, metavar="PRESET",
+           commands=_COLLECTION_COMMANDS),
     # plot has never bounded its seed: a single dataset ignores it, and a bound would
     # make such commands fail that work today
     Option(None, "seed", "int", 0, "seed of stochastic clustering algorithms", low=0,
