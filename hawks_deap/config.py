@@ -209,6 +209,11 @@ COMMAND_LINE_OPTIONS: tuple[Option, ...] = (
            "also give the ARI of these clustering algorithms: 'all' or comma-separated "
            "names (plot: for collections only)",
            metavar="NAMES", commands=_COLLECTION_COMMANDS),
+    Option(None, "preset", "str", None,
+           "settings of the registered --algorithms (hawks-tevc: the original HAWKS "
+           "analysis, K-Means++ with n_init=10 and the GMM with n_init=3; default: the "
+           "registry's own)", choices=_presets, metavar="PRESET",
+           commands=_COLLECTION_COMMANDS),
     # plot has never bounded its seed: a single dataset ignores it, and a bound would
     # make such commands fail that work today
     Option(None, "seed", "int", 0, "seed of stochastic clustering algorithms", low=0,

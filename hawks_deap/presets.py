@@ -14,7 +14,7 @@ values it set in their metadata.
   seen during the run, because the paper's pick can return a dataset that violates its
   constraints while feasible ones exist (HAWKS 0.2.0 defect 3).
 - Clustering settings of its analysis code (``hawks/analysis.py``): K-Means++ with 10
-  initialisations and the GMM with 3 (`hawks_deap.clustering.ALGORITHM_PRESETS`). Our
+  initialisations and the GMM with 3 (`ALGORITHM_PRESETS`). Our
   defaults are scikit-learn's current ones (one start each), which are faster and make a
   Versus loser's ARI depend on its seed rather than on the dataset (BENCHMARKS.md).
 - The eccentricity constraint stays ``eccentricity_of = "any"`` (the largest ratio over
@@ -29,24 +29,48 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
-__all__ = ["PRESETS", "check_preset", "preset_settings"]
+from hawks_deap._validation import check_choice
+
+__all__ = ["ALGORITHM_PRESETS", "PRESETS", "check_preset", "preset_settings"]
 
 #: Setting values of each preset, by option key (`hawks_deap.config.OPTIONS`).
 PRESETS: Mapping[str, Mapping[str, Any]] = MappingProxyType({
     "hawks-tevc": MappingProxyType({"returns": "final-fittest"}),
 })
 
+#: Clustering settings of each preset: registered name -> keyword arguments that replace
+#: the library call's own (`hawks_deap.clustering.get_algorithm`). ``"hawks-tevc"``: the
+#: original HAWKS analysis (HAWKS 0.2.0), K-Means++ with 10 initialisations, the GMM with 3.
+ALGORITHM_PRESETS: Mapping[str, Mapping[str, Mapping[str, Any]]] = MappingProxyType({
+    "hawks-tevc": MappingProxyType({"kmeans++": MappingProxyType({"n_init": 10}),
+                                    "gmm": MappingProxyType({"n_init": 3})}),
+})
+
 
 def check_preset(preset: object) -> str | None:
-    """Return ``preset`` (None or a name of `PRESETS`); otherwise raise, naming the valid."""
+    """Return ``preset`` if it is None or the name of a preset; else raise.
+
+    Raises
+    ------
+    TypeError
+        If ``preset`` is neither a string nor None.
+    ValueError
+        For an unknown name, listing the valid ones.
+
+    Examples
+    --------
+    >>> check_preset("hawks-tevc")
+    'hawks-tevc'
+    >>> check_preset(None) is None
+    True
+    """
     if preset is None:
         return None
     if not isinstance(preset, str):
-        raise TypeError(f"preset must be None or a string, got {type(preset).__name__}")
-    if preset not in PRESETS:
-        raise ValueError(f"preset must be one of {', '.join(map(repr, PRESETS))} or None, "
-                         f"got {preset!r}")
-    return preset
+        raise TypeError(f"preset must be a string or None, got {preset!r} "
+                        f"({type(preset).__name__}); valid: "
+                        + ", ".join(repr(p) for p in PRESETS))
+    return check_choice("preset", preset, tuple(PRESETS))
 
 
 def preset_settings(preset: str | None) -> dict[str, Any]:

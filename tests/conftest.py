@@ -31,3 +31,12 @@ def batch_sizes(monkeypatch):
         return sizes
 
     return spy_on
+
+
+@pytest.fixture
+def one_blas_thread():
+    """One BLAS/OpenMP thread: small fits run many times faster on a busy machine."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(1):
+        yield

@@ -517,7 +517,9 @@ def test_registered_algorithm_runs_in_a_spawn_worker(blobs: np.ndarray) -> None:
     import multiprocess
     mine = register_algorithm("first-points-2k", nearest_of_first_points, k_multiplier=2)
     algorithms = [get_algorithm("gmm"), get_algorithm("single-linkage-2k"), mine,
-                  get_algorithm(KMeans(n_init=2))]
+                  get_algorithm(KMeans(n_init=2)), get_algorithm("genie"),
+                  get_algorithm("kmeans++", preset="hawks-tevc"),
+                  get_algorithm("gmm", preset="hawks-tevc")]
     with multiprocess.get_context("spawn").Pool(1) as pool:
         results = pool.starmap(run_in_worker, [(a, blobs) for a in algorithms])
     for algorithm, labels in zip(algorithms, results, strict=True):

@@ -224,7 +224,8 @@ def test_command_line_only_options_keep_their_argparse_defaults():
     config.add_arguments(parser, "features", config.SCHEMA)
     args = parser.parse_args(["d1", "d2"])
     assert vars(args) == {"paths": ["d1", "d2"], "metric": "sqeuclidean", "algorithms": None,
-                          "seed": 0, "format": "table", "out": None, "overwrite": False}
+                          "preset": None, "seed": 0, "format": "table", "out": None,
+                          "overwrite": False}
     parser = argparse.ArgumentParser()
     config.add_arguments(parser, "generate", config.SCHEMA)
     with pytest.raises(SystemExit):

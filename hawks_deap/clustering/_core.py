@@ -1,0 +1,416 @@
+"""The clustering-algorithm object, its seeds and the wrappers behind it.
+
+`ClusteringAlgorithm` is what every name, estimator or callable resolves to. Its
+``func`` is one of
+
+- a `LibraryCall`: a registered algorithm's library call with its keyword arguments
+  (the settings a preset may override);
+- an `EstimatorRunner`: a user's scikit-learn-style estimator, cloned for every call;
+- a user's callable ``func(X, n_clusters, seed) -> labels``.
+
+Each of them describes itself as JSON-able settings (`ClusteringAlgorithm.settings`).
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib
+import json
+import numbers
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from hawks_deap._validation import check_int, int_seed, seed_words
+
+__all__ = [
+    "AlgorithmSpec",
+    "ClusterFunction",
+    "ClusteringAlgorithm",
+    "EstimatorRunner",
+    "LibraryCall",
+    "as_algorithm",
+    "import_optional",
+    "normalize_seed",
+    "random_state_from_seed",
+]
+
+ClusterFunction = Callable[[np.ndarray, int, "int | None"], Any]
+"""Signature of an algorithm function: ``func(X, n_clusters, seed) -> labels``."""
+
+
+# --------------------------------------------------------------------------- seeds
+
+
+def normalize_seed(seed: object) -> int | None:
+    """Return ``seed`` as a non-negative int or None; SeedSequence/Generator -> int."""
+    if seed is None:
+        return None
+    if isinstance(seed, numbers.Integral) and not isinstance(seed, bool):
+        if seed < 0:
+            raise ValueError(f"seed must be a non-negative integer, got {seed}")
+        return int(seed)
+    if isinstance(seed, (np.random.SeedSequence, np.random.Generator)):
+        return seed_words(seed, 1, dtype=np.uint64)[0]
+    raise TypeError(
+        "seed must be an int, None, numpy.random.SeedSequence or numpy.random.Generator, "
+        f"got {seed!r} ({type(seed).__name__})"
+    )
+
+
+def random_state_from_seed(seed: int | None) -> int:
+    """Derive a scikit-learn ``random_state`` from a seed.
+
+    Parameters
+    ----------
+    seed : int or None
+        A non-negative integer of any size, or None for fresh operating-system entropy
+        (never the global numpy random state).
+
+    Returns
+    -------
+    int
+        ``SeedSequence(seed).generate_state(1)[0]``, an integer in [0, 2**32 - 1]: the
+        same seed always gives the same value, and nearby seeds give unrelated values.
+
+    Examples
+    --------
+    >>> random_state_from_seed(0) == random_state_from_seed(0)
+    True
+    >>> 0 <= random_state_from_seed(2**100) < 2**32
+    True
+    """
+    return int_seed(normalize_seed(seed))
+
+
+# --------------------------------------------------------------------------- settings
+
+
+def _qualified_name(obj: object) -> str:
+    """``module.qualname`` of a class or function, by its shortest public module path.
+
+    scikit-learn defines ``KMeans`` in ``sklearn.cluster._kmeans`` and exports it from
+    ``sklearn.cluster``: the name people import is the one recorded.
+    """
+    if not hasattr(obj, "__qualname__"):  # a callable instance: name its class
+        obj = type(obj)
+    qualname = getattr(obj, "__qualname__", None) or type(obj).__qualname__
+    module = getattr(obj, "__module__", None) or ""
+    parts = module.split(".")
+    for i in range(1, len(parts)):
+        parent = sys.modules.get(".".join(parts[:i]))
+        if parent is not None and getattr(parent, qualname, None) is obj:
+            return f"{'.'.join(parts[:i])}.{qualname}"
+    return f"{module}.{qualname}" if module else qualname
+
+
+def _is_json_value(value: object) -> bool:
+    try:
+        json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+# --------------------------------------------------------------------------- library calls
+
+
+@dataclass(frozen=True)
+class LibraryCall:
+    """A registered algorithm: ``run(X, n_clusters, seed, **params)``, described.
+
+    Parameters
+    ----------
+    run : callable
+        A module-level function (so the call pickles by reference) that makes the
+        library call with ``params`` as keyword arguments.
+    target : str
+        The library entry point, e.g. ``"sklearn.cluster.KMeans"``.
+    params : mapping or tuple of (str, value) pairs
+        The keyword arguments: JSON-able values, stored as a tuple of pairs so that the
+        call is hashable and compares by value. A preset overrides only these.
+    kind : {"estimator", "function"}
+        Whether ``target`` is an estimator class or a function (the key of ``target`` in
+        `settings`).
+    notes : mapping or tuple of (str, value) pairs
+        Further fixed, JSON-able facts of the call (not keyword arguments), e.g. how a
+        linkage matrix is cut.
+    requires : (module, extra) or None
+        An optional dependency: the module to import and the extra that installs it.
+    """
+
+    run: Callable[..., Any]
+    target: str
+    params: Any = ()
+    kind: str = "estimator"
+    notes: Any = ()
+    requires: tuple[str, str] | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        for name in ("params", "notes"):
+            value = getattr(self, name)
+            items = tuple(value.items() if isinstance(value, Mapping) else value)
+            object.__setattr__(self, name, tuple((str(k), v) for k, v in items))
+
+    def __call__(self, X: np.ndarray, n_clusters: int, seed: int | None) -> Any:
+        return self.run(X, n_clusters, seed, **dict(self.params))
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        """``{kind: target, **params, **notes}``, a new dict."""
+        return {self.kind: self.target, **dict(self.params), **dict(self.notes)}
+
+    def with_params(self, **overrides: Any) -> LibraryCall:
+        """The same call with some of its keyword arguments replaced.
+
+        Raises
+        ------
+        ValueError
+            For a keyword that is not one of ``params`` (listing them).
+        """
+        params = dict(self.params)
+        unknown = sorted(set(overrides) - set(params))
+        if unknown:
+            raise ValueError(f"{self.target} settings {unknown} cannot be overridden; valid: "
+                             + ", ".join(repr(p) for p in params))
+        return LibraryCall(self.run, self.target, {**params, **overrides}, kind=self.kind,
+                           notes=self.notes, requires=self.requires)
+
+    def check_available(self, name: str) -> None:
+        """Raise an ImportError naming the extra when the optional dependency is missing."""
+        if self.requires is not None:
+            import_optional(*self.requires, name)
+
+
+def import_optional(module: str, extra: str, algorithm: str) -> Any:
+    """Import an optional dependency, or raise an ImportError naming its extra."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as error:
+        raise ImportError(
+            f"clustering algorithm {algorithm!r} needs {module}, which is not installed: "
+            f'install the {extra} extra, pip install "hawks-deap[{extra}]"'
+        ) from error
+
+
+# --------------------------------------------------------------------------- estimators
+
+
+class EstimatorRunner:
+    """Run a scikit-learn-style estimator as ``func(X, n_clusters, seed)``.
+
+    The estimator is cloned for every call (``sklearn.base.clone``, or a deep copy for
+    objects without ``get_params``), so the template is never fitted or changed. Its
+    ``n_clusters`` (or else ``n_components``) is set to the requested number of
+    clusters and its ``random_state`` from the seed, when it has these parameters.
+    """
+
+    def __init__(self, estimator: Any) -> None:
+        self.estimator = estimator
+
+    @staticmethod
+    def _set_per_call(params: set[str]) -> list[str]:
+        """The parameters every call sets (the number of clusters, the random state)."""
+        size = [p for p in ("n_clusters", "n_components") if p in params][:1]
+        return size + (["random_state"] if "random_state" in params else [])
+
+    def __call__(self, X: np.ndarray, n_clusters: int, seed: int | None) -> Any:
+        template = self.estimator
+        if hasattr(template, "get_params"):
+            from sklearn.base import clone
+
+            estimator = clone(template)
+            params = set(estimator.get_params(deep=False))
+        else:
+            estimator = copy.deepcopy(template)
+            params = {p for p in ("n_clusters", "n_components", "random_state")
+                      if hasattr(estimator, p)}
+        updates = {p: (random_state_from_seed(seed) if p == "random_state" else n_clusters)
+                   for p in self._set_per_call(params)}
+        if hasattr(estimator, "set_params"):
+            estimator.set_params(**updates)
+        else:
+            for key, value in updates.items():
+                setattr(estimator, key, value)
+        return estimator.fit_predict(X)
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        """The estimator's class and its JSON-able parameters, less those set per call."""
+        out: dict[str, Any] = {"estimator": _qualified_name(type(self.estimator))}
+        get_params = getattr(self.estimator, "get_params", None)
+        if get_params is not None:
+            params = get_params(deep=False)
+            per_call = set(self._set_per_call(set(params)))
+            out.update({k: v for k, v in sorted(params.items())
+                        if k not in per_call and _is_json_value(v)})
+        return out
+
+    def __repr__(self) -> str:
+        return f"EstimatorRunner({self.estimator!r})"
+
+
+def _is_estimator(obj: object) -> bool:
+    return not isinstance(obj, type) and callable(getattr(obj, "fit_predict", None))
+
+
+# --------------------------------------------------------------------------- algorithm
+
+
+@dataclass(frozen=True, repr=False)
+class ClusteringAlgorithm:
+    """A named clustering algorithm: ``algorithm(X, n_clusters, seed) -> labels``.
+
+    Picklable when ``func`` is (module-level functions and estimators are): the object
+    carries the function itself, not only its name, so an algorithm registered in the
+    main process also works in ``multiprocess`` spawn workers as long as its function is
+    importable there. Two algorithms are equal when their names, functions (for
+    registered ones: library calls and their settings) and multipliers are.
+
+    Parameters
+    ----------
+    name : str
+        The name used in messages and results (the registry key for registered ones).
+    func : callable
+        ``func(X, n_clusters, seed) -> labels``; it receives
+        ``n_clusters * k_multiplier`` clusters and the seed as an int or None.
+    k_multiplier : int, default=1
+        How many clusters to ask for per true cluster (2 for the paper's doubled-K
+        linkage variants).
+    """
+
+    name: str
+    func: ClusterFunction
+    k_multiplier: int = 1
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name:
+            raise TypeError(f"name must be a non-empty string, got {self.name!r}")
+        if not callable(self.func):
+            raise TypeError(f"func must be callable, got {self.func!r} "
+                            f"({type(self.func).__name__})")
+        object.__setattr__(self, "k_multiplier",
+                           check_int("k_multiplier", self.k_multiplier, minimum=1))
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        """A JSON-able description of the call (a new dict on every access).
+
+        Registered algorithms: the library entry point (``"estimator"`` or
+        ``"function"``) and its keyword arguments, e.g. ``{"estimator":
+        "sklearn.cluster.KMeans", "init": "k-means++", "n_init": "auto"}``. A user's
+        estimator: its class and its JSON-able parameters (less ``n_clusters`` /
+        ``n_components`` and ``random_state``, set per call). A user's callable:
+        ``{"callable": "module.qualname"}``. ``"k_multiplier"`` is added when it is not 1.
+        """
+        func = self.func
+        if isinstance(func, (LibraryCall, EstimatorRunner)):
+            out = func.settings
+        else:
+            out = {"callable": _qualified_name(func)}
+        if self.k_multiplier != 1:
+            out["k_multiplier"] = self.k_multiplier
+        return out
+
+    def __repr__(self) -> str:
+        return f"ClusteringAlgorithm({self.name!r}, settings={self.settings!r})"
+
+    def __call__(self, X: np.ndarray, n_clusters: int, seed: int | None = None) -> np.ndarray:
+        """Cluster ``X`` and return validated labels.
+
+        Parameters
+        ----------
+        X : array-like of shape (N, D)
+            The data.
+        n_clusters : int
+            The true number of clusters K; the algorithm is asked for
+            ``K * k_multiplier`` clusters.
+        seed : int or None, default=None
+            Seed for stochastic algorithms (a SeedSequence or Generator is first turned
+            into an int); None draws fresh entropy.
+
+        Returns
+        -------
+        ndarray of shape (N,)
+            Integer (``np.intp``) cluster labels.
+
+        Raises
+        ------
+        ValueError, TypeError
+            If ``X``, ``n_clusters`` or ``seed`` is invalid (before the algorithm runs).
+        RuntimeError
+            Naming the algorithm, if it raises or returns anything other than N integer
+            labels.
+        """
+        X = np.asarray(X)
+        if X.ndim != 2 or X.shape[0] < 1:
+            raise ValueError(f"X must be a 2-D array with at least one row, got shape "
+                             f"{X.shape}")
+        n_samples = X.shape[0]
+        n_clusters = check_int("n_clusters", n_clusters, minimum=1)
+        k = n_clusters * self.k_multiplier
+        if k > n_samples:
+            raise ValueError(
+                f"n_clusters * k_multiplier must be <= the number of samples {n_samples} "
+                f"for algorithm {self.name!r}, got {n_clusters} * {self.k_multiplier} = {k}"
+            )
+        seed = normalize_seed(seed)
+        try:
+            result = self.func(X, k, seed)
+        except Exception as error:
+            raise RuntimeError(
+                f"clustering algorithm {self.name!r} failed on X of shape {X.shape} with "
+                f"{k} clusters: {type(error).__name__}: {error}"
+            ) from error
+        return self._check_labels(result, n_samples)
+
+    def _check_labels(self, result: object, n_samples: int) -> np.ndarray:
+        try:
+            labels = np.asarray(result)
+        except Exception as error:
+            raise RuntimeError(f"clustering algorithm {self.name!r} returned labels that "
+                               f"are not an array: {result!r}") from error
+        if labels.shape != (n_samples,):
+            raise RuntimeError(
+                f"clustering algorithm {self.name!r} returned labels of shape "
+                f"{labels.shape}; expected a 1-D array of length {n_samples} (one per row "
+                "of X)"
+            )
+        if np.issubdtype(labels.dtype, np.integer) or labels.dtype == np.bool_:
+            return labels.astype(np.intp, copy=False)
+        if np.issubdtype(labels.dtype, np.floating):
+            if np.all(np.isfinite(labels)):
+                as_int = labels.astype(np.intp)
+                if np.array_equal(as_int, labels):
+                    return as_int
+        raise RuntimeError(
+            f"clustering algorithm {self.name!r} returned labels of dtype {labels.dtype} "
+            "that are not all integers"
+        )
+
+
+AlgorithmSpec = str | ClusteringAlgorithm | ClusterFunction | Any
+"""A registered name, a :class:`ClusteringAlgorithm`, an estimator or a callable."""
+
+
+def as_algorithm(spec: object) -> ClusteringAlgorithm:
+    """Wrap an estimator or a callable; raise TypeError for anything else."""
+    if isinstance(spec, type):
+        raise TypeError(
+            f"algorithm must be a registered name, an estimator instance or a callable "
+            f"func(X, n_clusters, seed); got the class {spec.__name__}: pass an instance, "
+            f"e.g. {spec.__name__}()"
+        )
+    if _is_estimator(spec):
+        return ClusteringAlgorithm(type(spec).__name__, EstimatorRunner(spec))
+    if callable(spec):
+        name = getattr(spec, "__qualname__", None) or getattr(spec, "__name__", None)
+        return ClusteringAlgorithm(name or type(spec).__name__, spec)
+    raise TypeError(
+        "algorithm must be a registered name, a ClusteringAlgorithm, an estimator with "
+        f"fit_predict or a callable func(X, n_clusters, seed); got {spec!r} "
+        f"({type(spec).__name__})"
+    )
