@@ -213,9 +213,12 @@ def build_problem(command: str, values: Mapping[str, Any]) -> Problem:
     if missing:
         raise ValueError(f"Versus mode needs a winner and a loser ({' and '.join(missing)} "
                          "missing)")
+    from hawks_deap.clustering import get_algorithm
     from hawks_deap.problems.versus import VersusProblem
 
-    return VersusProblem(values["winner"], values["loser"], n_samples=values["n_samples"],
+    winner, loser = (get_algorithm(values[role], preset=values.get("preset"))
+                     for role in ("winner", "loser"))
+    return VersusProblem(winner, loser, n_samples=values["n_samples"],
                          n_clusters=values["n_clusters"], n_dims=values["n_dims"],
                          score=values["score"], constraints=constraints, **extras)
 

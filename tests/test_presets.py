@@ -10,7 +10,7 @@ from hawks_deap import cli, config
 from hawks_deap import suite as hs
 from hawks_deap.algorithms import RETURNS, final_fittest, select_best
 from hawks_deap.constraints import Eccentricity, from_settings
-from hawks_deap.presets import PRESETS, check_preset, preset_settings
+from hawks_deap.presets import ALGORITHM_PRESETS, PRESETS, check_preset, preset_settings
 
 SMALL = {"n_samples": 120, "n_clusters": 3, "generations": 6, "population_size": 6}
 
@@ -18,12 +18,14 @@ SMALL = {"n_samples": 120, "n_clusters": 3, "generations": 6, "population_size":
 def test_preset_names_and_settings():
     assert check_preset(None) is None
     assert check_preset("hawks-tevc") == "hawks-tevc"
-    with pytest.raises(ValueError, match="preset must be one of 'hawks-tevc'.*'tevc'"):
+    with pytest.raises(ValueError, match="unknown preset 'tevc'; valid: 'hawks-tevc'"):
         check_preset("tevc")
-    with pytest.raises(TypeError, match="preset must be None or a string"):
+    with pytest.raises(TypeError, match="preset must be a string or None"):
         check_preset(1)
     assert preset_settings(None) == {}
     assert preset_settings("hawks-tevc") == {"returns": "final-fittest"}
+    # one list of presets: each has run settings and clustering settings
+    assert set(PRESETS) == set(ALGORITHM_PRESETS)
     # every setting a preset lists is an option of both commands, with an allowed value
     for settings in PRESETS.values():
         for key, value in settings.items():
@@ -130,3 +132,25 @@ def test_suite_seeds_do_not_move_for_settings_at_their_defaults():
     assert hs.derive_seed(7, {**values, "returns": "final-fittest"}, 2) != hs.derive_seed(
         7, values, 2)
     assert np.all(np.diff([hs.derive_seed(7, values, r) for r in range(3)]) != 0)
+
+
+def test_a_versus_run_with_the_preset_uses_and_records_its_clustering_settings(tmp_path,
+                                                                              capsys):
+    out = tmp_path / "vs"
+    code = cli.main(["versus", "kmeans++", "single-linkage", "--n-samples", "60",
+                     "--n-clusters", "3", "--generations", "2", "--population-size", "4",
+                     "--preset", "hawks-tevc", "--out", str(out), "--quiet"])
+    assert code == 0, capsys.readouterr().err
+    meta = json.loads((out / "metadata.json").read_text())
+    assert meta["problem"]["winner"] == "kmeans++"
+    assert meta["problem"]["winner_settings"]["n_init"] == 10
+    assert meta["problem"]["loser_settings"] == hd.clustering.get_algorithm(
+        "single-linkage").settings
+    values = config.resolve("versus", cli_values={"winner": "gmm", "loser": "kmeans++",
+                                                  "preset": "hawks-tevc"})
+    from hawks_deap.runs import build_problem
+
+    problem = build_problem("versus", values)
+    assert problem.winner.settings["n_init"] == 3 and problem.loser.settings["n_init"] == 10
+    default = build_problem("versus", {**values, "preset": None})
+    assert default.loser.settings["n_init"] == "auto"

@@ -309,6 +309,8 @@ class VersusProblem(DatasetProblem):
             "loser": self.loser.name,
             "winner_k_multiplier": self.winner.k_multiplier,
             "loser_k_multiplier": self.loser.k_multiplier,
+            "winner_settings": self.winner.settings,
+            "loser_settings": self.loser.settings,
             "score": self.score_name,
             "higher_is_better": self.higher_is_better,
             "n_threads": self.n_threads,
