@@ -200,7 +200,7 @@ def test_extended_schema_for_later_sections():
         validate_config({"suite": {"repeats": 3}})
 
 
-SUBCOMMANDS = ("generate", "versus", "features", "plot", "suite")
+SUBCOMMANDS = ("generate", "versus", "features", "plot", "export", "suite")
 
 
 def test_every_command_takes_its_options_from_the_schema():
@@ -224,7 +224,8 @@ def test_command_line_only_options_keep_their_argparse_defaults():
     config.add_arguments(parser, "features", config.SCHEMA)
     args = parser.parse_args(["d1", "d2"])
     assert vars(args) == {"paths": ["d1", "d2"], "metric": "sqeuclidean", "algorithms": None,
-                          "seed": 0, "format": "table", "out": None, "overwrite": False}
+                          "seed": 0, "format": "table", "out": None, "overwrite": False,
+                          "labels": 0}
     parser = argparse.ArgumentParser()
     config.add_arguments(parser, "generate", config.SCHEMA)
     with pytest.raises(SystemExit):
