@@ -15,9 +15,17 @@ Commands (each has ``--help``):
 ``hawks-deap plot PATH...``
     Write PNG figures of a saved dataset or run (scatter with covariance ellipses,
     convergence, Versus panels), or of a collection (instance space, ARI boxplots).
+``hawks-deap export SRC... --battery NAME --out DIR``
+    Write saved datasets (a suite's runs, a folder of datasets) as a battery of the
+    clustering-benchmarks format (`hawks_deap.batteries`).
 ``hawks-deap suite GRID.toml``
     Run a parameter-grid campaign (`hawks_deap.suite`), resumably; ``GRID.json``: a
     HAWKS 0.2.0 config (`hawks_deap.hawks_json`).
+
+``features``, ``plot`` and ``export`` read collections: dataset directories, folders
+of them, a suite's output folder, and clustering-benchmarks batteries (``--labels K``
+picks a battery's reference partition; its noise points are kept but left out of the
+features and of the ARI).
 
 Every command's options come from one schema (`hawks_deap.config.SCHEMA`). The
 settings of ``generate`` and ``versus`` are shared with TOML config files
@@ -136,53 +144,135 @@ def _prepare_versus(args: argparse.Namespace) -> Callable[[], int]:
     return _prepare_run(args, "versus", _versus_summary)
 
 
-# ------------------------------------------------------------ saved datasets (features, plot)
+# ------------------------------------------------------------ collections (features, plot, export)
+
+
+class _Item(NamedTuple):
+    """One dataset of a collection named by PATHs."""
+
+    path: Path              # a dataset directory, or a battery folder
+    name: str               # its row name: the directory as given, or "battery/dataset"
+    group: str              # its source in collection plots: parent folder or battery
+    dataset: str | None = None  # the battery dataset's name (None: a dataset directory)
+
+    @property
+    def short_name(self) -> str:
+        """The name of a dataset in an exported battery."""
+        return self.dataset if self.dataset is not None else self.path.resolve().name
 
 
 def _collection_input(args: argparse.Namespace, command: str
-                      ) -> tuple[list[Path], list[str]]:
-    """The dataset directories and clustering algorithms named by ``features``/``plot``."""
-    dirs = _dataset_dirs(args.paths)
-    algorithms = _algorithm_list(args.algorithms)
-    if args.preset is not None and not algorithms:
-        raise UsageError(f"--preset {args.preset} sets the settings of --algorithms; give "
-                         "--algorithms too")
+                      ) -> tuple[list[_Item], list[Any], list[str]]:
+    """The datasets (loaded and checked) and clustering algorithms a command names."""
     config.check_command_line(args, command)
+    items = _collection_items(args.paths)
+    algorithms = _algorithm_list(getattr(args, "algorithms", None))
+    preset = getattr(args, "preset", None)
+    if preset is not None and not algorithms:
+        raise UsageError(f"--preset {preset} sets the settings of --algorithms; give "
+                         "--algorithms too")
     from hawks_deap.clustering import get_algorithm
 
     for name in algorithms:  # an ImportError naming a missing extra, before any work
-        get_algorithm(name, preset=args.preset)
-    return dirs, algorithms
+        get_algorithm(name, preset=preset)
+    datasets = _load_datasets(items, args.labels)
+    _check_pairwise_memory(items, datasets, algorithms)
+    return items, datasets, algorithms
 
 
-def _dataset_dirs(paths: Sequence[str]) -> list[Path]:
-    """Dataset directories named by PATHs: a dataset directory, or a folder of them."""
-    out: list[Path] = []
-    for text in paths:
-        path = Path(text)
-        if is_dataset_dir(path):
-            out.append(path)
-            continue
-        if not path.exists():
-            raise UsageError(f"PATH {path} does not exist")
-        children = (sorted(p for p in path.iterdir() if is_dataset_dir(p))
-                    if path.is_dir() else [])
-        if not children:
-            raise UsageError(f"PATH {path} is neither a dataset directory (no {DATA_FILE} "
-                             f"or {DATA_NPZ}) nor a folder of dataset directories")
-        out.extend(children)
+#: Registered algorithms that hold every pairwise distance (scipy's condensed matrix).
+_PAIRWISE_ALGORITHMS = ("average-linkage", "average-linkage-2k")
+
+
+def _check_pairwise_memory(items: Sequence[_Item], datasets: Sequence[Any],
+                           algorithms: Sequence[str]) -> None:
+    """Refuse, before any work, a dataset too large for average linkage on this machine.
+
+    Real batteries hold datasets of 100,000 points (sipu/birch1): their 5e9 distances
+    need 40 GB, which would fail (or swap) after minutes of other work.
+    """
+    from hawks_deap._memory import check_fits
+
+    used = [a for a in algorithms if a in _PAIRWISE_ALGORITHMS]
+    for item, dataset in zip(items, datasets, strict=True) if used else ():
+        n = dataset.n_samples
+        try:
+            check_fits(f"{used[0]} (all {n * (n - 1) // 2:,} pairwise distances)",
+                       4 * n * (n - 1), {"dataset": item.name, "n_samples": n})
+        except ValueError as error:
+            raise UsageError(f"--algorithms: {error}; leave {', '.join(used)} out or this "
+                             "dataset") from None
+
+
+def _dir_item(path: Path) -> _Item:
+    """A dataset directory, named as given, from the source of its parent folder."""
+    return _Item(path, str(path), path.resolve().parent.name or ".")
+
+
+def _battery_items(folder: Path, names: Sequence[str] | None = None) -> list[_Item]:
+    from hawks_deap.batteries import battery_dataset_names
+
+    battery = folder.resolve().name
+    return [_Item(folder, f"{battery}/{n}", battery, n)
+            for n in (battery_dataset_names(folder) if names is None else names)]
+
+
+def _folder_items(path: Path) -> list[_Item]:
+    """The datasets and batteries directly in a folder (hidden entries left out)."""
+    from hawks_deap.batteries import is_battery_dir
+
+    out: list[_Item] = []
+    for child in sorted(p for p in path.iterdir() if not p.name.startswith(".")):
+        if is_dataset_dir(child):
+            out.append(_dir_item(child))
+        elif is_battery_dir(child):
+            out.extend(_battery_items(child))
     return out
 
 
-def _load_datasets(dirs: Sequence[Path]) -> list[Any]:
+def _collection_items(paths: Sequence[str]) -> list[_Item]:
+    """The datasets named by PATHs, each one of these.
+
+    A dataset directory, a battery or one of its ``NAME.data.gz``, a folder of dataset
+    directories and batteries, or a suite's output folder (its ``runs/``).
+    """
+    from hawks_deap.batteries import DATA_SUFFIX, is_battery_dir
+
+    out: list[_Item] = []
+    for text in paths:
+        path = Path(text)
+        if is_dataset_dir(path):
+            out.append(_dir_item(path))
+        elif path.is_file() and path.name.endswith(DATA_SUFFIX):
+            out.extend(_battery_items(path.parent, [path.name[: -len(DATA_SUFFIX)]]))
+        elif not path.exists():
+            raise UsageError(f"PATH {path} does not exist")
+        elif is_battery_dir(path):
+            out.extend(_battery_items(path))
+        else:
+            found = _folder_items(path) if path.is_dir() else []
+            if not found and (path / "runs").is_dir():  # a suite's output folder
+                found = _folder_items(path / "runs")
+            if not found:
+                raise UsageError(
+                    f"PATH {path} is neither a dataset directory (no {DATA_FILE} or "
+                    f"{DATA_NPZ}), a battery (no NAME{DATA_SUFFIX}) nor a folder of them")
+            out.extend(found)
+    return out
+
+
+def _load_datasets(items: Sequence[_Item], labels: int = 0) -> list[Any]:
+    from hawks_deap.batteries import read_battery_dataset
     from hawks_deap.dataset import Dataset
 
     datasets = []
-    for d in dirs:
+    for item in items:
         try:
-            datasets.append(Dataset.load(d))
+            datasets.append(Dataset.load(item.path) if item.dataset is None else
+                            read_battery_dataset(item.path, item.dataset, labels=labels))
         except (ValueError, KeyError, json.JSONDecodeError) as error:
-            raise UsageError(f"PATH {d} is not a readable dataset: {error}") from None
+            where = item.path if item.dataset is None else item.name
+            raise UsageError(f"PATH {where} is not a readable dataset: {error}") from None
     return datasets
 
 
@@ -226,18 +316,17 @@ def _check_out_file(path: Path, overwrite: bool, option: str = "--out") -> None:
 
 
 def _prepare_features(args: argparse.Namespace) -> Callable[[], int]:
-    dirs, algorithms = _collection_input(args, "features")
     out = Path(args.out) if args.out else None
     if out is not None:
         _check_out_file(out, args.overwrite)
-    datasets = _load_datasets(dirs)
+    items, datasets, algorithms = _collection_input(args, "features")
 
     def run() -> int:
         import numpy as np
 
         from hawks_deap.features import Table, features_table, performance_table
 
-        names = [str(d) for d in dirs]
+        names = [item.name for item in items]
         table = features_table(datasets, names=names, metric=args.metric)
         if algorithms:
             perf = performance_table(datasets, algorithms, seed=args.seed, names=names,
@@ -276,35 +365,35 @@ def _table_text(table: Any, fmt: str) -> str:
 
 
 def _prepare_plot(args: argparse.Namespace) -> Callable[[], int]:
-    dirs, algorithms = _collection_input(args, "plot")
-    single = len(dirs) == 1
+    items, datasets, algorithms = _collection_input(args, "plot")
+    single = len(items) == 1
     if args.out is not None:
         out = Path(args.out)
         if out.exists() and not out.is_dir():
             raise UsageError(f"--out {out} is not a directory")
+    elif single and items[0].dataset is None:
+        out = items[0].path
     elif single:
-        out = dirs[0]
+        raise UsageError("--out DIR is required to plot a battery's dataset (the battery "
+                         "folder is not hawks-deap's to write in)")
     else:
-        raise UsageError(f"--out DIR is required to plot several datasets ({len(dirs)} "
+        raise UsageError(f"--out DIR is required to plot several datasets ({len(items)} "
                          "found)")
     if single and algorithms:
         raise UsageError("--algorithms is for collections (several datasets)")
-    datasets = _load_datasets(dirs)
-    figures: list[str] = []
+    figures = (["dataset.png"] if single else
+               ["instance_space.png", *(["instance_space_best.png", "performance.png"]
+                                        if algorithms else [])])
     logbook = partitions = None
-    if single:
-        figures.append("dataset.png")
-        if (dirs[0] / runs.LOGBOOK_FILE).is_file():
-            logbook = runs.read_logbook_csv(dirs[0] / runs.LOGBOOK_FILE)
-            figures.append("convergence.png")
-        if (dirs[0] / runs.PARTITIONS_FILE).is_file():
-            partitions = runs.read_partitions_csv(dirs[0] / runs.PARTITIONS_FILE,
-                                                  datasets[0].n_samples)
-            figures.append("versus.png")
-    else:
-        figures.append("instance_space.png")
-        if algorithms:
-            figures += ["instance_space_best.png", "performance.png"]
+    # a run's directory may hold its logbook and partitions (a battery's dataset does not)
+    run_dir = items[0].path if single and items[0].dataset is None else None
+    if run_dir is not None and (run_dir / runs.LOGBOOK_FILE).is_file():
+        logbook = runs.read_logbook_csv(run_dir / runs.LOGBOOK_FILE)
+        figures.append("convergence.png")
+    if run_dir is not None and (run_dir / runs.PARTITIONS_FILE).is_file():
+        partitions = runs.read_partitions_csv(run_dir / runs.PARTITIONS_FILE,
+                                              datasets[0].n_samples)
+        figures.append("versus.png")
     for name in figures:
         _check_out_file(out / name, args.overwrite, option="figure")
     save = _figure_writer(out, args.dpi)  # ImportError naming the extra, before any work
@@ -312,7 +401,7 @@ def _prepare_plot(args: argparse.Namespace) -> Callable[[], int]:
     def run() -> int:
         try:
             written = (_plot_single(datasets[0], logbook, partitions, save) if single
-                       else _plot_collection(datasets, dirs, algorithms, args.seed, save,
+                       else _plot_collection(datasets, items, algorithms, args.seed, save,
                                              args.preset))
         except KeyboardInterrupt:  # an interrupted command leaves no new figure
             for path in save.created:
@@ -364,7 +453,7 @@ def _plot_single(dataset: Any, logbook: Any, partitions: Any,
     return written
 
 
-def _plot_collection(datasets: Sequence[Any], dirs: Sequence[Path], algorithms: list[str],
+def _plot_collection(datasets: Sequence[Any], items: Sequence[_Item], algorithms: list[str],
                      seed: int, save: Callable[[Any, str], Path],
                      preset: str | None = None) -> list[Path]:
     from hawks_deap.features import (
@@ -375,8 +464,8 @@ def _plot_collection(datasets: Sequence[Any], dirs: Sequence[Path], algorithms: 
     )
     from hawks_deap.plotting import plot_instance_space, plot_performance
 
-    names = [str(d) for d in dirs]
-    sources = [d.resolve().parent.name or "." for d in dirs]
+    names = [item.name for item in items]
+    sources = [item.group for item in items]
     table = features_table(datasets, names=names)
     space = InstanceSpace().fit(table)
     coords = space.transform(table)
@@ -391,6 +480,31 @@ def _plot_collection(datasets: Sequence[Any], dirs: Sequence[Path], algorithms: 
         fig = plot_performance(perf, groups=sources if len(set(sources)) > 1 else None)
         written.append(save(fig, "performance.png"))
     return written
+
+
+# --------------------------------------------------------------------------- export
+
+
+def _prepare_export(args: argparse.Namespace) -> Callable[[], int]:
+    """Validate ``export``; the returned function writes the battery."""
+    from hawks_deap.batteries import check_battery_output, write_battery
+
+    items, datasets, _ = _collection_input(args, "export")
+    names = [item.short_name for item in items]
+    try:
+        folder = check_battery_output(args.out, args.battery, names,
+                                      overwrite=args.overwrite)
+    except FileExistsError as error:
+        raise UsageError(str(error)) from None
+
+    def run() -> int:
+        write_battery(datasets, args.out, battery=args.battery, names=names,
+                      overwrite=args.overwrite)
+        print(f"wrote {folder}: {len(datasets)} datasets (NAME.data.gz, NAME.labels0.gz, "
+              "NAME.txt)")
+        return EXIT_OK
+
+    return run
 
 
 # --------------------------------------------------------------------------- suite
@@ -476,6 +590,14 @@ _COMMANDS: dict[str, _Command] = {
         "source (parent folder) and, with --algorithms, instance_space_best.png and "
         "performance.png.",
         _prepare_plot),
+    "export": _Command(
+        "write datasets as a clustering-benchmarks battery",
+        "Write a collection of saved datasets (a suite's runs, a folder of dataset "
+        "directories) as a battery of the clustering-benchmarks format: DIR/NAME/"
+        "DATASET.data.gz (the points, exact), DATASET.labels0.gz (labels 1..K) and "
+        "DATASET.txt (generator, settings and seed), which clustbench.load_dataset(NAME, "
+        "DATASET, path=DIR) reads. DATASET is each dataset directory's name.",
+        _prepare_export),
     "suite": _Command(
         "run a parameter-grid campaign (resumable)",
         "Run every configuration of a grid file (the sections of --config plus [suite] "
@@ -493,6 +615,8 @@ _EPILOG = """examples:
   hawks-deap versus gmm single-linkage --n-jobs 2 --out out/gmm-vs-single
   hawks-deap features out/example out/gmm-vs-single
   hawks-deap plot out/example
+  hawks-deap features clustering-data-v1/sipu clustering-data-v1/uci --out real.csv
+  hawks-deap export out/suite --battery hawks --out benchmarks
 """
 
 

@@ -38,7 +38,7 @@ to `validate_config` and a list value stands for several values, each validated;
 ``[suite]``) are added by passing an extended tuple of `Option` as ``options``.
 
 Options that exist only on the command line (output paths, ``--quiet``, and every
-option of ``features``, ``plot`` and ``suite``) are in `COMMAND_LINE_OPTIONS`: they
+option of ``features``, ``plot``, ``export`` and ``suite``) are in `COMMAND_LINE_OPTIONS`: they
 have no TOML section, are not settings of a run and are never recorded in a dataset's
 metadata. `SCHEMA` is both tables; ``add_arguments(parser, command, SCHEMA)`` builds
 every option of a command.
@@ -161,7 +161,7 @@ OPTIONS: tuple[Option, ...] = (
 )
 
 
-_COLLECTION_COMMANDS = ("features", "plot")
+_COLLECTION = ("features", "plot")
 
 #: Options that exist only on the command line: where to write, how verbose, and every
 #: option of the commands that read saved datasets or run suites. Their types and
@@ -197,8 +197,12 @@ COMMAND_LINE_OPTIONS: tuple[Option, ...] = (
            "no progress bar and no summary (the bar is also off when stderr is not a "
            "terminal)", commands=(*COMMANDS, "suite")),
     # features, plot
-    Option(None, "paths", "str", None, "a dataset (or run) directory, or a folder of them",
-           positional=True, metavar="PATH", nargs="+", commands=_COLLECTION_COMMANDS),
+    Option(None, "paths", "str", None, "a dataset or run directory, a folder of them, a "
+           "suite's folder, or a clustering-benchmarks battery folder or NAME.data.gz",
+           positional=True, metavar="PATH", nargs="+", commands=(*_COLLECTION, "export")),
+    Option(None, "labels", "int", 0, "reference partition of battery datasets: "
+           "NAME.labels{K}.gz (label 0 is noise)", low=0, metavar="K",
+           commands=(*_COLLECTION, "export")),
     Option(None, "metric", "str", "sqeuclidean",
            "distance of the silhouette features; sqeuclidean is HAWKS' choice",
            choices=_silhouette_metrics, commands=("features",)),
@@ -208,12 +212,11 @@ COMMAND_LINE_OPTIONS: tuple[Option, ...] = (
     Option(None, "algorithms", "str", None,
            "also give the ARI of these clustering algorithms: 'all' or comma-separated "
            "names (plot: for collections only)",
-           metavar="NAMES", commands=_COLLECTION_COMMANDS),
+           metavar="NAMES", commands=_COLLECTION),
     Option(None, "preset", "str", None,
-           "settings of the registered --algorithms (hawks-tevc: the original HAWKS "
-           "analysis, K-Means++ with n_init=10 and the GMM with n_init=3; default: the "
-           "registry's own)", choices=_presets, metavar="PRESET",
-           commands=_COLLECTION_COMMANDS),
+           "settings of the registered --algorithms (hawks-tevc: K-Means++ n_init=10, GMM "
+           "n_init=3, as the original HAWKS analysis)", choices=_presets, metavar="PRESET",
+           commands=_COLLECTION),
     # plot has never bounded its seed: a single dataset ignores it, and a bound would
     # make such commands fail that work today
     Option(None, "seed", "int", 0, "seed of stochastic clustering algorithms", low=0,
@@ -229,6 +232,15 @@ COMMAND_LINE_OPTIONS: tuple[Option, ...] = (
            commands=("features",)),
     Option(None, "dpi", "int", 150, "resolution", low=10, commands=("plot",)),
     Option(None, "overwrite", "bool", False, "replace existing figures", commands=("plot",)),
+    # export
+    Option(None, "format", "str", "clustbench", "the battery format", choices=("clustbench",),
+           commands=("export",)),
+    Option(None, "battery", "str", None, "the battery's name", metavar="NAME", required=True,
+           commands=("export",)),
+    Option(None, "out", "str", None, "root of the benchmark suite: the battery is DIR/NAME",
+           metavar="DIR", required=True, commands=("export",)),
+    Option(None, "overwrite", "bool", False, "replace datasets hawks-deap wrote",
+           commands=("export",)),
 )
 
 #: Every option of every command.

@@ -330,11 +330,24 @@ def _csv_field(text: str) -> str:
     return text
 
 
-def _as_xy(item: Any) -> tuple[np.ndarray, np.ndarray]:
+def _as_xy(item: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """X, y and the noise mask (None: no noise) of one item of a collection.
+
+    A Dataset whose ``metadata["noise_label"]`` is set (datasets read from a
+    clustering-benchmarks battery, `hawks_deap.batteries`) marks its points with that
+    label as noise: points that belong to no cluster.
+    """
     if hasattr(item, "X") and hasattr(item, "y"):
-        return item.X, item.y
+        noise_label = (getattr(item, "metadata", None) or {}).get("noise_label")
+        noise = None
+        if noise_label is not None:
+            noise = np.asarray(item.y) == noise_label
+            if noise.all():
+                raise ValueError("a dataset's points are all noise (metadata noise_label "
+                                 f"{noise_label!r}); its features need a cluster")
+        return item.X, item.y, noise if noise is not None and noise.any() else None
     if isinstance(item, tuple) and len(item) == 2:
-        return item
+        return item[0], item[1], None
     raise TypeError(f"datasets must be hawks_deap.Dataset objects or (X, y) pairs, got "
                     f"{type(item).__name__}")
 
@@ -370,12 +383,21 @@ def features_table(datasets: Iterable[Any], *, names: Sequence[str] | None = Non
     -------
     Table
         Columns `FEATURE_NAMES`.
+
+    Notes
+    -----
+    The points of a Dataset marked with ``metadata["noise_label"]`` that carry that
+    label are noise (a clustering-benchmarks battery's label 0, see
+    `hawks_deap.batteries`): its features are those of its clusters, measured on the
+    other points.
     """
     datasets = list(datasets)
     index = _names(datasets, names)
     rows = []
     for item in datasets:
-        X, y = _as_xy(item)
+        X, y, noise = _as_xy(item)
+        if noise is not None:  # noise is no cluster: the features are the clusters'
+            X, y = np.asarray(X)[~noise], np.asarray(y)[~noise]
         feats = problem_features(X, y, **kwargs)
         rows.append([float(feats[c]) for c in FEATURE_NAMES])
     values = np.array(rows, dtype=float).reshape(len(rows), len(FEATURE_NAMES))
@@ -389,7 +411,9 @@ def performance_table(datasets: Iterable[Any], algorithms: Iterable[Any] | None 
 
     Each algorithm is given the true number of clusters K (the ``-2k`` variants ask for
     2K) and its partition is scored against the true labels with the adjusted Rand
-    index.
+    index. Noise points (of a Dataset marked with ``metadata["noise_label"]``, e.g.
+    read from a clustering-benchmarks battery) are clustered with the others but left
+    out of the score, and K counts the clusters only, as in clustbench's ``get_score``.
 
     Parameters
     ----------
@@ -440,10 +464,14 @@ def performance_table(datasets: Iterable[Any], algorithms: Iterable[Any] | None 
     ss = as_seed_sequence(seed)
     tasks = []
     for i, item in enumerate(datasets):
-        X, y = _as_xy(item)
+        X, y, noise = _as_xy(item)
         X, codes, k = _check_data(X, y)
+        scored = None
+        if noise is not None:  # as clustbench's get_score: cluster all, score non-noise
+            scored = ~noise
+            codes, k = encode_labels(np.asarray(y)[scored])
         seeds = [int_seed(ss, i, j) for j in range(len(runners))]
-        tasks.append((X, codes, k, runners, seeds))
+        tasks.append((X, codes, k, scored, runners, seeds))
     if n_jobs > 1 and len(tasks) > 1:
         from hawks_deap._parallel import ProblemPool
 
@@ -457,9 +485,12 @@ def performance_table(datasets: Iterable[Any], algorithms: Iterable[Any] | None 
 
 def _performance_row(task: tuple) -> list[float]:
     """ARI of every algorithm on one dataset (a task of `performance_table`)."""
-    X, codes, k, runners, seeds = task
-    return [adjusted_rand_index(codes, runner(X, k, seed))
-            for runner, seed in zip(runners, seeds, strict=True)]
+    X, codes, k, scored, runners, seeds = task
+    out = []
+    for runner, seed in zip(runners, seeds, strict=True):
+        labels = np.asarray(runner(X, k, seed))
+        out.append(adjusted_rand_index(codes, labels if scored is None else labels[scored]))
+    return out
 
 
 def best_algorithms(table: Table, *, tol: float = 0.0, tie_label: str = "tied") -> list[str]:

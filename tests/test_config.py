@@ -200,7 +200,7 @@ def test_extended_schema_for_later_sections():
         validate_config({"suite": {"repeats": 3}})
 
 
-SUBCOMMANDS = ("generate", "versus", "features", "plot", "suite")
+SUBCOMMANDS = ("generate", "versus", "features", "plot", "export", "suite")
 
 
 def test_every_command_takes_its_options_from_the_schema():
@@ -225,7 +225,7 @@ def test_command_line_only_options_keep_their_argparse_defaults():
     args = parser.parse_args(["d1", "d2"])
     assert vars(args) == {"paths": ["d1", "d2"], "metric": "sqeuclidean", "algorithms": None,
                           "preset": None, "seed": 0, "format": "table", "out": None,
-                          "overwrite": False}
+                          "overwrite": False, "labels": 0}
     parser = argparse.ArgumentParser()
     config.add_arguments(parser, "generate", config.SCHEMA)
     with pytest.raises(SystemExit):
