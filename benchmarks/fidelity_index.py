@@ -200,11 +200,15 @@ def analyse_one(args: tuple[str, str, int]) -> dict[str, Any]:
 def stage_analyse(out: Path, workers: int) -> None:
     path = out / "scores.jsonl"
     done = {row["file"] for row in read_rows(path)}
-    files: dict[str, int] = {}
+    files: dict[str, tuple[int, tuple]] = {}
     for row in read_rows(out / "evolutions.jsonl"):
+        v = row["values"]
+        # the "any" runs (the main rows of the tables) first, each group costliest first
+        order = (row["eccentricity_of"] != "any", -v["n_samples"] * v["n_clusters"] * v["n_dims"])
         for cand in CANDIDATES:
-            files.setdefault(row[cand]["file"], row["seed"])
-    todo = [(str(out), f, s) for f, s in files.items() if f not in done]
+            files.setdefault(row[cand]["file"], (row["seed"], order))
+    todo = [(str(out), f, s) for f, (s, _) in sorted(files.items(), key=lambda kv: kv[1][1])
+            if f not in done]
     print(f"analyse: {len(done)} done, {len(todo)} to run", flush=True)
     run_parallel(analyse_one, todo, workers, path, "analyse")
 

@@ -1,6 +1,8 @@
 """The supplement's mean-mutation study (HAWKS paper, S-II, Figs. S-1 to S-4).
 
-Five mean operators (gaussian = the original, rails, pso = PSO-random, pso-informed, de)
+Five mean operators (gaussian = the original, as HAWKS 0.2.0 and the paper's configs run
+it: each coordinate of the mean moves with probability 1/D; rails, pso = PSO-random,
+pso-informed, de)
 x target silhouette s_t in {0.2, 0.9} x clusters initialised overlapping or apart x
 D in {2, 50}; 30 runs of 100 generations each (P=10, P_f=0.5, overlap <= 0.1, N=1000,
 K=5). "Overlapping" draws the initial means from U(0, 0.5)^D, "apart" from U(0, 10)^D
@@ -45,6 +47,9 @@ OPERATORS = ("gaussian", "rails", "pso", "pso-informed", "de")
 TARGETS = (0.2, 0.9)
 INITS = {"overlapping": 0.5, "apart": 10.0}
 DIMS = (2, 50)
+#: Coordinates the original (gaussian) operator moves: HAWKS 0.2.0's default, which the
+#: paper's configs use (`hawks_deap.operators.mut_mean_gaussian`).
+GAUSSIAN_DIMS = "each"
 
 
 Task = tuple[str, float, str, int, int, int, int]
@@ -84,8 +89,12 @@ def one_run(task: Task) -> dict:
                                                    TARGETS.index(target),
                                                    list(INITS).index(init), DIMS.index(d),
                                                    run))
+    # the original operator as the paper's configs ran it (HAWKS 0.2.0's dims = "each":
+    # each coordinate moves with probability 1/D); GAUSSIAN_DIMS = "all" gives Eq. S-1 as
+    # written (every coordinate moves), which drifts apart fast in 50-D
+    kwargs = {"dims": GAUSSIAN_DIMS} if op == "gaussian" else None
     result = hd.evolve(problem, population_size=10, generations=generations, p_f=0.5,
-                       mean_mutation=mean_operator(op), seed=seed)
+                       mean_mutation=mean_operator(op), mean_kwargs=kwargs, seed=seed)
     return {"task": list(task), "index": [row["index"] for row in result.logbook],
             "overlap": [row["overlap"] for row in result.logbook]}
 

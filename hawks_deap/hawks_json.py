@@ -57,10 +57,9 @@ ga.mut_method_mean                  -> [ga] mean_mutation: random -> gaussian, r
                                     pso_informed -> pso-informed (Index mode), de;
                                     pso_full is refused (not among the paper's operators)
 ga.mut_args_mean.<the selected>     extra mean_kwargs: scalar_lower / scalar_higher ->
-                                    low / high, F, scale; dims "all" -> "each" (every
-                                    coordinate moves), "each" -> "one" (HAWKS moves each
-                                    coordinate with probability 1/D, one on average; we
-                                    move exactly one)
+                                    low / high, F, scale, dims ("each": each
+                                    coordinate with probability 1/D; "all": every one;
+                                    the same in both)
 ga.mut_args_mean.<the others>       unmapped (HAWKS does not use them either)
 ga.mut_method_cov                   "haar" only
 ga.mut_args_cov.haar.power          extra cov_kwargs power (Dirichlet alpha 3 in both)
@@ -138,7 +137,7 @@ _MEAN_ARGS = {"random": {"scale": "scale", "dims": "dims"}, "rails": _WEIGHTS,
 #: HAWKS mean mutations with a counterpart (``pso_full`` has none).
 _MEAN_MUTATIONS = {"random": "gaussian", "rails": "rails", "pso": "pso",
                    "pso_informed": "pso-informed", "de": "de"}
-_DIMS = {"all": "each", "each": "one"}
+_DIMS = {"all": "all", "each": "each"}
 #: HAWKS clustering names (normalised as HAWKS' ``translate_method`` does) -> ours.
 _ALGORITHMS = {"kmeans": "kmeans++", "kmeans++": "kmeans++", "gmm": "gmm",
                "singlelinkage": "single-linkage", "averagelinkage": "average-linkage"}

@@ -152,7 +152,7 @@ def test_missing_keys_take_hawks_defaults():
     assert v["cov_kwargs"] == {"power": 0.3} and v["target"] == 0.8
     # the original Gaussian mean mutation, scale 1, each coordinate with probability 1/D
     assert v["mean_mutation"] == "gaussian"
-    assert v["mean_kwargs"] == {"scale": 1.0, "dims": "one"}
+    assert v["mean_kwargs"] == {"scale": 1.0, "dims": "each"}
     assert (v["max_overlap"], v["max_eccentricity"], v["min_eccentricity"]) == (0.0, 20.0, None)
     assert hawks.unmapped == {}  # nothing in the file
 
@@ -194,7 +194,7 @@ def test_limits_on_either_side_and_algorithm_names():
     assert (v["winner"], v["loser"]) == ("gmm", "average-linkage-2k")
     assert (v["min_overlap"], v["max_overlap"], v["min_eccentricity"]) == (0.05, None, 3.0)
     assert (v["p_mean"], v["p_cov"]) == (0.5, 0.25)
-    assert v["mean_kwargs"] == {"scale": 2.0, "dims": "each"}
+    assert v["mean_kwargs"] == {"scale": 2.0, "dims": "all"}
     problem = runs.build_problem("versus", v)
     assert problem.constraints == (Overlap(min=0.05), Eccentricity(min=3.0))
     assert runs.evolve_options(v)["p_mean"] == 0.5

@@ -110,6 +110,31 @@ def test_gaussian_hand_computed():
     ind = fixed_genotype()
     mut_mean_gaussian(ind, 2, np.random.default_rng(0), dims="one")
     assert np.sum(ind[2].mean != np.array([0.0, 4.0])) == 1
+    # HAWKS 0.2.0's "each": per coordinate, random() < 1/D, then normal for that one
+    ind = fixed_genotype()
+    mut_mean_gaussian(ind, 2, ScriptedRng(random=[0.3, 0.7], normal=0.5), dims="each")
+    np.testing.assert_allclose(ind[2].mean, [0.5, 4.0])
+    ind = fixed_genotype()
+    mut_mean_gaussian(ind, 2, ScriptedRng(random=[0.9, 0.1], normal=-1.0), dims="each",
+                      scale=2.0)
+    np.testing.assert_allclose(ind[2].mean, [0.0, 2.0])
+
+
+def test_gaussian_each_moves_one_coordinate_in_d_on_average():
+    from hawks_deap.genotype import Cluster, Genotype
+
+    rng = np.random.default_rng(1)
+    d = 50
+    moved = []
+    for _ in range(2000):
+        ind = Genotype([Cluster(np.zeros(d), np.ones(d), np.eye(d)),
+                        Cluster(np.ones(d), np.ones(d), np.eye(d))])
+        mut_mean_gaussian(ind, 0, rng, dims="each")
+        moved.append(int(np.sum(ind[0].mean != 0.0)))
+    moved = np.array(moved)
+    # Binomial(50, 1/50): mean 1, P(0) = 0.98^50 = 0.364
+    assert abs(moved.mean() - 1.0) < 0.1
+    assert abs(np.mean(moved == 0) - 0.98 ** 50) < 0.04
 
 
 def test_de_draws_distinct_clusters():
