@@ -210,8 +210,10 @@ class Dataset:
 
     @property
     def sizes(self) -> np.ndarray:
-        """Number of points per label, for labels 0..max."""
-        return np.bincount(self.y.astype(np.int64))
+        """Number of points per label, for labels 0..max (noise, a negative label such as
+        a battery's -1, is not a cluster and is not counted)."""
+        y = self.y.astype(np.int64)
+        return np.bincount(y[y >= 0])
 
     def regenerate(self, n_samples: int | None = None, seed: object = None) -> Dataset:
         """A fresh sample of any size from the generating model (the genes).
@@ -489,9 +491,10 @@ def _read_genes(path: Path, X: np.ndarray, y: np.ndarray) -> list[Cluster]:
     if not isinstance(clusters, list) or not all(isinstance(c, dict) for c in clusters):
         raise ValueError(f"{path}: clusters must be a list of objects (mean, variances, "
                          "rotation)")
-    if sum(sizes) != X.shape[0]:
+    clustered = int(np.sum(y >= 0))  # noise (a negative label) belongs to no cluster
+    if sum(sizes) != clustered:
         raise ValueError(f"{path}: sizes sum to {sum(sizes)} points, the data file holds "
-                         f"{X.shape[0]} (a truncated or mismatched file)")
+                         f"{clustered} in clusters (a truncated or mismatched file)")
     if not clusters:
         return []
     counts = np.bincount(y, minlength=len(sizes)) if y.min() >= 0 else None

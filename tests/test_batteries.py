@@ -344,3 +344,15 @@ def test_cli_export_of_a_suite_and_of_a_folder_of_datasets(tmp_path, capsys):
 def test_export_has_help(capsys):
     code, out, _ = main(capsys, "export", "--help")
     assert code == 0 and "usage: hawks-deap export" in out and "--battery NAME" in out
+
+
+def test_a_dataset_with_noise_saves_and_loads(tmp_path):
+    X = np.arange(12, dtype=float).reshape(6, 2)
+    y = np.array([0, 0, -1, 1, 1, -1])
+    ds = hd.Dataset(X, y, metadata={"noise_label": -1})
+    np.testing.assert_array_equal(ds.sizes, [2, 2])  # noise is no cluster
+    for fmt in ("csv", "npz"):
+        ds.save(tmp_path / fmt, format=fmt)
+        back = hd.Dataset.load(tmp_path / fmt)
+        np.testing.assert_array_equal(back.X, X)
+        np.testing.assert_array_equal(back.y, y)
