@@ -217,12 +217,8 @@ COMMAND_LINE_OPTIONS: tuple[Option, ...] = (
            "settings of the registered --algorithms (hawks-tevc: K-Means++ n_init=10, GMM "
            "n_init=3, as the original HAWKS analysis)", choices=_presets, metavar="PRESET",
            commands=_COLLECTION),
-    # plot has never bounded its seed: a single dataset ignores it, and a bound would
-    # make such commands fail that work today
     Option(None, "seed", "int", 0, "seed of stochastic clustering algorithms", low=0,
-           commands=("features",)),
-    Option(None, "seed", "int", 0, "seed of stochastic clustering algorithms",
-           commands=("plot",)),
+           commands=_COLLECTION),
     Option(None, "format", "str", "table", "printed format", choices=("table", "csv", "json"),
            commands=("features",)),
     Option(None, "out", "str", None,

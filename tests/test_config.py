@@ -248,10 +248,12 @@ def test_command_line_bounds_are_checked_after_parsing(command, argv, message):
         config.check_command_line(args, command)
 
 
-def test_plot_seed_is_not_bounded():
+def test_plot_seed_is_bounded_like_features():
+    # a negative seed once reached the clustering of a collection as a traceback
     parser = argparse.ArgumentParser()
     config.add_arguments(parser, "plot", config.SCHEMA)
-    config.check_command_line(parser.parse_args(["d", "--seed", "-1"]), "plot")
+    with pytest.raises(ValueError, match="^--seed must be >= 0, got -1$"):
+        config.check_command_line(parser.parse_args(["d", "--seed", "-1"]), "plot")
 
 
 @pytest.mark.parametrize("extra", [{"kind": "bool", "default": False},
