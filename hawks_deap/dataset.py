@@ -210,8 +210,10 @@ class Dataset:
 
     @property
     def sizes(self) -> np.ndarray:
-        """Number of points per label, for labels 0..max (noise, a negative label such as
-        a battery's -1, is not a cluster and is not counted)."""
+        """Number of points per label, for labels 0..max.
+
+        Noise (a negative label, e.g. a battery's -1) is no cluster and is not counted.
+        """
         y = self.y.astype(np.int64)
         return np.bincount(y[y >= 0])
 

@@ -75,40 +75,6 @@ class StabilityResult:
         return self.k_values[int(pick)]
 
 
-def _as_clusterer(algorithm: object) -> Clusterer:
-    """A callable ``(X, n_clusters, seed) -> labels`` for a callable or an estimator."""
-    if isinstance(algorithm, type):
-        raise TypeError(
-            f"algorithm must be an estimator instance or a callable, got the class "
-            f"{algorithm.__name__}; pass an instance, e.g. {algorithm.__name__}()"
-        )
-    if hasattr(algorithm, "fit_predict"):
-        params = algorithm.get_params(deep=False) if hasattr(algorithm, "get_params") else {}
-        size = next((p for p in ("n_clusters", "n_components") if p in params), None)
-        if size is None:
-            raise TypeError(
-                f"algorithm {type(algorithm).__name__} has no n_clusters (or n_components) "
-                "parameter, so the number of clusters cannot be set"
-            )
-        seeded = "random_state" in params
-
-        def run(X: np.ndarray, n_clusters: int, seed: int) -> Any:
-            from sklearn.base import clone
-
-            estimator = clone(algorithm)
-            estimator.set_params(**{size: n_clusters}, **({"random_state": seed} if seeded
-                                                         else {}))
-            return estimator.fit_predict(X)
-
-        return run
-    if callable(algorithm):
-        return algorithm  # type: ignore[return-value]
-    raise TypeError(
-        "algorithm must be a callable (X, n_clusters, seed) -> labels or an estimator with "
-        f"fit_predict and n_clusters, got {algorithm!r} ({type(algorithm).__name__})"
-    )
-
-
 def _check_k_values(k_values: Iterable[int], n: int) -> tuple[int, ...]:
     try:
         values = list(k_values)
@@ -133,10 +99,12 @@ def stability(X: ArrayLike, algorithm: object, k_values: Iterable[int], *,
     ----------
     X : array-like of shape (n_samples, n_features)
         The data.
-    algorithm : callable or estimator
-        ``algorithm(X, n_clusters, seed) -> labels``, or a scikit-learn-style estimator
-        with ``fit_predict`` and an ``n_clusters`` (or ``n_components``) parameter; it is
-        cloned for every fit, with ``random_state`` set when it has one.
+    algorithm : str, ClusteringAlgorithm, callable or estimator
+        Anything `hawks_deap.clustering.get_algorithm` takes: a registered name (e.g.
+        ``"kmeans++"``), ``algorithm(X, n_clusters, seed) -> labels``, or a
+        scikit-learn-style estimator with ``fit_predict`` and an ``n_clusters`` (or
+        ``n_components``) parameter, cloned for every fit, with ``random_state`` set
+        from the seed when it has one.
     k_values : iterable of int
         Numbers of clusters to try, each in [2, n_samples - 1].
     n_bootstrap : int
@@ -157,8 +125,11 @@ def stability(X: ArrayLike, algorithm: object, k_values: Iterable[int], *,
     Raises
     ------
     ValueError
-        If X is empty, a k is out of range, ``n_bootstrap < 2``, ``score`` is unknown or
-        not external, or the algorithm returns labels of the wrong length.
+        If X is empty, a k is out of range, ``n_bootstrap < 2``, or ``score`` is unknown
+        or not external.
+    RuntimeError
+        If the algorithm returns labels of the wrong length (as everywhere algorithms
+        run, `hawks_deap.clustering`).
     TypeError
         If ``algorithm`` is neither a callable nor a suitable estimator.
     """
@@ -172,7 +143,16 @@ def stability(X: ArrayLike, algorithm: object, k_values: Iterable[int], *,
             f"score must be an external index, got {score!r} ({info.kind}); valid: "
             + ", ".join(repr(name) for name in registry.available("external"))
         )
-    cluster = _as_clusterer(algorithm)
+    from hawks_deap.clustering import get_algorithm
+
+    # one way to run an algorithm: the Versus registry's (names, estimators, callables;
+    # outputs checked)
+    cluster = get_algorithm(algorithm)
+    params = algorithm.get_params(deep=False) if hasattr(algorithm, "get_params") else {}
+    if hasattr(algorithm, "fit_predict") and not {"n_clusters", "n_components"} & set(params):
+        # the registry runs such an estimator as it is; stability must set k
+        raise TypeError(f"algorithm {type(algorithm).__name__} has no n_clusters (or "
+                        "n_components) parameter, so the number of clusters cannot be set")
     resample_seq, algorithm_seq = as_seed_sequence(seed).spawn(2)
     rng = np.random.default_rng(resample_seq)
     samples = [rng.integers(0, n, size=n) for _ in range(n_bootstrap)]
@@ -187,12 +167,7 @@ def stability(X: ArrayLike, algorithm: object, k_values: Iterable[int], *,
     for k in ks:
         labels = []
         for b, sample in enumerate(samples):
-            result = np.asarray(cluster(X[sample], k, int_seed(algorithm_seq, b, k)))
-            if result.shape != (n,):
-                raise ValueError(
-                    f"algorithm returned labels of shape {result.shape} for {n} points"
-                )
-            labels.append(result)
+            labels.append(cluster(X[sample], k, int_seed(algorithm_seq, b, k)))
         values[k] = np.array([info.function(labels[a][ia], labels[b][ib])
                               for (a, b), (ia, ib) in shared.items()])
     return StabilityResult(k_values=ks, score=info.name,
