@@ -303,6 +303,8 @@ def plot(curves: dict, out: Path, generations: int,
         return []
     written = []
     for d in DIMS:
+        if not any(key[3] == d for key in curves):
+            continue
         fig, axes = plt.subplots(2, 2, figsize=(11, 8), sharex=True)
         for ax, (init, target) in zip(axes.ravel(), itertools.product(INITS, TARGETS),
                                       strict=True):
@@ -333,6 +335,10 @@ def main() -> None:
     parser.add_argument("--n-samples", type=int, default=1000)
     parser.add_argument("--out", default="operator-study")
     parser.add_argument("--quick", action="store_true", help="tiny run for the test suite")
+    parser.add_argument("--dims", type=int, nargs="+", default=list(DIMS), choices=DIMS,
+                        help="only these dimensions")
+    parser.add_argument("--inits", nargs="+", default=list(INITS), choices=list(INITS),
+                        help="only these initialisations")
     parser.add_argument("--operator", action="append", default=[],
                         metavar="MODULE_OR_FILE:FUNCTION",
                         help="add your own mean operator to the study (repeatable)")
@@ -350,7 +356,8 @@ def main() -> None:
     # run-major order: an interrupted study has about as many runs of every scenario
     tasks = [(op, t, init, d, r, args.generations, args.n_samples)
              for r in range(args.runs)
-             for op, t, init, d in itertools.product(operators, TARGETS, INITS, DIMS)]
+             for op, t, init, d in itertools.product(operators, TARGETS, args.inits,
+                                                     args.dims)]
     already = len(set(load_done(out / "runs.jsonl")) & {tuple(t) for t in tasks})
     t0 = time.perf_counter()
     done = run_all(tasks, out / "runs.jsonl", args.workers)
