@@ -125,7 +125,8 @@ def run_parallel(func: Callable[[Any], dict[str, Any]], items: list[Any], worker
 
 
 def tasks(out: Path, quick: bool) -> list[dict[str, Any]]:
-    """One item per (suite task, eccentricity aggregation), costliest first."""
+    """One item per (suite task, eccentricity aggregation): the "any" runs (the main rows
+    of the tables) first, then the "all" ones (the ablation), each costliest first."""
     grid_path = out / "grid.toml"
     grid_path.write_text(GRID.format(**(QUICK if quick else FULL)))
     suite = hs.load_suite(grid_path)
@@ -136,7 +137,7 @@ def tasks(out: Path, quick: bool) -> list[dict[str, Any]]:
             items.append({"name": f"{task.name}-{of}", "config_id": task.config_id,
                           "run": task.run, "seed": task.seed, "eccentricity_of": of,
                           "values": dict(task.values)})
-    return items
+    return sorted(items, key=lambda it: it["eccentricity_of"] != "any")  # stable
 
 
 def evolve_one(item: dict[str, Any], out: str) -> dict[str, Any]:

@@ -114,6 +114,14 @@ def report(sources: dict[str, dict[str, tuple[Table, Table]]], out: Path) -> Non
     print(f"| HAWKS | paper Table I | 448 | {paper} | |")
     print("| SIPU | paper Table I | | (the text keeps '– – 0.106 0.202 – –') | |")
     print("| UCI | paper Table I | | (the text keeps '0.100 0.150') | |")
+    print("\nMedian (mean) ARI per source and algorithm (Fig. 3):")
+    print("| source | settings | " + " | ".join(ALGORITHMS) + " |")
+    print("|---|---|" + "---|" * len(ALGORITHMS))
+    for source, by_setting in sources.items():
+        for label, (_, ari) in by_setting.items():
+            cells = " | ".join(f"{np.median(ari.values[:, j]):.3f} ({ari.values[:, j].mean():.3f})"
+                               for j in range(len(ALGORITHMS)))
+            print(f"| {source} | {label} | {cells} |")
     for label in SETTINGS:
         print(f"\nFriedman / Nemenyi over ARI ranks ({label} settings):")
         for source, by_setting in sources.items():
