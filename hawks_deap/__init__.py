@@ -8,7 +8,7 @@
 (200, 2)
 """
 
-from hawks_deap import features, metrics, operators, stats
+from hawks_deap import batteries, features, metrics, operators, presets, stats
 from hawks_deap._parallel import ProblemPool
 from hawks_deap.algorithms import (
     ALGORITHMS,
@@ -81,6 +81,7 @@ __all__ = [
     "VersusProblem",
     "clone",
     "evolve",
+    "batteries",
     "features",
     "friedman_nemenyi",
     "genotype_equal",
@@ -96,5 +97,6 @@ __all__ = [
     "final_fittest",
     "silhouette_samples",
     "silhouette_score",
+    "presets",
     "stats",
 ]
