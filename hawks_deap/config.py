@@ -210,8 +210,8 @@ COMMAND_LINE_OPTIONS: tuple[Option, ...] = (
            "folder for the figures (default: the dataset directory; required for several "
            "datasets)", metavar="DIR", commands=("plot",)),
     Option(None, "algorithms", "str", None,
-           "also give the ARI of these clustering algorithms: 'all' or comma-separated "
-           "names (plot: for collections only)",
+           "also give the ARI of these clustering algorithms: 'all', 'paper' (the paper's "
+           "six) or comma-separated names (plot: for collections only)",
            metavar="NAMES", commands=_COLLECTION),
     Option(None, "preset", "str", None,
            "settings of the registered --algorithms (hawks-tevc: K-Means++ n_init=10, GMM "

@@ -128,6 +128,7 @@ __all__ = [
     "AlgorithmSpec",
     "ClusteringAlgorithm",
     "available_algorithms",
+    "PAPER_ALGORITHMS",
     "check_preset",
     "cut_linkage",
     "get_algorithm",
@@ -159,6 +160,12 @@ _register(ClusteringAlgorithm("complete-linkage-2k", lib.COMPLETE_LINKAGE, k_mul
 _register(ClusteringAlgorithm("spectral", lib.SPECTRAL))
 _register(ClusteringAlgorithm("birch", lib.BIRCH))
 _register(ClusteringAlgorithm("genie", lib.GENIE))
+
+#: The HAWKS paper's six (section IV-C, Table I, Figs. 3-5): the default of
+#: `hawks_deap.features.performance_table` and ``--algorithms paper``, so that tables
+#: stay those of the paper as algorithms are added to the registry.
+PAPER_ALGORITHMS: tuple[str, ...] = ("kmeans++", "gmm", "average-linkage", "single-linkage",
+                                     "average-linkage-2k", "single-linkage-2k")
 
 
 def _with_preset(algorithm: ClusteringAlgorithm, preset: str | None) -> ClusteringAlgorithm:
