@@ -92,6 +92,18 @@ def _algorithms() -> list[str]:
     return available_algorithms()
 
 
+def _eccentricity_of() -> tuple[str, ...]:
+    from hawks_deap.constraints import ECCENTRICITY_OF
+
+    return tuple(ECCENTRICITY_OF)
+
+
+def _returns() -> tuple[str, ...]:
+    from hawks_deap.result import RETURNS
+
+    return RETURNS
+
+
 def _presets() -> tuple[str, ...]:
     from hawks_deap.presets import PRESETS
 
@@ -135,7 +147,7 @@ OPTIONS: tuple[Option, ...] = (
            low=1.0, nullable=True),
     Option("constraints", "eccentricity_of", "str", "any",
            "which clusters the eccentricity bound is about: any (the largest ratio, Eq. 6 "
-           "and HAWKS 0.2.0) or all (the smallest, the paper's text)", choices=("any", "all")),
+           "and HAWKS 0.2.0) or all (the smallest, the paper's text)", choices=_eccentricity_of),
     # [ga]
     Option("ga", "generations", "int", 100, "number of generations G", low=1),
     Option("ga", "population_size", "int", 10, "population size P", low=2),
@@ -150,7 +162,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("ga", "returns", "str", "best-feasible",
            "the individual a run returns: the best feasible seen, or the final "
            "population's best fitness whatever its penalty (HAWKS 0.2.0)",
-           choices=("best-feasible", "final-fittest")),
+           choices=_returns),
     Option("ga", "preset", "str", None,
            "named settings of a study (hawks-tevc: the HAWKS paper's; see "
            "hawks_deap.presets); options given in a file or here win over it",

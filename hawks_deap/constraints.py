@@ -123,8 +123,9 @@ class Eccentricity(Constraint):
         return {**super().to_dict(), "aggregate": self.aggregate}
 
 
-#: Settings of ``eccentricity_of``: which clusters the eccentricity bound is about.
-ECCENTRICITY_OF = ("any", "all")
+#: Settings of ``eccentricity_of`` (which clusters the eccentricity bound is about) and
+#: the `Eccentricity` aggregate each one means.
+ECCENTRICITY_OF: dict[str, str] = {"any": "max", "all": "min"}
 
 #: Constraint classes by measure, in the order settings build them (`from_settings`).
 CONSTRAINTS: dict[str, type[Constraint]] = {"overlap": Overlap, "eccentricity": Eccentricity}
@@ -148,9 +149,9 @@ def from_settings(values: Mapping[str, Any]) -> list[Constraint]:
         if not kwargs:
             continue
         if cls is Eccentricity:
-            of = values.get("eccentricity_of") or ECCENTRICITY_OF[0]
-            kwargs["aggregate"] = dict(zip(ECCENTRICITY_OF, ("max", "min"), strict=True))[
-                check_choice("eccentricity_of", of, ECCENTRICITY_OF)]
+            of = values.get("eccentricity_of") or "any"
+            kwargs["aggregate"] = ECCENTRICITY_OF[check_choice("eccentricity_of", of,
+                                                               tuple(ECCENTRICITY_OF))]
         out.append(cls(**kwargs))
     return out
 

@@ -157,7 +157,7 @@ class Suite:
 #: Settings added after suites were first run, with their defaults. At its default such a
 #: setting stays out of a run's seed, so the runs of a grid keep the seeds (and datasets)
 #: they had before the setting existed.
-_LATER_DEFAULTS = {"eccentricity_of": "any", "returns": "best-feasible", "preset": None}
+_LATER_SETTINGS = (("constraints", "eccentricity_of"), ("ga", "returns"), ("ga", "preset"))
 
 
 def derive_seed(suite_seed: int, values: Mapping[str, Any], run: int) -> int:
@@ -166,8 +166,8 @@ def derive_seed(suite_seed: int, values: Mapping[str, Any], run: int) -> int:
     The configuration enters through a BLAKE2b digest of its canonical JSON, so a run's
     seed does not change when other configurations are added to the grid.
     """
-    values = {k: v for k, v in values.items()
-              if k not in _LATER_DEFAULTS or v != _LATER_DEFAULTS[k]}
+    later = {key: config.find_option(section, key).default for section, key in _LATER_SETTINGS}
+    values = {k: v for k, v in values.items() if k not in later or v != later[k]}
     canonical = json.dumps(values, sort_keys=True, default=str).encode()
     digest = hashlib.blake2b(canonical, digest_size=16).digest()
     words = [int.from_bytes(digest[i:i + 4], "little") for i in range(0, 16, 4)]
