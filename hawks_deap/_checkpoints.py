@@ -27,8 +27,6 @@ def read_checkpoint(path: str | os.PathLike) -> dict[str, Any]:
     try:
         with open(path, "rb") as fh:
             payload = pickle.load(fh)
-    except FileNotFoundError:
-        raise
     except IsADirectoryError:
         raise ValueError(f"checkpoint {str(path)!r} is a directory, not a checkpoint "
                          "file") from None

@@ -54,6 +54,7 @@ import json
 import os
 import re
 import warnings
+import zlib
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -126,7 +127,7 @@ def _load_numbers(path: Path, what: str) -> np.ndarray:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)  # "input contained no data"
             values = np.loadtxt(path, dtype=np.float64, ndmin=2)
-    except (OSError, EOFError, ValueError, UnicodeDecodeError) as error:
+    except (OSError, EOFError, ValueError, UnicodeDecodeError, zlib.error) as error:
         raise ValueError(f"{path}: not readable as {what} ({error})") from None
     if values.shape[0] == 0 or values.shape[1] == 0:
         raise ValueError(f"{path}: holds no {what}")

@@ -427,7 +427,10 @@ def _read_json_object(path: Path) -> dict[str, Any]:
 
 def _read_data(path: Path) -> tuple[np.ndarray, np.ndarray]:
     """X and integer labels of a ``data.csv``, checked (errors name the file)."""
-    text = path.read_text(encoding="utf-8")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise ValueError(f"{path}: not readable ({error})") from None
     header = text.split("\n", 1)[0].strip().split(",")
     d = len(header) - 1
     if d < 1 or header != [f"x{i}" for i in range(d)] + ["label"]:

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from hawks_deap._labels import as_label_array, encode_labels
+from hawks_deap._validation import check_int
 
 __all__ = [
     "plot_convergence",
@@ -565,6 +566,7 @@ def plot_critical_difference(result: Any, *, ax: Any = None, title: str | None =
     if not isinstance(result, FriedmanNemenyi):
         raise TypeError(f"result must be a FriedmanNemenyi (from friedman_nemenyi), got "
                         f"{type(result).__name__}")
+    digits = check_int("digits", digits, minimum=0)
     ranking = result.ranking()
     k, cd = len(ranking), float(result.critical_difference)
     n_left, n_cliques = (k + 1) // 2, len(result.cliques)

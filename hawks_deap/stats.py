@@ -43,7 +43,7 @@ from typing import Any
 
 import numpy as np
 
-from hawks_deap._validation import check_choice, check_float
+from hawks_deap._validation import check_choice, check_float, check_int
 from hawks_deap.features import FEATURE_NAMES, Table
 
 __all__ = [
@@ -156,6 +156,7 @@ class FriedmanNemenyi:
 
     def to_text(self, digits: int = 3) -> str:
         """A plain-text report: the tests, the ranking and the cliques."""
+        digits = check_int("digits", digits, minimum=0)
         k, n = self.n_algorithms, self.n_datasets
         best = "highest" if self.higher_is_better else "lowest"
         verdict = ("rejected: the algorithms' ranks differ" if self.rejected

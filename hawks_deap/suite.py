@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import functools
 import hashlib
 import io
 import itertools
@@ -160,13 +161,18 @@ class Suite:
 _LATER_SETTINGS = (("constraints", "eccentricity_of"), ("ga", "returns"), ("ga", "preset"))
 
 
+@functools.cache
+def _later_defaults() -> dict[str, Any]:
+    return {key: config.find_option(section, key).default for section, key in _LATER_SETTINGS}
+
+
 def derive_seed(suite_seed: int, values: Mapping[str, Any], run: int) -> int:
     """Seed of one run from the suite seed, the configuration and the run index.
 
     The configuration enters through a BLAKE2b digest of its canonical JSON, so a run's
     seed does not change when other configurations are added to the grid.
     """
-    later = {key: config.find_option(section, key).default for section, key in _LATER_SETTINGS}
+    later = _later_defaults()
     values = {k: v for k, v in values.items() if k not in later or v != later[k]}
     canonical = json.dumps(values, sort_keys=True, default=str).encode()
     digest = hashlib.blake2b(canonical, digest_size=16).digest()
@@ -561,9 +567,9 @@ def run_suite(suite: Suite, out: str | os.PathLike, *, workers: int = 1,
         raise ValueError("--scheduler needs --backend dask")
     out = Path(out)
     own_client = None
+    check_output(out, suite)  # before any work (a file, another suite), a cluster included
     if backend == "dask" and client is None:
         own_client = client = connect_dask(workers, scheduler)
-    check_output(out, suite)  # before any work (a file, another suite)
     try:
         with suite_lock(out):
             check_output(out, suite)  # again under the lock: no other process writes now

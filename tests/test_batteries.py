@@ -356,3 +356,16 @@ def test_a_dataset_with_noise_saves_and_loads(tmp_path):
         back = hd.Dataset.load(tmp_path / fmt)
         np.testing.assert_array_equal(back.X, X)
         np.testing.assert_array_equal(back.y, y)
+
+
+def test_a_corrupted_gzip_is_refused_naming_the_file(tmp_path):
+    import gzip
+
+    from hawks_deap.batteries import read_battery
+
+    good = gzip.compress(b"0 0\n1 1\n2 2\n")
+    (tmp_path / "a.data.gz").write_bytes(good[:12] + b"\x00" * 8 + good[20:])
+    (tmp_path / "a.labels0.gz").write_bytes(gzip.compress(b"1\n1\n2\n"))
+    (tmp_path / "a.txt").write_text("a")
+    with pytest.raises(ValueError, match="a.data.gz: not readable as"):
+        read_battery(tmp_path)

@@ -284,3 +284,11 @@ def test_ari_boxplots_per_source(plt):
     assert spans == expected
     with pytest.raises(ValueError, match="groups must be left out"):
         plot_performance(tables, groups=["x"])
+
+
+def test_digits_are_checked():
+    from hawks_deap.stats import friedman_nemenyi
+
+    result = friedman_nemenyi(np.array([[0.9, 0.5, 0.1], [0.8, 0.6, 0.2]]), ["a", "b", "c"])
+    with pytest.raises(ValueError, match="digits must be >= 0"):
+        result.to_text(digits=-1)
