@@ -303,6 +303,8 @@ def _check_keys(table: Any, schema: Mapping[str, Any], prefix: str, where: str,
                              f"{' of ' + prefix if prefix else ''}: {', '.join(schema)})")
         if isinstance(schema[key], dict):
             _check_keys(value, schema[key], name, where, axes)
+        elif isinstance(value, Mapping) and key != "kwargs":  # kwargs: checked where used
+            raise TypeError(f"{name}{where} must be a single value, got an object {value!r}")
         elif isinstance(value, list):
             if prefix == "hawks":
                 raise ValueError(f"{name}{where} must be a single value, got a list {value!r}"

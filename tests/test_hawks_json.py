@@ -419,3 +419,10 @@ def test_cli_suite_and_generate_with_the_reduced_index_config(tmp_path, capsys):
     assert meta["seed"] == single["hawks"]["seed_num"]
     assert meta["settings_source"]["path"] == str(path)
     assert meta["command"]["config_file"] == str(path)
+
+
+def test_an_object_where_a_value_belongs_is_refused_by_name():
+    with pytest.raises(TypeError, match=r"hawks\.mode must be a single value, got an object"):
+        hj.translate_hawks_config({"hawks": {"mode": {"a": 1}}})
+    with pytest.raises(TypeError, match=r"ga\.mut_method_mean must be a single value"):
+        hj.translate_hawks_config({"ga": {"mut_method_mean": {"x": 1}}})
