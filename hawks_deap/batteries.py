@@ -338,8 +338,7 @@ def check_battery_output(out: str | os.PathLike, battery: str, names: Sequence[s
 def _battery_labels(dataset: Any) -> np.ndarray:
     """Labels of the format: our labels' codes plus 1 (0..K-1 become 1..K), noise 0."""
     y = np.asarray(dataset.y)
-    noise_label = (getattr(dataset, "metadata", None) or {}).get("noise_label")
-    noise = (y == noise_label) if noise_label is not None else np.zeros(y.shape, bool)
+    noise = dataset.noise_mask
     if noise.all():
         raise ValueError("a dataset's points are all noise; the format needs a cluster")
     codes, _ = encode_labels(y[~noise], name="y")

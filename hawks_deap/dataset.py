@@ -209,13 +209,18 @@ class Dataset:
         return int(self.X.shape[1])
 
     @property
-    def sizes(self) -> np.ndarray:
-        """Number of points per label, for labels 0..max.
+    def noise_mask(self) -> np.ndarray:
+        """The points that belong to no cluster (a boolean mask).
 
-        Noise (a negative label, e.g. a battery's -1) is no cluster and is not counted.
+        Those labelled ``metadata["noise_label"]`` (e.g. a battery's -1,
+        `hawks_deap.batteries`); none when the metadata names no such label.
         """
-        y = self.y.astype(np.int64)
-        return np.bincount(y[y >= 0])
+        return _noise_mask(self.y, self.metadata.get("noise_label"))
+
+    @property
+    def sizes(self) -> np.ndarray:
+        """Number of points per label, for labels 0..max, noise (`noise_mask`) left out."""
+        return np.bincount(self.y[~self.noise_mask].astype(np.int64))
 
     def regenerate(self, n_samples: int | None = None, seed: object = None) -> Dataset:
         """A fresh sample of any size from the generating model (the genes).
@@ -406,13 +411,18 @@ class Dataset:
             X, y = _read_data(path / DATA_FILE)
         else:
             X, y = _read_npz(path / DATA_NPZ)
-        genotype = None
-        if (path / GENES_FILE).is_file():
-            genotype = _read_genes(path / GENES_FILE, X, y) or None
         metadata = {}
         if (path / METADATA_FILE).is_file():
             metadata = _read_json_object(path / METADATA_FILE)
+        genotype = None
+        if (path / GENES_FILE).is_file():
+            clustered = y[~_noise_mask(y, metadata.get("noise_label"))]
+            genotype = _read_genes(path / GENES_FILE, X, clustered) or None
         return cls(X, y, genotype, metadata)
+
+
+def _noise_mask(y: np.ndarray, noise_label: Any) -> np.ndarray:
+    return np.asarray(y) == noise_label if noise_label is not None else np.zeros(len(y), bool)
 
 
 def _read_json_object(path: Path) -> dict[str, Any]:
@@ -487,7 +497,10 @@ def _checked_points(path: Path, X: np.ndarray, labels: np.ndarray, *,
 
 
 def _read_genes(path: Path, X: np.ndarray, y: np.ndarray) -> list[Cluster]:
-    """The genes of a ``genes.json``, checked against the data (errors name the file)."""
+    """The genes of a ``genes.json``, checked against the data (errors name the file).
+
+    ``y`` holds the labels of the clustered points (noise left out).
+    """
     genes = _read_json_object(path)
     sizes, clusters = genes.get("sizes", []), genes.get("clusters", [])
     if not isinstance(sizes, list) or not all(isinstance(n, int) and not isinstance(n, bool)
@@ -496,10 +509,9 @@ def _read_genes(path: Path, X: np.ndarray, y: np.ndarray) -> list[Cluster]:
     if not isinstance(clusters, list) or not all(isinstance(c, dict) for c in clusters):
         raise ValueError(f"{path}: clusters must be a list of objects (mean, variances, "
                          "rotation)")
-    clustered = int(np.sum(y >= 0))  # noise (a negative label) belongs to no cluster
-    if sum(sizes) != clustered:
+    if sum(sizes) != len(y):
         raise ValueError(f"{path}: sizes sum to {sum(sizes)} points, the data file holds "
-                         f"{clustered} in clusters (a truncated or mismatched file)")
+                         f"{len(y)} in clusters (a truncated or mismatched file)")
     if not clusters:
         return []
     counts = np.bincount(y, minlength=len(sizes)) if y.min() >= 0 else None

@@ -338,13 +338,10 @@ def _as_xy(item: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     label as noise: points that belong to no cluster.
     """
     if hasattr(item, "X") and hasattr(item, "y"):
-        noise_label = (getattr(item, "metadata", None) or {}).get("noise_label")
-        noise = None
-        if noise_label is not None:
-            noise = np.asarray(item.y) == noise_label
-            if noise.all():
-                raise ValueError("a dataset's points are all noise (metadata noise_label "
-                                 f"{noise_label!r}); its features need a cluster")
+        noise = item.noise_mask if hasattr(item, "noise_mask") else None
+        if noise is not None and noise.all():
+            raise ValueError("a dataset's points are all noise (metadata noise_label "
+                             f"{item.metadata['noise_label']!r}); its features need a cluster")
         return item.X, item.y, noise if noise is not None and noise.any() else None
     if isinstance(item, tuple) and len(item) == 2:
         return item[0], item[1], None

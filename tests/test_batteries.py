@@ -369,3 +369,11 @@ def test_a_corrupted_gzip_is_refused_naming_the_file(tmp_path):
     (tmp_path / "a.txt").write_text("a")
     with pytest.raises(ValueError, match="a.data.gz: not readable as"):
         read_battery(tmp_path)
+
+
+def test_noise_is_the_metadata_noise_label_everywhere():
+    X = np.arange(12, dtype=float).reshape(6, 2)
+    y = np.array([0, 0, -1, 1, 1, -1])
+    np.testing.assert_array_equal(hd.Dataset(X, y, metadata={"noise_label": -1}).noise_mask,
+                                  y == -1)
+    assert not hd.Dataset(X, np.array([0, 0, 1, 1, 2, 2])).noise_mask.any()
