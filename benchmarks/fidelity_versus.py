@@ -16,6 +16,7 @@ stochastic algorithms re-run on that dataset with 10 other seeds; the Fig. 5 dia
 problem features (Table S-II).
 
     python benchmarks/fidelity_versus.py run    --out fidelity-versus --workers 2 [--runs 30]
+        [--winners gmm]   (one suite; four such commands side by side)
     python benchmarks/fidelity_versus.py report --out fidelity-versus
 """
 
@@ -69,9 +70,10 @@ mean_mutation = "pso"
 """
 
 
-def suites(out: Path, runs: int, preset: str | None, quick: bool) -> list[Path]:
+def suites(out: Path, runs: int, preset: str | None, quick: bool,
+           winners: tuple[str, ...] = ALGORITHMS) -> list[Path]:
     paths = []
-    for winner in ALGORITHMS:
+    for winner in winners:
         losers = ", ".join(f'"{a}"' for a in ALGORITHMS if a != winner)
         text = GRID.format(runs=runs, winner=winner, losers=losers,
                            n_samples=120 if quick else 2000, generations=2 if quick else 100,
@@ -82,9 +84,10 @@ def suites(out: Path, runs: int, preset: str | None, quick: bool) -> list[Path]:
     return paths
 
 
-def stage_run(out: Path, runs: int, preset: str | None, workers: int, quick: bool) -> None:
+def stage_run(out: Path, runs: int, preset: str | None, workers: int, quick: bool,
+              winners: tuple[str, ...]) -> None:
     out.mkdir(parents=True, exist_ok=True)
-    for path in suites(out, runs, preset, quick):
+    for path in suites(out, runs, preset, quick, winners):
         suite = hs.load_suite(path)
         t0 = time.perf_counter()
         hs.run_suite(suite, out / path.stem, workers=workers, progress=False)
@@ -156,10 +159,14 @@ def main() -> None:
     parser.add_argument("--preset", default="hawks-tevc", help="a preset, or 'none'")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--winners", nargs="+", choices=ALGORITHMS, default=ALGORITHMS,
+                        help="the suites to run (one per winner); four commands with one "
+                        "winner each run the suites side by side")
     args = parser.parse_args()
     preset = None if args.preset == "none" else args.preset
     if args.stage == "run":
-        stage_run(Path(args.out), args.runs, preset, args.workers, args.quick)
+        stage_run(Path(args.out), args.runs, preset, args.workers, args.quick,
+                  tuple(args.winners))
     else:
         stage_report(Path(args.out))
 

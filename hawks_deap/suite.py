@@ -589,9 +589,11 @@ def _run_locked(suite: Suite, out: Path, workers: int, backend: str, client: Any
     _clean_partial(out)
     rows = finished_rows(out, suite)
     todo = [t for t in suite.tasks() if (t.config_id, t.run) not in rows]
-    # longest first (an estimate), so no long run starts last while workers idle;
-    # the order changes nothing in the results (seeds come from config and run)
-    todo.sort(key=cost_estimate, reverse=True)
+    # longest first (an estimate), so no long run starts last while workers idle; among
+    # equal costs run index first, so a suite stopped part way holds as many runs of
+    # each configuration. The order changes nothing in the results (seeds come from
+    # config and run).
+    todo.sort(key=lambda t: (-cost_estimate(t), t.run))
     from tqdm.auto import tqdm
 
     total = len(rows) + len(todo)

@@ -198,16 +198,20 @@ def test_sigkill_then_resume_gives_identical_results(tmp_path):
 
 
 def test_longest_runs_start_first_and_order_changes_nothing(tmp_path):
-    suite = hs.load_suite(write_grid(tmp_path, runs=1, generations=2))
+    suite = hs.load_suite(write_grid(tmp_path, runs=2, generations=2))
     costs = {t.config_id: hs.cost_estimate(t) for t in suite.tasks()}
     big = {t.config_id for t in suite.tasks() if t.values["n_samples"] == 160}
     assert min(costs[c] for c in big) > max(c for k, c in costs.items() if k not in big)
     seen = []
-    hs.run_suite(suite, tmp_path / "out", on_row=lambda row: seen.append(row["config_id"]))
-    # N = 160 configurations first, ties in grid order
-    assert seen == sorted(big) + sorted(set(costs) - big)
+    hs.run_suite(suite, tmp_path / "out",
+                 on_row=lambda row: seen.append((row["config_id"], int(row["run"]))))
+    # N = 160 configurations first; among equal costs run 0 of each, then run 1, so a
+    # suite stopped part way holds as many runs of each configuration
+    small = sorted(set(costs) - big)
+    assert seen == ([(c, 0) for c in sorted(big)] + [(c, 1) for c in sorted(big)]
+                    + [(c, 0) for c in small] + [(c, 1) for c in small])
     rows = hs.summary_rows(tmp_path / "out")
-    assert [r["config_id"] for r in rows] == sorted(costs)  # the summary stays sorted
+    assert [(r["config_id"], int(r["run"])) for r in rows] == sorted(seen)  # summary sorted
 
 
 @pytest.mark.parametrize("line, message", [
