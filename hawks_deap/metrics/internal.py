@@ -91,6 +91,17 @@ def _pair_distance_sums(X: np.ndarray, codes: np.ndarray, k: int,
     return within, float(sums.sum()) / 2.0
 
 
+def _data_with_valid_k(X: ArrayLike, labels: ArrayLike
+                       ) -> tuple[np.ndarray, np.ndarray, int] | None:
+    """`check_data`, or ``None`` when the number of clusters k is outside [2, n - 1].
+
+    The policy of the indices scikit-learn also computes (module docstring): where it
+    raises on the number of labels, they return ``nan``.
+    """
+    X, codes, k = check_data(X, labels)
+    return (X, codes, k) if 2 <= k <= X.shape[0] - 1 else None
+
+
 def silhouette(X: ArrayLike, labels: ArrayLike, *, metric: str = "euclidean") -> float:
     """Mean silhouette width (Rousseeuw 1987; HAWKS paper Eq. 1-2).
 
@@ -126,9 +137,10 @@ def silhouette(X: ArrayLike, labels: ArrayLike, *, metric: str = "euclidean") ->
         ``metric`` is unknown.
     """
     check_choice("metric", metric, DISTANCE_METRICS)
-    X, codes, k = check_data(X, labels)
-    if not 2 <= k <= X.shape[0] - 1:
+    data = _data_with_valid_k(X, labels)
+    if data is None:
         return math.nan
+    X, codes, k = data
     return float(np.mean(silhouette_samples(X, codes, metric=metric)))
 
 
@@ -183,9 +195,10 @@ def davies_bouldin(X: ArrayLike, labels: ArrayLike, *, scatter: str = "centroid"
         ``scatter`` is unknown.
     """
     check_choice("scatter", scatter, DB_SCATTERS)
-    X, codes, k = check_data(X, labels)
-    if not 2 <= k <= X.shape[0] - 1:
+    data = _data_with_valid_k(X, labels)
+    if data is None:
         return math.nan
+    X, codes, k = data
     counts, centroids = _centroids(X, codes, k)
     if scatter == "centroid":
         to_centroid = np.linalg.norm(X - centroids[codes], axis=1)
@@ -319,10 +332,11 @@ def calinski_harabasz(X: ArrayLike, labels: ArrayLike) -> float:
     ValueError
         If X is empty (as scikit-learn) or X and labels have different lengths.
     """
-    X, codes, k = check_data(X, labels)
-    n = X.shape[0]
-    if not 2 <= k <= n - 1:
+    data = _data_with_valid_k(X, labels)
+    if data is None:
         return math.nan
+    X, codes, k = data
+    n = X.shape[0]
     counts, centroids = _centroids(X, codes, k)
     within = float(np.sum((X - centroids[codes]) ** 2))
     between = float(np.sum(counts * np.sum((centroids - X.mean(axis=0)) ** 2, axis=1)))
