@@ -175,14 +175,22 @@ def _codes(labels: list) -> np.ndarray:
 
 
 @pytest.mark.parametrize("method", external.NMI_AVERAGE_METHODS)
-def test_nmi_and_mi_agree_with_sklearn(method):
+def test_entropy_indices_of_any_hashable_labels_agree_with_sklearn(method):
+    """NMI, AMI, MI and V-measure of strings, floats, tuples and mixed types, against
+    scikit-learn on integer codes."""
     for true, pred in CASES:
         t, p = _codes(true), _codes(pred)
-        got = hm.normalized_mutual_information(true, pred, average_method=method)
-        want = skm.normalized_mutual_info_score(t, p, average_method=method)
-        assert abs(got - want) <= 1e-12, (true, pred, got, want)  # limits included
-        if method == "geometric":
-            assert abs(hm.mutual_information(true, pred) - skm.mutual_info_score(t, p)) <= 1e-12
+        pairs = [
+            (hm.normalized_mutual_information(true, pred, average_method=method),
+             skm.normalized_mutual_info_score(t, p, average_method=method)),
+            (hm.adjusted_mutual_information(true, pred, average_method=method),
+             skm.adjusted_mutual_info_score(t, p, average_method=method)),
+        ]
+        if method == "arithmetic":
+            pairs += [(hm.mutual_information(true, pred), skm.mutual_info_score(t, p)),
+                      (hm.v_measure(true, pred), skm.v_measure_score(t, p))]
+        for got, want in pairs:
+            assert abs(got - want) <= 1e-12, (true, pred, got, want)  # limits included
 
 
 def test_nmi_default_is_the_survey_geometric_mean():

@@ -32,7 +32,6 @@ from scipy.sparse.csgraph import (
     min_weight_full_bipartite_matching,
 )
 
-from hawks_deap._labels import encode_labels
 from hawks_deap._validation import check_choice
 from hawks_deap.metrics._common import Contingency, contingency, ratio
 
@@ -301,6 +300,13 @@ def mutual_information(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
     return _mutual_information(contingency(labels_true, labels_pred))
 
 
+def _averaged_table(labels_true: ArrayLike, labels_pred: ArrayLike,
+                    average_method: str) -> Contingency:
+    """Check ``average_method`` (NMI and AMI), then the labellings, and build the table."""
+    check_choice("average_method", average_method, NMI_AVERAGE_METHODS)
+    return contingency(labels_true, labels_pred)
+
+
 def normalized_mutual_information(labels_true: ArrayLike, labels_pred: ArrayLike, *,
                                   average_method: str = "geometric") -> float:
     """Normalised mutual information ``NMI = I(C, T) / mean(H(C), H(T))``.
@@ -332,8 +338,7 @@ def normalized_mutual_information(labels_true: ArrayLike, labels_pred: ArrayLike
         If the labellings are not 1-D or of different lengths, or ``average_method`` is
         unknown.
     """
-    check_choice("average_method", average_method, NMI_AVERAGE_METHODS)
-    table = contingency(labels_true, labels_pred)
+    table = _averaged_table(labels_true, labels_pred, average_method)
     if max(len(table.true_sizes), len(table.pred_sizes)) <= 1:  # one cluster each, or none
         return 1.0
     mi = _mutual_information(table)
@@ -386,14 +391,19 @@ def completeness(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
 def v_measure(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
     """V-measure, the harmonic mean of homogeneity and completeness (beta = 1).
 
-    ``v = 2 h c / (h + c)``, 0.0 when ``h + c = 0``; in [0, 1], symmetric, equal to
-    NMI with arithmetic averaging where both entropies are positive, and to
-    ``sklearn.metrics.v_measure_score`` everywhere (to 1e-12). Limits as scikit-learn:
-    1.0 for two single-cluster labellings and for empty ones (h = c = 1), 0.0 for a
-    single cluster against any split (h or c is 0).
+    ``v = 2 h c / (h + c)`` with ``h = I / H(T)`` and ``c = I / H(C)`` simplifies to
+    ``I / ((H(T) + H(C)) / 2)``, the NMI with arithmetic averaging (as scikit-learn
+    documents for ``v_measure_score``), and is computed as that. In [0, 1], symmetric,
+    equal to ``sklearn.metrics.v_measure_score`` everywhere (to 1e-12). Limits as scikit-learn,
+    and the NMI's: 1.0 for two single-cluster labellings and for empty ones (h = c = 1),
+    0.0 for a single cluster against any split (h or c is 0, and ``I = 0``).
+
+    Raises
+    ------
+    ValueError
+        If the labellings are not 1-D or of different lengths.
     """
-    h, c = _homogeneity_completeness(labels_true, labels_pred)
-    return 0.0 if h + c == 0.0 else 2.0 * h * c / (h + c)
+    return normalized_mutual_information(labels_true, labels_pred, average_method="arithmetic")
 
 
 def adjusted_mutual_information(labels_true: ArrayLike, labels_pred: ArrayLike, *,
@@ -424,12 +434,13 @@ def adjusted_mutual_information(labels_true: ArrayLike, labels_pred: ArrayLike, 
     """
     from sklearn.metrics import adjusted_mutual_info_score
 
-    check_choice("average_method", average_method, NMI_AVERAGE_METHODS)
-    contingency(labels_true, labels_pred)  # the same checks, and messages, as elsewhere
-    # scikit-learn gets the integer codes: the same partitions (it codes labels in the
-    # same sorted order), whatever hashables the labels are (tuples, mixed types).
-    true, _ = encode_labels(labels_true, name="labels_true")
-    pred, _ = encode_labels(labels_pred, name="labels_pred")
+    table = _averaged_table(labels_true, labels_pred, average_method)
+    # scikit-learn gets one (class, cluster) code pair per point, rebuilt from the table:
+    # the points in another order, whatever hashables the labels are (tuples, mixed
+    # types). AMI is a function of the contingency table (scikit-learn computes it from
+    # the table and the margins), and the table is the same, codes and counts alike.
+    true = np.repeat(table.rows, table.values)
+    pred = np.repeat(table.cols, table.values)
     return float(adjusted_mutual_info_score(true, pred, average_method=average_method))
 
 
