@@ -141,8 +141,9 @@ class Suite:
         out = []
         width = max(3, len(str(len(self.configurations) - 1)))
         for i, values in enumerate(self.configurations):
+            words = _configuration_words(values)
             for r in range(self.runs):
-                out.append(SuiteTask(f"c{i:0{width}d}", r, derive_seed(self.seed, values, r),
+                out.append(SuiteTask(f"c{i:0{width}d}", r, int_seed(self.seed, *words, r),
                                      self.command, values, self.format, self.metadata))
         return out
 
@@ -172,12 +173,16 @@ def derive_seed(suite_seed: int, values: Mapping[str, Any], run: int) -> int:
     The configuration enters through a BLAKE2b digest of its canonical JSON, so a run's
     seed does not change when other configurations are added to the grid.
     """
+    return int_seed(suite_seed, *_configuration_words(values), run)
+
+
+def _configuration_words(values: Mapping[str, Any]) -> list[int]:
+    """The four 32-bit words of a configuration's digest, the key of its runs' seeds."""
     later = _later_defaults()
     values = {k: v for k, v in values.items() if k not in later or v != later[k]}
     canonical = json.dumps(values, sort_keys=True, default=str).encode()
     digest = hashlib.blake2b(canonical, digest_size=16).digest()
-    words = [int.from_bytes(digest[i:i + 4], "little") for i in range(0, 16, 4)]
-    return int_seed(suite_seed, *words, run)
+    return [int.from_bytes(digest[i:i + 4], "little") for i in range(0, 16, 4)]
 
 
 def load_suite(path: str | os.PathLike) -> Suite:
@@ -372,11 +377,15 @@ def finished_rows(out: str | os.PathLike, suite: Suite) -> dict[tuple[str, int],
     the same seed and folder, and that folder holds a dataset that loads and checks
     (`hawks_deap.Dataset.load`). Every other task is run (again) on resume.
     """
-    out = Path(out)
-    tasks = {(t.config_id, t.run): t for t in suite.tasks()}
+    return _finished_rows(Path(out), suite.tasks())
+
+
+def _finished_rows(out: Path, tasks: Iterable[SuiteTask]
+                   ) -> dict[tuple[str, int], dict[str, str]]:
+    by_key = {(t.config_id, t.run): t for t in tasks}
     rows = {}
     for key, row in read_summary(out).items():
-        task = tasks.get(key)
+        task = by_key.get(key)
         if (task is None or row.get("seed") != str(task.seed)
                 or row.get("path") != f"{RUNS_DIR}/{task.name}"):
             continue
@@ -587,8 +596,9 @@ def _run_locked(suite: Suite, out: Path, workers: int, backend: str, client: Any
                       json.dumps(suite.describe(), indent=2, sort_keys=True, default=str)
                       + "\n")
     _clean_partial(out)
-    rows = finished_rows(out, suite)
-    todo = [t for t in suite.tasks() if (t.config_id, t.run) not in rows]
+    tasks = suite.tasks()
+    rows = _finished_rows(out, tasks)
+    todo = [t for t in tasks if (t.config_id, t.run) not in rows]
     # longest first (an estimate), so no long run starts last while workers idle; among
     # equal costs run index first, so a suite stopped part way holds as many runs of
     # each configuration. The order changes nothing in the results (seeds come from
