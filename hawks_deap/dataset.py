@@ -20,6 +20,7 @@ import os
 import secrets
 import shutil
 import zipfile
+import zlib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -28,8 +29,8 @@ import numpy as np
 
 from hawks_deap.genotype import Cluster, Genotype
 
-__all__ = ["DATA_FORMATS", "OWN_FILES", "Dataset", "check_replaceable", "is_dataset_dir",
-           "package_version"]
+__all__ = ["DATA_FORMATS", "OWN_FILES", "Dataset", "check_replaceable", "files_are_whole",
+           "is_dataset_dir", "package_version"]
 
 DATA_FILE = "data.csv"
 #: The compressed alternative to ``data.csv`` (``format="npz"``): arrays ``X`` and ``y``.
@@ -106,6 +107,37 @@ def is_dataset_dir(path: str | os.PathLike) -> bool:
     """Whether ``path`` holds a saved dataset (``data.csv`` or ``data.npz``)."""
     path = Path(path)
     return (path / DATA_FILE).is_file() or (path / DATA_NPZ).is_file()
+
+
+def files_are_whole(path: str | os.PathLike, n_points: int) -> bool:
+    """Whether the points' file and ``genes.json`` of a saved dataset are whole, cheaply.
+
+    `save` renames a directory into place once every file is written, so a directory at
+    its final path lacks part of a file only if the disk lost it (what was not yet
+    synced when the machine stopped: files cut short or empty). This finds such a file
+    without parsing a number (`Dataset.load` checks every value, at a cost that grows
+    with the data): exactly one points' file, ``data.csv`` holding its header and
+    ``n_points`` rows, the last one ended, or ``data.npz`` whose members pass their
+    checksums; ``genes.json`` ending its JSON object (written indented, by `save`: only
+    the object's closing brace starts a line). ``metadata.json`` is the caller's to read
+    (it gives ``n_points``). Every part of a whole file (a prefix) is found.
+    """
+    path = Path(path)
+    csv_file, npz_file = path / DATA_FILE, path / DATA_NPZ
+    try:
+        if csv_file.is_file() == npz_file.is_file():  # neither, or both
+            return False
+        if csv_file.is_file():
+            data = csv_file.read_bytes()
+            if not data.endswith(b"\n") or data.count(b"\n") != n_points + 1:
+                return False
+        else:
+            with zipfile.ZipFile(npz_file) as archive:
+                if archive.testzip() is not None:
+                    return False
+        return (path / GENES_FILE).read_bytes().endswith(b"\n}\n")
+    except (OSError, EOFError, zipfile.BadZipFile, zlib.error):
+        return False
 
 
 def check_replaceable(path: str | os.PathLike) -> None:

@@ -46,7 +46,7 @@ import numpy as np
 from hawks_deap import config
 from hawks_deap._parallel import quiet_worker
 from hawks_deap._validation import check_choice, check_int, check_parent_dir, int_seed
-from hawks_deap.dataset import Dataset, write_text_atomic
+from hawks_deap.dataset import METADATA_FILE, files_are_whole, write_text_atomic
 from hawks_deap.runs import build_problem, format_value, run_configuration
 
 __all__ = [
@@ -374,8 +374,9 @@ def finished_rows(out: str | os.PathLike, suite: Suite) -> dict[tuple[str, int],
     """The summary rows of runs that are really finished: the row and the run folder agree.
 
     A row counts when it is whole (`read_summary`), belongs to a task of this suite with
-    the same seed and folder, and that folder holds a dataset that loads and checks
-    (`hawks_deap.Dataset.load`). Every other task is run (again) on resume.
+    the same seed and folder, and that folder holds the task's own run (its metadata
+    names the task) with no file cut short (`hawks_deap.dataset.files_are_whole`).
+    Every other task is run (again) on resume.
     """
     return _finished_rows(Path(out), suite.tasks())
 
@@ -386,15 +387,36 @@ def _finished_rows(out: Path, tasks: Iterable[SuiteTask]
     rows = {}
     for key, row in read_summary(out).items():
         task = by_key.get(key)
-        if (task is None or row.get("seed") != str(task.seed)
-                or row.get("path") != f"{RUNS_DIR}/{task.name}"):
-            continue
-        try:
-            Dataset.load(out / row["path"])
-        except (OSError, ValueError):
-            continue
-        rows[key] = row
+        if (task is not None and row.get("seed") == str(task.seed)
+                and row.get("path") == f"{RUNS_DIR}/{task.name}"
+                and _holds_run(out / row["path"], task)):
+            rows[key] = row
     return rows
+
+
+def _holds_run(folder: Path, task: SuiteTask) -> bool:
+    """Whether ``folder`` holds ``task``'s run: written for this task, and whole.
+
+    A run's folder is renamed into place once all its files are written
+    (`hawks_deap.Dataset.save`) and its summary row is written after that, so a run cut
+    short by a kill is never at its path (only a hidden temporary folder, removed on
+    resume). Checked: its ``metadata.json`` reads and names the task's configuration,
+    run and seed (a folder of another run or suite is not trusted), and its other files
+    were not cut short by a disk that lost them (`hawks_deap.dataset.files_are_whole`,
+    for the metadata's number of points). The points are not parsed: that would cost
+    time in proportion to the data on every resume.
+    """
+    try:
+        metadata = json.loads((folder / METADATA_FILE).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return False
+    own = {"config_id": task.config_id, "run": task.run, "seed": task.seed}
+    if not isinstance(metadata, dict) or metadata.get("suite") != own:
+        return False
+    sizes = metadata.get("sizes")
+    if not isinstance(sizes, list) or not all(type(n) is int for n in sizes):
+        return False
+    return files_are_whole(folder, sum(sizes))
 
 
 def summary_text(rows: Mapping[tuple[str, int], Mapping[str, str]]) -> str:

@@ -177,6 +177,35 @@ def test_load_checks_every_file_and_names_it(tmp_path, damage):
     assert str(path) in str(info.value)
 
 
+@pytest.mark.parametrize("fmt", ["csv", "npz"])
+def test_files_are_whole_finds_files_cut_short(tmp_path, fmt):
+    """Prefixes of the points' file and of genes.json are found: cut after every line
+    end and brace (where a cut file could look ended), in its last 100 bytes and at
+    every 13th byte."""
+    from hawks_deap.dataset import files_are_whole
+
+    path = hd.Dataset.load(_generated(tmp_path)).save(tmp_path / fmt, format=fmt)
+    assert files_are_whole(path, 200)
+    if fmt == "csv":
+        assert not files_are_whole(path, 199)  # a row more than the metadata's sizes
+    for name in (f"data.{fmt}", "genes.json"):
+        whole = (path / name).read_bytes()
+        cuts = {i + 1 for i, byte in enumerate(whole) if byte in b"\n}"}
+        cuts |= {*range(0, len(whole), 13), *range(max(0, len(whole) - 100), len(whole))}
+        for length in sorted(cuts - {len(whole)}):
+            (path / name).write_bytes(whole[:length])
+            assert not files_are_whole(path, 200), (name, length)
+        (path / name).write_bytes(whole)
+    assert files_are_whole(path, 200)
+    data = path / f"data.{fmt}"
+    other = path / ("data.npz" if fmt == "csv" else "data.csv")
+    other.write_bytes(data.read_bytes())
+    assert not files_are_whole(path, 200)  # both points' files
+    other.unlink()
+    data.unlink()
+    assert not files_are_whole(path, 200)  # neither
+
+
 def test_regenerating_more_than_memory_holds_is_refused(tmp_path):
     dataset = hd.Dataset.load(_generated(tmp_path))
     with pytest.raises(ValueError, match=r"n_samples=1000000000000.*more than this machine"):

@@ -156,6 +156,9 @@ def test_versus_suite_in_worker_processes_gives_the_serial_results(tmp_path):
     ref = snapshot(tmp_path / "one")
     assert len([k for k in ref if k.endswith("data.csv")]) == 2
     assert snapshot(tmp_path / "two") == ref
+    redone = []
+    hs.run_suite(suite, tmp_path / "two", on_row=redone.append)
+    assert redone == []  # a Versus run's folder checks out on resume
 
 
 def test_resume_skips_finished_runs_and_refuses_other_grids(tmp_path):
@@ -237,10 +240,11 @@ def test_long_suites_are_announced_even_when_quiet(tmp_path):
     assert r.returncode == 2 and "warning: 20,000 runs" in r.stderr
 
 
-def _damage_summary(out, how):
+def _damage(out, how):
     summary = out / "summary.csv"
     text = summary.read_text()
     lines = text.splitlines(keepends=True)
+    first, second = sorted((out / "runs").iterdir())[:2]
     if how == "cut mid-row":
         summary.write_text(text[: len(text) - len(lines[-1]) // 2])
     elif how == "garbage header":
@@ -252,22 +256,34 @@ def _damage_summary(out, how):
     elif how == "deleted run folder":
         import shutil
 
-        shutil.rmtree(out / "runs" / sorted(p.name for p in (out / "runs").iterdir())[0])
+        shutil.rmtree(first)
+    elif how == "swapped run folders":  # each folder is whole, but another run's
+        first.rename(out / "runs" / "swap")
+        second.rename(first)
+        (out / "runs" / "swap").rename(second)
+    elif how.startswith("cut "):  # as a disk that lost what it had not synced
+        file = first / how.removeprefix("cut ")
+        data = file.read_bytes()
+        file.write_bytes(data[: len(data) // 2])
+    elif how == "emptied data.csv":
+        (first / "data.csv").write_bytes(b"")
 
 
 @pytest.mark.parametrize("how", ["cut mid-row", "garbage header", "non-integer run",
-                                 "deleted run folder"])
+                                 "deleted run folder", "swapped run folders", "cut data.csv",
+                                 "cut genes.json", "emptied data.csv"])
 def test_resume_redoes_runs_whose_row_and_folder_do_not_agree(tmp_path, how):
-    """Issue 19, point 3: resume trusts a run only when its summary row and folder agree."""
+    """Issue 19, point 3: resume trusts a run only when its summary row and folder agree:
+    the folder is the run's own and no file was cut short."""
     suite = hs.load_suite(write_grid(tmp_path))
     hs.run_suite(suite, tmp_path / "ref")
     out = tmp_path / "out"
     hs.run_suite(suite, out)
-    _damage_summary(out, how)
+    _damage(out, how)
     redone = []
     hs.run_suite(suite, out, on_row=redone.append)
     assert redone  # something was run again
-    assert len(redone) < 4 or how == "garbage header"
+    assert len(redone) == {"garbage header": 4, "swapped run folders": 2}.get(how, 1)
     assert snapshot(out) == snapshot(tmp_path / "ref")
 
 
@@ -329,4 +345,11 @@ def test_an_npz_suite_has_the_csv_suites_results(tmp_path):
         assert (run / "data.npz").is_file() and not (run / "data.csv").exists()
         other = hd.Dataset.load(tmp_path / "csv" / "runs" / run.name)
         assert hd.Dataset.load(run).X.tobytes() == other.X.tobytes()
-    hs.run_suite(npz_suite, tmp_path / "npz")  # resumes: every run checks out
+    redone = []
+    hs.run_suite(npz_suite, tmp_path / "npz", on_row=redone.append)
+    assert redone == []  # resumes: every run checks out
+    before = snapshot(tmp_path / "npz")
+    npz = sorted((tmp_path / "npz" / "runs").iterdir())[0] / "data.npz"
+    npz.write_bytes(npz.read_bytes()[:-100])  # cut short: the zip's directory is lost
+    hs.run_suite(npz_suite, tmp_path / "npz", on_row=redone.append)
+    assert len(redone) == 1 and snapshot(tmp_path / "npz") == before
