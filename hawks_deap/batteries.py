@@ -63,7 +63,7 @@ import numpy as np
 
 from hawks_deap._labels import encode_labels
 from hawks_deap._validation import check_int, check_parent_dir, check_X
-from hawks_deap.dataset import Dataset, package_version, write_bytes_atomic
+from hawks_deap.dataset import CreatedFiles, Dataset, package_version
 
 __all__ = [
     "DATA_SUFFIX",
@@ -444,27 +444,16 @@ def write_battery(datasets: Iterable[Any], out: str | os.PathLike, *, battery: s
             raise ValueError(f"dataset {name!r}: {error}") from None
     folder = check_battery_output(out, battery, names, overwrite=overwrite)
     folder.mkdir(parents=True, exist_ok=True)
-    created: list[Path] = []
-
-    def write(path: Path, data: bytes) -> None:
-        new = not path.exists()
-        write_bytes_atomic(path, data)
-        if new:
-            created.append(path)
-
-    try:
+    files = CreatedFiles()
+    with files.removed_on(BaseException):
         if not (folder / README).exists():
-            write(folder / README, _readme(battery).encode("utf-8"))
+            files.write(folder / README, _readme(battery).encode("utf-8"))
         for name, dataset in zip(names, datasets, strict=True):
             text = battery_description(dataset, name, battery)
-            write(folder / f"{name}.txt", text.encode("utf-8"))
+            files.write(folder / f"{name}.txt", text.encode("utf-8"))
             labels = "".join(f"{v}\n" for v in _battery_labels(dataset).tolist())
-            write(folder / f"{name}.labels0.gz", _gzip([labels]))
-            write(folder / f"{name}{DATA_SUFFIX}", _gzip(_data_lines(dataset.X)))
-    except BaseException:
-        for path in created:
-            path.unlink(missing_ok=True)
-        raise
+            files.write(folder / f"{name}.labels0.gz", _gzip([labels]))
+            files.write(folder / f"{name}{DATA_SUFFIX}", _gzip(_data_lines(dataset.X)))
     return folder
 
 

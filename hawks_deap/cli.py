@@ -55,7 +55,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from hawks_deap import config, runs
-from hawks_deap.dataset import DATA_FILE, DATA_NPZ, is_dataset_dir
+from hawks_deap.dataset import DATA_FILE, DATA_NPZ, CreatedFiles, is_dataset_dir
 
 __all__ = ["main"]
 
@@ -398,17 +398,14 @@ def _prepare_plot(args: argparse.Namespace) -> Callable[[], int]:
         figures.append("versus.png")
     for name in figures:
         _check_out_file(out / name, args.overwrite, option="figure")
-    save = _figure_writer(out, args.dpi)  # ImportError naming the extra, before any work
+    files = CreatedFiles()
+    save = _figure_writer(out, args.dpi, files)  # ImportError naming the extra, before any work
 
     def run() -> int:
-        try:
+        with files.removed_on(KeyboardInterrupt):  # an interrupted command leaves no new figure
             written = (_plot_single(datasets[0], logbook, partitions, save) if single
                        else _plot_collection(datasets, items, algorithms, args.seed, save,
                                              args.preset))
-        except KeyboardInterrupt:  # an interrupted command leaves no new figure
-            for path in save.created:
-                path.unlink(missing_ok=True)
-            raise
         for path in written:
             print(f"wrote {path}")
         return EXIT_OK
@@ -416,21 +413,20 @@ def _prepare_plot(args: argparse.Namespace) -> Callable[[], int]:
     return run
 
 
-def _figure_writer(out: Path, dpi: int) -> Callable[[Any, str], Path]:
-    """``save(fig, name)``: write ``out/name`` and close the figure (they add up)."""
-    from hawks_deap.plotting import pyplot, save_figure
+def _figure_writer(out: Path, dpi: int, files: CreatedFiles) -> Callable[[Any, str], Path]:
+    """``save(fig, name)``: write ``out/name`` (`CreatedFiles.write`), close the figure.
+
+    Figures are closed as they are saved: open ones add up.
+    """
+    from hawks_deap.plotting import figure_bytes, pyplot
 
     plt = pyplot()
 
     def save(fig: Any, name: str) -> Path:
-        new = not (out / name).exists()
-        path = save_figure(fig, out / name, dpi=dpi)
-        if new:
-            save.created.append(path)
+        path = files.write(out / name, figure_bytes(fig, name, dpi=dpi))
         plt.close(fig)
         return path
 
-    save.created = []  # figures this command created (removed if it is interrupted)
     return save
 
 

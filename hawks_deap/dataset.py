@@ -14,6 +14,7 @@ Directories are written atomically: into a temporary sibling directory, then ren
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -21,7 +22,7 @@ import secrets
 import shutil
 import zipfile
 import zlib
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -198,6 +199,38 @@ def write_bytes_atomic(path: str | os.PathLike, data: bytes) -> None:
 def write_text_atomic(path: str | os.PathLike, text: str) -> None:
     """Write a UTF-8 text file atomically (see `write_bytes_atomic`)."""
     write_bytes_atomic(path, text.encode("utf-8"))
+
+
+class CreatedFiles:
+    """Files a command writes, so that a command stopped part way leaves none it created.
+
+    `write` writes a file atomically and remembers it when it did not exist before;
+    inside ``with files.removed_on(errors):`` such an error (or interruption) removes
+    every file remembered and is raised again. Files that existed are replaced, never
+    removed: their old content is gone with the first write.
+    """
+
+    def __init__(self) -> None:
+        self.paths: list[Path] = []
+
+    def write(self, path: str | os.PathLike, data: bytes) -> Path:
+        """Write ``data`` to ``path`` (`write_bytes_atomic`); return the path."""
+        path = Path(path)
+        new = not path.exists()
+        write_bytes_atomic(path, data)
+        if new:
+            self.paths.append(path)
+        return path
+
+    @contextlib.contextmanager
+    def removed_on(self, *errors: type[BaseException]) -> Iterator[None]:
+        """Remove the files created so far when the block raises one of ``errors``."""
+        try:
+            yield
+        except errors:
+            for path in self.paths:
+                path.unlink(missing_ok=True)
+            raise
 
 
 class Dataset:

@@ -33,6 +33,7 @@ from hawks_deap._labels import as_label_array, encode_labels
 from hawks_deap._validation import check_int
 
 __all__ = [
+    "figure_bytes",
     "plot_convergence",
     "plot_critical_difference",
     "plot_dataset",
@@ -66,6 +67,18 @@ def _new_axes(ax: Any, **subplot_kw: Any):
     return fig, ax
 
 
+def figure_bytes(fig: Any, name: str | os.PathLike, *, dpi: int = 150) -> bytes:
+    """The file `save_figure` writes for a figure, as bytes.
+
+    The format follows the extension of ``name`` (``.png``, ``.pdf``, ``.svg``, ...;
+    PNG without one).
+    """
+    fmt = Path(name).suffix.lstrip(".").lower() or "png"
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format=fmt, dpi=dpi, bbox_inches="tight")
+    return buffer.getvalue()
+
+
 def save_figure(fig: Any, path: str | os.PathLike, *, dpi: int = 150) -> Path:
     """Write a figure atomically (temporary file in the same folder, then rename).
 
@@ -74,10 +87,7 @@ def save_figure(fig: Any, path: str | os.PathLike, *, dpi: int = 150) -> Path:
     from hawks_deap.dataset import write_bytes_atomic
 
     path = Path(path)
-    fmt = path.suffix.lstrip(".").lower() or "png"
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format=fmt, dpi=dpi, bbox_inches="tight")
-    write_bytes_atomic(path, buffer.getvalue())
+    write_bytes_atomic(path, figure_bytes(fig, path, dpi=dpi))
     return path
 
 

@@ -14,7 +14,8 @@ from sklearn.cluster import AgglomerativeClustering
 from sklearn.metrics import adjusted_rand_score
 
 import hawks_deap as hd
-from hawks_deap import batteries, cli
+from hawks_deap import cli
+from hawks_deap import dataset as dataset_module
 from hawks_deap import suite as hs
 from hawks_deap.batteries import (
     NOISE_LABEL,
@@ -155,7 +156,7 @@ def test_overwrite_only_replaces_what_hawks_deap_wrote(tmp_path, monkeypatch):
     write_battery([ds], tmp_path, battery="b", names=["y"])
     assert (folder / "README.txt").read_text() == "mine\n"
     # a failed write removes the files it created, and only those
-    real = batteries.write_bytes_atomic
+    real = dataset_module.write_bytes_atomic
     calls = []
 
     def failing(path, data):
@@ -165,7 +166,7 @@ def test_overwrite_only_replaces_what_hawks_deap_wrote(tmp_path, monkeypatch):
         real(path, data)
 
     before = sorted(p.name for p in folder.iterdir())
-    monkeypatch.setattr(batteries, "write_bytes_atomic", failing)
+    monkeypatch.setattr(dataset_module, "write_bytes_atomic", failing)
     with pytest.raises(OSError, match="No space"):
         write_battery([ds, ds], tmp_path, battery="b", names=["z1", "z2"])
     assert sorted(p.name for p in folder.iterdir()) == before

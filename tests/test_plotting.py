@@ -168,6 +168,8 @@ def test_save_figure_is_atomic_png(tmp_path):
     data = path.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 1000
     assert [p.name for p in (tmp_path / "sub").iterdir()] == ["d.png"]
+    assert plotting.figure_bytes(fig, "d.png", dpi=50) == data  # the same file, in memory
+    assert plotting.figure_bytes(fig, "d.svg").startswith(b"<?xml")
 
 
 def test_missing_matplotlib_names_the_extra(monkeypatch):
