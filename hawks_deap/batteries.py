@@ -56,6 +56,7 @@ import re
 import warnings
 import zlib
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -68,11 +69,13 @@ from hawks_deap.dataset import CreatedFiles, Dataset, package_version
 __all__ = [
     "DATA_SUFFIX",
     "NOISE_LABEL",
+    "BatteryExport",
     "battery_dataset_names",
     "battery_description",
     "check_battery_output",
     "is_battery_dir",
     "iter_battery",
+    "prepare_battery",
     "read_battery",
     "read_battery_dataset",
     "write_battery",
@@ -349,11 +352,15 @@ def _battery_labels(dataset: Any) -> np.ndarray:
 
 def battery_description(dataset: Any, name: str, battery: str) -> str:
     """The ``NAME.txt`` of an exported dataset: how it was made, then its metadata."""
+    return _description(dataset, name, battery, _battery_labels(dataset))
+
+
+def _description(dataset: Any, name: str, battery: str, labels: np.ndarray) -> str:
+    """`battery_description`, given the dataset's labels in the format (`_battery_labels`)."""
     meta = dict(getattr(dataset, "metadata", None) or {})
     problem = meta.get("problem") or {}
     settings = (meta.get("command") or {}).get("settings") or {}
     n, d = dataset.X.shape
-    labels = _battery_labels(dataset)
     k = int(labels.max())
     lines = [f"{_MARK}{package_version()}: dataset {name} of battery {battery}.", ""]
     if problem or settings:
@@ -391,6 +398,77 @@ def _data_lines(X: np.ndarray, rows: int = 8192) -> Iterator[str]:
                       for row in X[start:start + rows].tolist())
 
 
+@dataclass(frozen=True)
+class BatteryExport:
+    """Datasets checked for writing as a battery (`prepare_battery`); `write` writes them.
+
+    Attributes
+    ----------
+    folder : Path
+        The battery folder, ``out/battery``.
+    battery : str
+        The battery's name.
+    names : tuple of str
+        One dataset name per dataset.
+    datasets : tuple of Dataset
+        The datasets.
+    labels : tuple of numpy.ndarray
+        Each dataset's labels in the format (clusters ``1..K``, noise ``0``).
+    """
+
+    folder: Path
+    battery: str
+    names: tuple[str, ...]
+    datasets: tuple[Dataset, ...]
+    labels: tuple[np.ndarray, ...]
+
+    def write(self) -> Path:
+        """Write the battery (see `write_battery`); return its folder."""
+        self.folder.mkdir(parents=True, exist_ok=True)
+        files = CreatedFiles()
+        with files.removed_on(BaseException):
+            if not (self.folder / README).exists():
+                files.write(self.folder / README, _readme(self.battery).encode("utf-8"))
+            for name, dataset, labels in zip(self.names, self.datasets, self.labels,
+                                             strict=True):
+                text = _description(dataset, name, self.battery, labels)
+                files.write(self.folder / f"{name}.txt", text.encode("utf-8"))
+                files.write(self.folder / f"{name}.labels0.gz",
+                            _gzip(["".join(f"{v}\n" for v in labels.tolist())]))
+                files.write(self.folder / f"{name}{DATA_SUFFIX}", _gzip(_data_lines(dataset.X)))
+        return self.folder
+
+
+def prepare_battery(datasets: Iterable[Any], out: str | os.PathLike, *, battery: str,
+                    names: Sequence[str] | None = None,
+                    overwrite: bool = False) -> BatteryExport:
+    """Check everything `write_battery` checks, and write nothing; ``.write()`` writes.
+
+    A command checks its whole input before any work this way, then writes. Parameters
+    and errors are `write_battery`'s.
+    """
+    datasets = list(datasets)
+    if not datasets:
+        raise ValueError("datasets must hold at least one dataset, got none")
+    names = ([_default_name(d, i) for i, d in enumerate(datasets)] if names is None
+             else list(names))
+    if len(names) != len(datasets):
+        raise ValueError(f"names must have one entry per dataset ({len(datasets)}), got "
+                         f"{len(names)}")
+    labels = []
+    for name, dataset in zip(names, datasets, strict=True):
+        if not isinstance(dataset, Dataset):
+            raise TypeError(f"datasets must be hawks_deap.Dataset objects, got "
+                            f"{type(dataset).__name__} for {name!r}")
+        try:
+            check_X(dataset.X)
+            labels.append(_battery_labels(dataset))
+        except ValueError as error:
+            raise ValueError(f"dataset {name!r}: {error}") from None
+    folder = check_battery_output(out, battery, names, overwrite=overwrite)
+    return BatteryExport(folder, battery, tuple(names), tuple(datasets), tuple(labels))
+
+
 def write_battery(datasets: Iterable[Any], out: str | os.PathLike, *, battery: str,
                   names: Sequence[str] | None = None, overwrite: bool = False) -> Path:
     """Write datasets as a battery ``out/battery/`` of the clustering-benchmarks format.
@@ -419,42 +497,15 @@ def write_battery(datasets: Iterable[Any], out: str | os.PathLike, *, battery: s
 
     Notes
     -----
-    Everything is checked before the first file is written. Per dataset, ``NAME.txt``
-    (`battery_description`), ``NAME.labels0.gz`` then ``NAME.data.gz`` are each written
-    atomically, the data last, so a dataset is listed (by its data file) only once it
-    is whole; an interrupted or failed call removes the files it created. A battery
-    ``README.txt`` is written if there is none; an existing one is kept.
+    Everything is checked before the first file is written (`prepare_battery`). Per
+    dataset, ``NAME.txt`` (`battery_description`), ``NAME.labels0.gz`` then
+    ``NAME.data.gz`` are each written atomically, the data last, so a dataset is listed
+    (by its data file) only once it is whole; an interrupted or failed call removes the
+    files it created. A battery ``README.txt`` is written if there is none; an existing
+    one is kept.
     """
-    datasets = list(datasets)
-    if not datasets:
-        raise ValueError("datasets must hold at least one dataset, got none")
-    names = ([_default_name(d, i) for i, d in enumerate(datasets)] if names is None
-             else list(names))
-    if len(names) != len(datasets):
-        raise ValueError(f"names must have one entry per dataset ({len(datasets)}), got "
-                         f"{len(names)}")
-    for name, dataset in zip(names, datasets, strict=True):
-        if not isinstance(dataset, Dataset):
-            raise TypeError(f"datasets must be hawks_deap.Dataset objects, got "
-                            f"{type(dataset).__name__} for {name!r}")
-        try:
-            check_X(dataset.X)
-            _battery_labels(dataset)
-        except ValueError as error:
-            raise ValueError(f"dataset {name!r}: {error}") from None
-    folder = check_battery_output(out, battery, names, overwrite=overwrite)
-    folder.mkdir(parents=True, exist_ok=True)
-    files = CreatedFiles()
-    with files.removed_on(BaseException):
-        if not (folder / README).exists():
-            files.write(folder / README, _readme(battery).encode("utf-8"))
-        for name, dataset in zip(names, datasets, strict=True):
-            text = battery_description(dataset, name, battery)
-            files.write(folder / f"{name}.txt", text.encode("utf-8"))
-            labels = "".join(f"{v}\n" for v in _battery_labels(dataset).tolist())
-            files.write(folder / f"{name}.labels0.gz", _gzip([labels]))
-            files.write(folder / f"{name}{DATA_SUFFIX}", _gzip(_data_lines(dataset.X)))
-    return folder
+    return prepare_battery(datasets, out, battery=battery, names=names,
+                           overwrite=overwrite).write()
 
 
 def _readme(battery: str) -> str:

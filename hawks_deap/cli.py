@@ -485,19 +485,18 @@ def _plot_collection(datasets: Sequence[Any], items: Sequence[_Item], algorithms
 
 def _prepare_export(args: argparse.Namespace) -> Callable[[], int]:
     """Validate ``export``; the returned function writes the battery."""
-    from hawks_deap.batteries import check_battery_output, write_battery
+    from hawks_deap.batteries import prepare_battery
 
     items, datasets, _ = _collection_input(args, "export")
     names = [item.short_name for item in items]
     try:
-        folder = check_battery_output(args.out, args.battery, names,
-                                      overwrite=args.overwrite)
+        export = prepare_battery(datasets, args.out, battery=args.battery, names=names,
+                                 overwrite=args.overwrite)
     except FileExistsError as error:
         raise UsageError(str(error)) from None
 
     def run() -> int:
-        write_battery(datasets, args.out, battery=args.battery, names=names,
-                      overwrite=args.overwrite)
+        folder = export.write()
         print(f"wrote {folder}: {len(datasets)} datasets (NAME.data.gz, NAME.labels0.gz, "
               "NAME.txt)")
         return EXIT_OK

@@ -14,7 +14,7 @@ from sklearn.cluster import AgglomerativeClustering
 from sklearn.metrics import adjusted_rand_score
 
 import hawks_deap as hd
-from hawks_deap import cli
+from hawks_deap import batteries, cli
 from hawks_deap import dataset as dataset_module
 from hawks_deap import suite as hs
 from hawks_deap.batteries import (
@@ -340,6 +340,34 @@ def test_cli_export_of_a_suite_and_of_a_folder_of_datasets(tmp_path, capsys):
                         "arff", "--out", tmp_path / "r2")
     assert code == 2 and "invalid choice: 'arff'" in err
     assert not (tmp_path / "r2").exists()
+
+
+def test_cli_export_checks_and_computes_each_thing_once(tmp_path, capsys, monkeypatch):
+    """The output is checked once and each dataset's labels are computed once; a dataset
+    that is all noise is refused before any file is written (exit 2, naming it)."""
+    evolved(seed=1).save(tmp_path / "coll" / "a")
+    evolved(seed=2).save(tmp_path / "coll" / "b")
+    calls = {"check_battery_output": 0, "_battery_labels": 0}
+    for name in calls:
+        real = getattr(batteries, name)
+
+        def counted(*args, _real=real, _name=name, **kwargs):
+            calls[_name] += 1
+            return _real(*args, **kwargs)
+
+        monkeypatch.setattr(batteries, name, counted)
+    code, _, err = main(capsys, "export", tmp_path / "coll", "--battery", "x", "--out",
+                        tmp_path / "root")
+    assert code == 0, err
+    assert calls == {"check_battery_output": 1, "_battery_labels": 2}
+    assert battery_dataset_names(tmp_path / "root" / "x") == ["a", "b"]
+    monkeypatch.undo()
+    hd.Dataset(np.arange(6.0).reshape(3, 2), [-1, -1, -1],
+               metadata={"noise_label": -1}).save(tmp_path / "coll" / "c")
+    code, _, err = main(capsys, "export", tmp_path / "coll", "--battery", "x", "--out",
+                        tmp_path / "r2")
+    assert code == 2 and "dataset 'c': a dataset's points are all noise" in err
+    assert "Traceback" not in err and not (tmp_path / "r2").exists()
 
 
 def test_export_has_help(capsys):
