@@ -45,6 +45,9 @@ __all__ = [
 ]
 
 _MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "<", ">")
+#: Noise points (a Dataset's `noise_mask`): grey, and smaller than the clusters' points.
+_NOISE_COLOUR = "0.6"
+_NOISE_SIZE = 0.4
 
 
 def pyplot() -> Any:
@@ -145,12 +148,20 @@ def _ellipse(mean: np.ndarray, cov: np.ndarray, n_std: float, **kwargs: Any):
 # --------------------------------------------------------------------------- datasets
 
 
-def _unpack_dataset(data: Any, y: Any, genotype: Any) -> tuple[np.ndarray, np.ndarray, Any,
-                                                                 dict]:
+def _unpack_dataset(data: Any, y: Any, genotype: Any
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, Any, dict]:
+    """X, labels, noise mask, genes and metadata of a Dataset or of bare points.
+
+    Noise is a Dataset's own (`hawks_deap.Dataset.noise_mask`): labels given apart
+    from the dataset, or with bare points, have none.
+    """
     metadata: dict = {}
+    noise = None
     if hasattr(data, "X") and hasattr(data, "y"):
         X = data.X
-        y = data.y if y is None else y
+        if y is None:
+            y = data.y
+            noise = getattr(data, "noise_mask", None)
         genotype = getattr(data, "genotype", None) if genotype is None else genotype
         metadata = dict(getattr(data, "metadata", {}) or {})
     else:
@@ -160,7 +171,9 @@ def _unpack_dataset(data: Any, y: Any, genotype: Any) -> tuple[np.ndarray, np.nd
         raise ValueError(f"X must be a non-empty 2-D array, got shape {X.shape}")
     if y is None:
         y = np.zeros(X.shape[0], dtype=int)
-    return X, as_label_array(y, n_samples=X.shape[0], name="y"), genotype, metadata
+    y = as_label_array(y, n_samples=X.shape[0], name="y")
+    noise = np.zeros(X.shape[0], dtype=bool) if noise is None else np.asarray(noise, bool)
+    return X, y, noise, genotype, metadata
 
 
 def plot_dataset(data: Any, y: Any = None, *, genotype: Sequence[Any] | None = None,
@@ -198,18 +211,28 @@ def plot_dataset(data: Any, y: Any = None, *, genotype: Sequence[Any] | None = N
     For D > 2 points, means and covariances are projected on the first two principal
     axes of the points (``W^T Sigma W`` for a covariance); for D = 1 clusters are drawn
     on separate rows, without ellipses.
+
+    Noise points of a Dataset (`hawks_deap.Dataset.noise_mask`, e.g. those a
+    clustering-benchmarks battery labels 0) belong to no cluster: they are drawn first,
+    small and grey, labelled ``"noise"`` (for D = 1 on a row of their own), with no
+    ellipse, and K counts the clusters only.
     """
-    X, y, genotype, metadata = _unpack_dataset(data, y, genotype)
+    X, y, noise, genotype, metadata = _unpack_dataset(data, y, genotype)
     fig, ax = _new_axes(ax, figsize=(5.5, 5))
-    codes, k = encode_labels(y)
+    cluster_codes, k = encode_labels(y[~noise])
+    codes = np.full(y.shape[0], -1)  # noise: -1
+    codes[~noise] = cluster_codes
     values = np.empty(k, dtype=y.dtype)
-    values[codes] = y  # the label of each code, for the legend
+    values[cluster_codes] = y[~noise]  # the label of each code, for the legend
     proj = _Projection(X)
     P = proj.points(X)
     if X.shape[1] == 1:
         P = P.copy()
         P[:, 1] = codes
     size = point_size if point_size is not None else float(np.clip(3000 / len(X), 2, 30))
+    if noise.any():
+        ax.scatter(P[noise, 0], P[noise, 1], s=size * _NOISE_SIZE, color=_NOISE_COLOUR,
+                   alpha=0.6, linewidths=0, label="noise")
     genes_match = (genotype is not None and len(genotype) == k
                    and np.issubdtype(values.dtype, np.integer)
                    and np.array_equal(values, np.arange(k)))
@@ -236,7 +259,10 @@ def plot_dataset(data: Any, y: Any = None, *, genotype: Sequence[Any] | None = N
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     if X.shape[1] == 1:
-        ax.set_yticks(range(k), [str(v) for v in values])
+        rows, names = list(range(k)), [str(v) for v in values]
+        if noise.any():
+            rows, names = [-1, *rows], ["noise", *names]
+        ax.set_yticks(rows, names)
     else:
         ax.set_aspect("equal", adjustable="datalim")
     if title is None:

@@ -87,6 +87,54 @@ def test_dataset_one_dimension():
     assert not ellipses(ax) and ax.get_xlabel() == "x0" and ax.get_ylabel() == "cluster"
 
 
+def _battery_dataset_with_noise(tmp_path, d=2):
+    """A dataset read from a clustering-benchmarks battery: 3 clusters, 15 noise points."""
+    from hawks_deap.batteries import NOISE_LABEL, read_battery_dataset, write_battery
+
+    ds = make_dataset(d=d)
+    rng = np.random.default_rng(4)
+    X = np.concatenate([ds.X, rng.uniform(-20, 20, size=(15, d))])
+    y = np.concatenate([ds.y, np.full(15, NOISE_LABEL)])
+    noisy = hd.Dataset(X, y, metadata={"noise_label": NOISE_LABEL})
+    folder = write_battery([noisy], tmp_path, battery="b", names=["noisy"])
+    return read_battery_dataset(folder, "noisy")
+
+
+def test_noise_points_are_small_grey_and_no_cluster(tmp_path):
+    from matplotlib.colors import to_rgba
+
+    ds = _battery_dataset_with_noise(tmp_path)
+    noise = ds.noise_mask
+    assert noise.sum() == 15
+    ax = plotting.plot_dataset(ds).axes[0]
+    first, *clusters = ax.collections
+    assert first.get_label() == "noise"
+    np.testing.assert_array_equal(first.get_offsets(), ds.X[noise])
+    np.testing.assert_allclose(first.get_facecolors()[0][:3], to_rgba("0.6")[:3])
+    assert [c.get_label() for c in clusters] == ["0", "1", "2"]
+    for c, collection in enumerate(clusters):
+        np.testing.assert_array_equal(collection.get_offsets(), ds.X[ds.y == c])
+        assert first.get_sizes()[0] < collection.get_sizes()[0]
+        grey = np.allclose(collection.get_facecolors()[0][:3], to_rgba("0.6")[:3])
+        assert not grey
+    found = ellipses(ax)  # one per cluster, of its own points (no genes read)
+    assert len(found) == 3
+    for c, e in enumerate(found):
+        np.testing.assert_allclose(e.center, ds.X[ds.y == c].mean(axis=0))
+    assert ax.get_title() == f"N={len(ds.X)}, K=3, D=2"
+    # labels given apart from the dataset carry no noise mark: -1 is a cluster then
+    ax = plotting.plot_dataset(ds.X, ds.y).axes[0]
+    assert [c.get_label() for c in ax.collections] == ["-1", "0", "1", "2"]
+
+
+def test_noise_points_of_one_dimension_have_their_own_row(tmp_path):
+    ds = _battery_dataset_with_noise(tmp_path, d=1)
+    ax = plotting.plot_dataset(ds).axes[0]
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["noise", "0", "1", "2"]
+    assert ax.get_yticks().tolist() == [-1, 0, 1, 2]
+    np.testing.assert_array_equal(ax.collections[0].get_offsets()[:, 1], -1)
+
+
 def test_convergence_from_a_real_logbook(small_problem):
     result = hd.evolve(small_problem, population_size=4, generations=5, seed=0)
     fig = plotting.plot_convergence(result.logbook, target=0.5)
