@@ -99,8 +99,7 @@ from typing import Any
 
 from hawks_deap import config
 from hawks_deap._validation import check_float, check_int, check_probability
-from hawks_deap.runs import build_problem
-from hawks_deap.suite import MAX_CONFIGURATIONS, MAX_RUNS, Suite
+from hawks_deap.suite import Suite, check_distinct, check_size, checked_configuration
 
 __all__ = ["HAWKS_DEFAULTS", "HAWKS_KIND", "HawksConfig", "HawksPoint", "hawks_suite",
            "is_hawks_json", "load_hawks_config", "run_settings", "translate_hawks_config"]
@@ -311,10 +310,7 @@ def _check_keys(table: Any, schema: Mapping[str, Any], prefix: str, where: str,
                                  " (HAWKS 0.2.0 cannot vary it either)")
             if not value:
                 raise ValueError(f"{name}{where} must not be an empty list")
-            for i, item in enumerate(value):
-                if any(item == v and type(item) is type(v) for v in value[:i]):
-                    raise ValueError(f"{name}{where} lists {item!r} twice: each value makes "
-                                     "its own configurations; list it once")
+            check_distinct(f"{name}{where}", value, "; list it once")
             axes[name] = list(value)
 
 
@@ -582,10 +578,8 @@ def translate_hawks_config(data: Mapping[str, Any], *, path: str | None = None
                 if k != "objectives" or mode_given == "single"}
     merged = _with_defaults(data, defaults)
     mode, runs, seed = _hawks_section(merged["hawks"], where)
-    n_points = math.prod(len(v) for v in axes.values())
-    if n_points > MAX_CONFIGURATIONS or n_points * runs > MAX_RUNS:
-        raise ValueError(f"the grid{where} has {n_points:,} configurations x {runs:,} runs; at "
-                         f"most {MAX_CONFIGURATIONS:,} configurations and {MAX_RUNS:,} runs")
+    check_size(math.prod(len(v) for v in axes.values()), runs, runs_name="hawks.num_runs",
+               where=where)
     points: list[HawksPoint] = []
     unmapped: dict[str, str] | None = None
     notes: list[str] = []
@@ -677,18 +671,9 @@ def hawks_suite(hawks: HawksConfig) -> Suite:
     Every configuration is checked (a problem built) before any run, as
     `hawks_deap.suite.load_suite` does; each run's metadata records the source.
     """
-    configurations = []
-    for i, point in enumerate(hawks.points):
-        values = config.resolve(hawks.command, point.file_values)
-        values.pop("seed", None)
-        values.pop("n_jobs", None)
-        values.update(point.extras)
-        try:
-            build_problem(hawks.command, values)
-        except (TypeError, ValueError) as error:
-            raise type(error)(f"configuration {i} ({_short(point.hawks)}){hawks.where}: "
-                              f"{error}") from None
-        configurations.append(values)
+    configurations = [checked_configuration(hawks.command, point.file_values, point.extras,
+                                            i, _short(point.hawks), hawks.where)
+                      for i, point in enumerate(hawks.points)]
     return Suite(mode=hawks.mode, runs=hawks.runs, seed=0 if hawks.seed is None else hawks.seed,
                  configurations=configurations, grid={"hawks": hawks.merged},
                  metadata={"settings_source": hawks.settings_source()})

@@ -219,15 +219,10 @@ def expand_grid(grid: Mapping[str, Mapping[str, Any]],
     order = {(o.section, o.key): i for i, o in enumerate(options)}
     items = sorted(((s, k, v) for s, table in grid.items() for k, v in table.items()),
                    key=lambda t: order.get((t[0], t[1]), len(order)))
-    axes: list[Iterable[Any]] = [v if isinstance(v, list) else [v] for _, _, v in items]
+    axes: list[list[Any]] = [v if isinstance(v, list) else [v] for _, _, v in items]
     for (section, key, _), axis in zip(items, axes, strict=True):
-        seen: list[Any] = []
-        for value in axis:
-            if any(value == v and type(value) is type(v) for v in seen):
-                raise ValueError(f"[{section}] {key} lists {value!r} twice: each value makes "
-                                 "its own configurations (the same seed, byte-identical "
-                                 "datasets); list it once, or raise [suite] runs")
-            seen.append(value)
+        check_distinct(f"[{section}] {key}", axis, " (the same seed, byte-identical "
+                       "datasets); list it once, or raise [suite] runs")
     out = []
     for combo in itertools.product(*axes):
         point: dict[str, dict[str, Any]] = {s: {} for s in grid}
@@ -256,36 +251,67 @@ def parse_suite(raw: Mapping[str, Any], *, source: str = "") -> Suite:
     for (section, key), why in _FORBIDDEN.items():
         if key in validated.get(section, {}):
             raise ValueError(f"[{section}] {key}{where} cannot be set in a suite: {why}")
-    _check_size(validated, int(suite.get("runs", 1)), where)
+    n_configs = math.prod(len(v) if isinstance(v, list) else 1
+                          for table in validated.values() for v in table.values())
+    check_size(n_configs, int(suite.get("runs", 1)), runs_name="[suite] runs", where=where)
     points = expand_grid(validated, options)
     if not points:
         raise ValueError(f"the grid{where} expands to no configuration")
-    configurations = []
-    for i, point in enumerate(points):
-        values = config.resolve(command, point, options=config.OPTIONS)
-        values.pop("seed", None)
-        values.pop("n_jobs", None)
-        try:
-            build_problem(command, {**values})
-        except (TypeError, ValueError) as error:
-            raise type(error)(f"configuration {i} ({_short(point)}){where}: {error}") from None
-        configurations.append(values)
+    configurations = [checked_configuration(command, point, {}, i, _short(point), where)
+                      for i, point in enumerate(points)]
     return Suite(mode=mode, runs=int(suite.get("runs", 1)), seed=int(suite.get("seed", 0)),
                  configurations=configurations, grid=validated,
                  format=str(suite.get("format", "csv")))
 
 
-def _check_size(grid: Mapping[str, Mapping[str, Any]], runs: int, where: str) -> None:
-    """Refuse a grid too large to validate or to run, before expanding it."""
-    n_configs = math.prod(len(v) if isinstance(v, list) else 1
-                          for table in grid.values() for v in table.values())
+def check_distinct(name: str, values: Sequence[Any], advice: str) -> None:
+    """Refuse a grid's list holding a value twice (equal and of the same type).
+
+    Each value of a list makes its own configurations, so a repeated value would make
+    the same configurations again. The message names the list and the value; ``advice``
+    ends it.
+    """
+    for i, value in enumerate(values):
+        if any(value == v and type(value) is type(v) for v in values[:i]):
+            raise ValueError(f"{name} lists {value!r} twice: each value makes its own "
+                             f"configurations{advice}")
+
+
+def check_size(n_configs: int, runs: int, *, runs_name: str, where: str = "") -> None:
+    """Refuse a grid too large to validate or to run, before expanding it.
+
+    At most `MAX_CONFIGURATIONS` configurations (each is validated before any run) and
+    `MAX_RUNS` runs; ``runs_name`` is the setting of the runs per configuration (e.g.
+    ``"[suite] runs"``), ``where`` the file (``" in grid.toml"``).
+    """
     if n_configs > MAX_CONFIGURATIONS:
         raise ValueError(f"the grid{where} expands to {n_configs:,} configurations; at most "
                          f"{MAX_CONFIGURATIONS:,} (each is validated before any run): split it "
                          "into several suites")
     if n_configs * runs > MAX_RUNS:
-        raise ValueError(f"[suite] runs = {runs:,}{where}: {n_configs:,} configurations x "
+        raise ValueError(f"{runs_name} = {runs:,}{where}: {n_configs:,} configurations x "
                          f"{runs:,} runs = {n_configs * runs:,} runs, at most {MAX_RUNS:,}")
+
+
+def checked_configuration(command: str, file_values: Mapping[str, Mapping[str, Any]],
+                          extras: Mapping[str, Any], index: int, description: str,
+                          where: str = "") -> dict[str, Any]:
+    """The settings of one configuration of a suite, checked by building its problem.
+
+    `hawks_deap.config.resolve`'s settings of ``file_values`` without ``seed`` and
+    ``n_jobs`` (each run's seed is derived; runs are the unit of parallelism), plus
+    ``extras``. An invalid configuration raises its ``TypeError`` or ``ValueError``
+    prefixed with ``configuration {index} ({description}){where}``.
+    """
+    values = config.resolve(command, file_values)
+    values.pop("seed", None)
+    values.pop("n_jobs", None)
+    values.update(extras)
+    try:
+        build_problem(command, {**values})
+    except (TypeError, ValueError) as error:
+        raise type(error)(f"configuration {index} ({description}){where}: {error}") from None
+    return values
 
 
 def _short(point: Mapping[str, Mapping[str, Any]]) -> str:

@@ -303,6 +303,13 @@ def test_grid_rules():
         hj.translate_hawks_config({"dataset": {"num_dims": []}})
     with pytest.raises(ValueError, match="twice"):
         hj.translate_hawks_config({"dataset": {"num_dims": [2, 2]}})
+    # too large to validate or to run: refused before the grid is expanded
+    with pytest.raises(ValueError, match=r"hawks\.num_runs = 20,000,000 in g\.json: 1 "
+                                         r"configurations x 20,000,000 runs .*at most 10,000,000"):
+        hj.translate_hawks_config({"hawks": {"num_runs": 20_000_000}}, path="g.json")
+    with pytest.raises(ValueError, match="expands to 120,000 configurations; at most 100,000"):
+        hj.translate_hawks_config({"dataset": {"num_dims": list(range(2, 402)),
+                                               "num_clusters": list(range(2, 302))}})
     # a list in arguments nothing uses would repeat the same run
     with pytest.raises(ValueError, match="configurations 0 and 1 .*same run"):
         hj.translate_hawks_config({"ga": {"mut_args_mean": {
