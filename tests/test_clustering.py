@@ -432,9 +432,43 @@ def test_failing_registered_algorithm_is_named(blobs: np.ndarray) -> None:
 
 
 def test_failing_builtin_is_named() -> None:
-    X = np.array([[0.0, 0.0], [np.nan, 1.0], [1.0, 1.0]])
-    with pytest.raises(RuntimeError, match="'kmeans\\+\\+'"):
-        get_algorithm("kmeans++")(X, 2, 0)
+    X = np.arange(10.0).reshape(5, 2)  # fewer points than spectral's 10 neighbours
+    with pytest.raises(RuntimeError, match="'spectral'.*n_neighbors"):
+        get_algorithm("spectral")(X, 2, 0)
+
+
+def runnable_algorithms() -> list[str]:
+    """Every registered name whose optional dependency is installed."""
+    names = []
+    for name in available_algorithms():
+        try:
+            get_algorithm(name)
+        except ImportError:
+            continue
+        names.append(name)
+    return names
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+@pytest.mark.parametrize("name", runnable_algorithms() + ["failing"])
+def test_non_finite_X_is_refused_before_the_algorithm_runs(name: str, bad: float) -> None:
+    X = np.arange(40.0).reshape(20, 2)
+    X[7, 1] = bad
+    algorithm = get_algorithm(failing if name == "failing" else name)
+    # a ValueError, not the RuntimeError of a failing run: `failing` never ran
+    with pytest.raises(ValueError, match=rf"X must hold finite numbers only \(no NaN or "
+                                         rf"inf\), got 1 non-finite value\(s\), the first "
+                                         rf"X\[7, 1\] = {bad}"):
+        algorithm(X, 2, 0)
+
+
+def test_non_numeric_X_is_refused_before_the_algorithm_runs() -> None:
+    for X in (np.array([["a", "b"], ["c", "d"]]), np.zeros((2, 2), dtype=object),
+              np.zeros((2, 2), dtype=complex)):
+        with pytest.raises(TypeError, match=f"X must hold real numbers.*dtype {X.dtype}"):
+            get_algorithm(failing)(X, 1, 0)
+    labels = get_algorithm("single-linkage")(np.array([[0, 0], [0, 1], [9, 9]]), 2, 0)
+    assert same_partition(labels, [0, 0, 1])  # integer X is fine
 
 
 def test_wrong_length_labels_raise_runtime_error_naming_it(blobs: np.ndarray) -> None:

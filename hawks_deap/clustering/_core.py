@@ -340,15 +340,14 @@ class ClusteringAlgorithm:
         Raises
         ------
         ValueError, TypeError
-            If ``X``, ``n_clusters`` or ``seed`` is invalid (before the algorithm runs).
+            If ``X``, ``n_clusters`` or ``seed`` is invalid (before the algorithm runs):
+            ``X`` must be a 2-D array of real numbers with at least one row, all finite
+            (no NaN or inf).
         RuntimeError
             Naming the algorithm, if it raises or returns anything other than N integer
             labels.
         """
-        X = np.asarray(X)
-        if X.ndim != 2 or X.shape[0] < 1:
-            raise ValueError(f"X must be a 2-D array with at least one row, got shape "
-                             f"{X.shape}")
+        X = _check_X(X)
         n_samples = X.shape[0]
         n_clusters = check_int("n_clusters", n_clusters, minimum=1)
         k = n_clusters * self.k_multiplier
@@ -390,6 +389,30 @@ class ClusteringAlgorithm:
             f"clustering algorithm {self.name!r} returned labels of dtype {labels.dtype} "
             "that are not all integers"
         )
+
+
+def _check_X(X: object) -> np.ndarray:
+    """``X`` as an array (its dtype kept), if it is 2-D, non-empty, real and finite.
+
+    Libraries fail on NaN or inf with messages of their own, or not at all (a user's
+    callable): every algorithm gets the same refusal, before it runs.
+    """
+    X = np.asarray(X)
+    if X.ndim != 2 or X.shape[0] < 1:
+        raise ValueError(f"X must be a 2-D array with at least one row, got shape "
+                         f"{X.shape}")
+    if X.dtype.kind not in "biuf":
+        raise TypeError(f"X must hold real numbers (a bool, integer or float array), got "
+                        f"dtype {X.dtype}")
+    if X.dtype.kind == "f":
+        bad = ~np.isfinite(X)
+        if bad.any():
+            row, column = np.argwhere(bad)[0]
+            raise ValueError(
+                f"X must hold finite numbers only (no NaN or inf), got {int(bad.sum())} "
+                f"non-finite value(s), the first X[{row}, {column}] = {X[row, column]}"
+            )
+    return X
 
 
 AlgorithmSpec = str | ClusteringAlgorithm | ClusterFunction | Any
