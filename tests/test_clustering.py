@@ -325,6 +325,26 @@ def test_plain_object_with_fit_predict() -> None:
     assert template.n_clusters == 0
 
 
+class _Plain:
+    """An estimator without get_params: its attributes are what a call sets."""
+
+    def fit_predict(self, X: np.ndarray) -> np.ndarray:
+        return np.arange(len(X)) % getattr(self, "n_components", 1)
+
+
+def test_takes_n_clusters_is_whether_a_call_sets_the_number_of_clusters() -> None:
+    sized = _Plain()
+    sized.n_components = 1
+    X = np.arange(24.0).reshape(12, 2)  # 12 points, 2.8 apart: DBSCAN calls all noise
+    for spec, expected in [("birch", True), (nearest_of_first_points, True),
+                           (KMeans(), True), (GaussianMixture(), True), (sized, True),
+                           (DBSCAN(), False), (_Plain(), False)]:
+        algorithm = get_algorithm(spec)
+        assert algorithm.takes_n_clusters is expected, spec
+        # the oracle: 3 clusters asked, 3 found when the number reaches the algorithm
+        assert (len(np.unique(algorithm(X, 3, 0))) == 3) is expected, spec
+
+
 def test_estimator_class_is_rejected_with_a_hint() -> None:
     with pytest.raises(TypeError, match=r"KMeans\(\)"):
         get_algorithm(KMeans)

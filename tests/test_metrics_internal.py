@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from scipy.cluster.vq import kmeans2
 from scipy.spatial.distance import cdist
 from sklearn import metrics as skm
-from sklearn.cluster import KMeans
+from sklearn.cluster import DBSCAN, KMeans
 from sklearn.mixture import GaussianMixture
 
 import hawks_deap.metrics as hm
@@ -362,8 +362,43 @@ def test_stability_bad_input():
         hm.stability(X, kmeans, [2], score="silhouette")
     with pytest.raises(RuntimeError, match="labels of shape"):
         hm.stability(X, lambda X, k, s: np.zeros(3), [2], n_bootstrap=2)
-    with pytest.raises(TypeError, match="n_clusters"):
+    with pytest.raises(TypeError, match="_NoSize has no n_clusters"):
         hm.stability(X, _NoSize(), [2])
+    with pytest.raises(TypeError, match="DBSCAN has no n_clusters"):
+        hm.stability(X, DBSCAN(), [2])
+    with pytest.raises(TypeError, match="_PlainNoSize has no n_clusters"):
+        hm.stability(X, _PlainNoSize(), [2])
+
+
+def test_stability_sets_the_size_of_an_estimator_without_get_params():
+    X = three_blobs(60, seed=4)
+    _PlainKMeans.asked = []
+    km = hm.stability(X, _PlainKMeans(), [2, 3], n_bootstrap=3, seed=0)
+    assert sorted(set(_PlainKMeans.asked)) == [2, 3]
+    # the same clusterings as scikit-learn's KMeans given the same k and seeds
+    oracle = hm.stability(X, KMeans(n_init=1), [2, 3], n_bootstrap=3, seed=0)
+    for k in (2, 3):
+        np.testing.assert_array_equal(km.values[k], oracle.values[k])
+
+
+class _PlainNoSize:
+    def fit_predict(self, X):
+        return np.zeros(len(X), dtype=int)
+
+
+class _PlainKMeans:
+    """K-Means without get_params: a call sets its n_clusters and random_state attributes."""
+
+    asked: list[int] = []  # of the class: each call fits a deep copy
+
+    def __init__(self):
+        self.n_clusters = 0
+        self.random_state = None
+
+    def fit_predict(self, X):
+        self.asked.append(self.n_clusters)
+        return KMeans(n_clusters=self.n_clusters, n_init=1,
+                      random_state=self.random_state).fit_predict(X)
 
 
 class _NoSize:

@@ -199,6 +199,10 @@ def import_optional(module: str, extra: str, algorithm: str) -> Any:
 # --------------------------------------------------------------------------- estimators
 
 
+#: The parameters an estimator may have that every call sets.
+_PER_CALL = ("n_clusters", "n_components", "random_state")
+
+
 class EstimatorRunner:
     """Run a scikit-learn-style estimator as ``func(X, n_clusters, seed)``.
 
@@ -212,10 +216,27 @@ class EstimatorRunner:
         self.estimator = estimator
 
     @staticmethod
-    def _set_per_call(params: set[str]) -> list[str]:
-        """The parameters every call sets (the number of clusters, the random state)."""
+    def _set_per_call(estimator: Any) -> list[str]:
+        """The parameters every call sets (the number of clusters, the random state).
+
+        Those of ``get_params``, or for an object without it, its attributes.
+        """
+        if hasattr(estimator, "get_params"):
+            params = set(estimator.get_params(deep=False))
+        else:
+            params = {p for p in _PER_CALL if hasattr(estimator, p)}
         size = [p for p in ("n_clusters", "n_components") if p in params][:1]
         return size + (["random_state"] if "random_state" in params else [])
+
+    @property
+    def size_parameter(self) -> str | None:
+        """The parameter set to the number of clusters, or None if there is none.
+
+        ``"n_clusters"``, else ``"n_components"``; an estimator with neither (DBSCAN)
+        runs as it is.
+        """
+        size = [p for p in self._set_per_call(self.estimator) if p != "random_state"]
+        return size[0] if size else None
 
     def __call__(self, X: np.ndarray, n_clusters: int, seed: int | None) -> Any:
         template = self.estimator
@@ -223,13 +244,10 @@ class EstimatorRunner:
             from sklearn.base import clone
 
             estimator = clone(template)
-            params = set(estimator.get_params(deep=False))
         else:
             estimator = copy.deepcopy(template)
-            params = {p for p in ("n_clusters", "n_components", "random_state")
-                      if hasattr(estimator, p)}
         updates = {p: (random_state_from_seed(seed) if p == "random_state" else n_clusters)
-                   for p in self._set_per_call(params)}
+                   for p in self._set_per_call(estimator)}
         if hasattr(estimator, "set_params"):
             estimator.set_params(**updates)
         else:
@@ -244,7 +262,7 @@ class EstimatorRunner:
         get_params = getattr(self.estimator, "get_params", None)
         if get_params is not None:
             params = get_params(deep=False)
-            per_call = set(self._set_per_call(set(params)))
+            per_call = set(self._set_per_call(self.estimator))
             out.update({k: v for k, v in sorted(params.items())
                         if k not in per_call and _is_json_value(v)})
         return out
@@ -314,6 +332,16 @@ class ClusteringAlgorithm:
         if self.k_multiplier != 1:
             out["k_multiplier"] = self.k_multiplier
         return out
+
+    @property
+    def takes_n_clusters(self) -> bool:
+        """Whether the number of clusters asked for reaches the algorithm.
+
+        True for registered algorithms and callables (they receive it) and for
+        estimators with an ``n_clusters`` or ``n_components`` parameter; False for an
+        estimator with neither (e.g. DBSCAN), which runs as it is whatever is asked.
+        """
+        return not isinstance(self.func, EstimatorRunner) or self.func.size_parameter is not None
 
     def __repr__(self) -> str:
         return f"ClusteringAlgorithm({self.name!r}, settings={self.settings!r})"

@@ -148,11 +148,11 @@ def stability(X: ArrayLike, algorithm: object, k_values: Iterable[int], *,
     # one way to run an algorithm: the Versus registry's (names, estimators, callables;
     # outputs checked)
     cluster = get_algorithm(algorithm)
-    params = algorithm.get_params(deep=False) if hasattr(algorithm, "get_params") else {}
-    if hasattr(algorithm, "fit_predict") and not {"n_clusters", "n_components"} & set(params):
-        # the registry runs such an estimator as it is; stability must set k
-        raise TypeError(f"algorithm {type(algorithm).__name__} has no n_clusters (or "
-                        "n_components) parameter, so the number of clusters cannot be set")
+    if not cluster.takes_n_clusters:  # the registry runs it as it is; stability sets k
+        raise TypeError(f"algorithm {cluster.name} has no n_clusters (or n_components) "
+                        "parameter, so stability cannot set the number of clusters; give "
+                        "a registered name, a callable func(X, n_clusters, seed) or an "
+                        "estimator with one of these parameters")
     resample_seq, algorithm_seq = as_seed_sequence(seed).spawn(2)
     rng = np.random.default_rng(resample_seq)
     samples = [rng.integers(0, n, size=n) for _ in range(n_bootstrap)]
