@@ -173,35 +173,34 @@ def _collection_input(args: argparse.Namespace, command: str
                          "--algorithms too")
     from hawks_deap.clustering import get_algorithm
 
-    for name in algorithms:  # an ImportError naming a missing extra, before any work
-        get_algorithm(name, preset=preset)
+    # an ImportError naming a missing extra, before any work
+    resolved = [get_algorithm(name, preset=preset) for name in algorithms]
     datasets = _load_datasets(items, args.labels)
-    _check_pairwise_memory(items, datasets, algorithms)
+    _check_pairwise_memory(items, datasets, resolved)
     return items, datasets, algorithms
 
 
-#: Registered algorithms that hold every pairwise distance (scipy's condensed matrix).
-_PAIRWISE_ALGORITHMS = ("average-linkage", "average-linkage-2k")
-
-
 def _check_pairwise_memory(items: Sequence[_Item], datasets: Sequence[Any],
-                           algorithms: Sequence[str]) -> None:
-    """Refuse, before any work, a dataset too large for average linkage on this machine.
+                           algorithms: Sequence[Any]) -> None:
+    """Refuse, before any work, a dataset too large for a pairwise algorithm here.
 
+    ``algorithms`` are `hawks_deap.clustering.ClusteringAlgorithm` objects; those that
+    declare themselves `pairwise` (average, complete, Ward linkage) hold every distance.
     Real batteries hold datasets of 100,000 points (sipu/birch1): their 5e9 distances
     need 40 GB, which would fail (or swap) after minutes of other work.
     """
     from hawks_deap._memory import check_fits
 
-    used = [a for a in algorithms if a in _PAIRWISE_ALGORITHMS]
+    used = [a for a in algorithms if a.pairwise]
     for item, dataset in zip(items, datasets, strict=True) if used else ():
         n = dataset.n_samples
         try:
-            check_fits(f"{used[0]} (all {n * (n - 1) // 2:,} pairwise distances)",
-                       4 * n * (n - 1), {"dataset": item.name, "n_samples": n})
+            check_fits(f"{used[0].name} (all {n * (n - 1) // 2:,} pairwise distances)",
+                       used[0].memory_bytes(n), {"dataset": item.name, "n_samples": n})
         except ValueError as error:
-            raise UsageError(f"--algorithms: {error}; leave {', '.join(used)} out or this "
-                             "dataset") from None
+            raise UsageError(f"--algorithms: {error}; leave "
+                             f"{', '.join(a.name for a in used)} out or this dataset"
+                             ) from None
 
 
 def _dir_item(path: Path) -> _Item:

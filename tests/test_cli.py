@@ -231,6 +231,40 @@ def test_features_and_plot_bad_paths(tmp_path, capsys):
     assert (tmp_path / "t.csv").read_text() == "x"
 
 
+def test_pairwise_algorithms_are_refused_on_data_too_large_for_their_distances(
+        tmp_path, capsys, monkeypatch):
+    """Those that declare every pairwise distance (checked by tracemalloc in
+    test_clustering_library) are refused up front; the others run."""
+    from hawks_deap import _memory
+    from hawks_deap.clustering import available_algorithms, get_algorithm
+
+    n = 60
+    hd.Dataset(np.random.default_rng(0).normal(size=(n, 2)), np.arange(n) % 2).save(
+        tmp_path / "d")
+    # room for the data, not for 60 * 59 / 2 distances of 8 bytes
+    monkeypatch.setattr(_memory, "total_memory", lambda: 4 * n * (n - 1) - 1)
+    algorithms = {}
+    for name in available_algorithms():
+        try:
+            algorithms[name] = get_algorithm(name)
+        except ImportError:  # an optional extra not installed
+            continue
+    pairwise = [a for a, algorithm in algorithms.items() if algorithm.pairwise]
+    assert {"average-linkage", "average-linkage-2k", "complete-linkage",
+            "complete-linkage-2k", "ward-linkage"} == set(pairwise)
+    for name in pairwise:
+        code, _, err = main(capsys, "features", tmp_path / "d", "--algorithms",
+                            f"kmeans++,{name}")
+        assert code == 2, err
+        assert f"{name} (all 1,770 pairwise distances) needs at least 14.2 kB" in err
+        assert f"leave {name} out or this dataset" in err
+    others = [a for a in algorithms if a not in pairwise]
+    code, out, err = main(capsys, "features", tmp_path / "d", "--algorithms",
+                          ",".join(others), "--format", "csv")
+    assert code == 0, err
+    assert all(f"ari_{a}" in out.splitlines()[0] for a in others)
+
+
 def test_versus_needs_winner_and_loser(tmp_path, capsys):
     code, _, err = main(capsys, "versus", "--out", tmp_path / "v")
     assert code == 2 and "versus needs WINNER and LOSER" in err

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pickle
 import sys
+import tracemalloc
 import warnings
 
 import genieclust
@@ -147,6 +148,34 @@ def test_every_registered_algorithm_gives_k_integer_labels_and_pickles(X: np.nda
     restored = pickle.loads(pickle.dumps(algorithm))
     assert restored == algorithm and hash(restored) == hash(algorithm)
     np.testing.assert_array_equal(restored(X, 3, 1), labels)
+
+
+@pytest.mark.parametrize("name", available_algorithms())
+def test_pairwise_is_declared_by_the_algorithms_that_hold_every_distance(name: str) -> None:
+    """Oracle: tracemalloc's peak (numpy's arrays are traced) against the condensed matrix."""
+    n = 2000
+    X = make_blobs(n_samples=n, centers=4, random_state=0)[0]
+    algorithm = get_algorithm(name)
+    algorithm(X[:50], 3, 0)  # imports and first-use caches stay out of the measure
+    tracemalloc.start()
+    try:
+        algorithm(X, 3, 0)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    condensed = 8 * n * (n - 1) // 2
+    assert algorithm.pairwise is (peak >= condensed), peak
+    if not algorithm.pairwise:
+        assert peak < condensed / 4, peak  # far below: not a borderline case
+    assert algorithm.memory_bytes(n) == (condensed if algorithm.pairwise else 0)
+
+
+def test_users_algorithms_declare_no_pairwise_need() -> None:
+    for spec in (AgglomerativeClustering(linkage="average"), lambda X, k, seed: X[:, 0] > 0):
+        algorithm = get_algorithm(spec)
+        assert not algorithm.pairwise and algorithm.memory_bytes(10**6) == 0
+    with pytest.raises(ValueError, match="n_samples must be >= 0"):
+        get_algorithm("ward-linkage").memory_bytes(-1)
 
 
 def test_missing_genieclust_names_the_extra(monkeypatch: pytest.MonkeyPatch, tmp_path,

@@ -59,7 +59,10 @@ Each linkage uses whichever library was faster for it: scikit-learn's minimum sp
 tree for single linkage, scipy's nearest-neighbour chain for average, complete and Ward
 linkage (where scikit-learn calls the same scipy routine after extra input checks, so
 the two tie, and scipy gives direct control of the cut). None is ever an O(N^3)
-algorithm; the timings of single and average linkage are in BENCHMARKS.md. Birch and
+algorithm; the timings of single and average linkage are in BENCHMARKS.md. Average,
+complete and Ward linkage hold all N (N - 1) / 2 distances at once: they declare it
+(:attr:`ClusteringAlgorithm.pairwise`, :meth:`ClusteringAlgorithm.memory_bytes`), and the
+command line refuses them up front on data whose distances cannot fit in memory. Birch and
 Genie are deterministic; K-Means, the GMM and spectral clustering get ``random_state``
 from the seed.
 

@@ -140,6 +140,10 @@ class LibraryCall:
         linkage matrix is cut.
     requires : (module, extra) or None
         An optional dependency: the module to import and the extra that installs it.
+    pairwise : bool
+        The call holds every pairwise distance of ``X`` at once (scipy's condensed
+        matrix, N (N - 1) / 2 float64). Kept by `with_params`: presets tune a call, they
+        do not make it another algorithm.
     """
 
     run: Callable[..., Any]
@@ -148,6 +152,7 @@ class LibraryCall:
     kind: str = "estimator"
     notes: Any = ()
     requires: tuple[str, str] | None = field(default=None, compare=False)
+    pairwise: bool = field(default=False, compare=False)
 
     def __post_init__(self) -> None:
         for name in ("params", "notes"):
@@ -177,7 +182,8 @@ class LibraryCall:
             raise ValueError(f"{self.target} settings {unknown} cannot be overridden; valid: "
                              + ", ".join(repr(p) for p in params))
         return LibraryCall(self.run, self.target, {**params, **overrides}, kind=self.kind,
-                           notes=self.notes, requires=self.requires)
+                           notes=self.notes, requires=self.requires,
+                           pairwise=self.pairwise)
 
     def check_available(self, name: str) -> None:
         """Raise an ImportError naming the extra when the optional dependency is missing."""
@@ -332,6 +338,34 @@ class ClusteringAlgorithm:
         if self.k_multiplier != 1:
             out["k_multiplier"] = self.k_multiplier
         return out
+
+    @property
+    def pairwise(self) -> bool:
+        """Whether a call holds every pairwise distance of ``X`` at once.
+
+        Declared by the registered algorithms (average, complete and Ward linkage and
+        their ``-2k`` variants: scipy's linkage of the condensed distance matrix); False
+        for single linkage (a minimum spanning tree in O(N) memory), the others, and
+        users' estimators and callables, whose needs are not declared.
+        """
+        return isinstance(self.func, LibraryCall) and self.func.pairwise
+
+    def memory_bytes(self, n_samples: int) -> int:
+        """A lower bound on the memory one call on ``n_samples`` points needs besides X.
+
+        ``8 N (N - 1) / 2`` bytes for a `pairwise` algorithm (its condensed distance
+        matrix), else 0 (no declared need).
+
+        Examples
+        --------
+        >>> from hawks_deap.clustering import get_algorithm
+        >>> get_algorithm("ward-linkage").memory_bytes(100_000)
+        39999600000
+        >>> get_algorithm("single-linkage").memory_bytes(100_000)
+        0
+        """
+        n = check_int("n_samples", n_samples, minimum=0)
+        return 4 * n * (n - 1) if self.pairwise else 0
 
     @property
     def takes_n_clusters(self) -> bool:

@@ -210,7 +210,8 @@ SINGLE_LINKAGE = LibraryCall(agglomerative, "sklearn.cluster.AgglomerativeCluste
                              {"linkage": "single"})
 AVERAGE_LINKAGE, COMPLETE_LINKAGE, WARD_LINKAGE = (
     LibraryCall(linkage_cut, "scipy.cluster.hierarchy.linkage",
-                {"method": method, "metric": "euclidean"}, kind="function", notes=_CUT)
+                {"method": method, "metric": "euclidean"}, kind="function", notes=_CUT,
+                pairwise=True)
     for method in ("average", "complete", "ward"))
 SPECTRAL = LibraryCall(spectral, "sklearn.cluster.SpectralClustering",
                        {"affinity": "nearest_neighbors", "n_neighbors": 10,
