@@ -411,6 +411,9 @@ def performance_table(datasets: Iterable[Any], algorithms: Iterable[Any] | None 
     index. Noise points (of a Dataset marked with ``metadata["noise_label"]``, e.g.
     read from a clustering-benchmarks battery) are clustered with the others but left
     out of the score, and K counts the clusters only, as in clustbench's ``get_score``.
+    A linkage and its ``-2k`` variant cut one tree, built once per dataset (the
+    ``trees`` of `hawks_deap.clustering.ClusteringAlgorithm`): the same partitions as
+    separate calls.
 
     Parameters
     ----------
@@ -488,8 +491,9 @@ def _performance_row(task: tuple) -> list[float]:
     """ARI of every algorithm on one dataset (a task of `performance_table`)."""
     X, codes, k, scored, runners, seeds = task
     out = []
+    trees: dict = {}  # a linkage and its -2k variant cut one tree
     for runner, seed in zip(runners, seeds, strict=True):
-        labels = np.asarray(runner(X, k, seed))
+        labels = np.asarray(runner(X, k, seed, trees=trees))
         out.append(adjusted_rand_index(codes, labels if scored is None else labels[scored]))
     return out
 

@@ -179,6 +179,51 @@ def test_linkage_gives_exactly_k_clusters_with_tied_distances() -> None:
         assert same_partition(labels, np.repeat(np.arange(4), 5))
 
 
+LINKAGES = ["single-linkage", "average-linkage", "complete-linkage", "ward-linkage"]
+
+
+@pytest.mark.parametrize("name", LINKAGES)
+def test_a_shared_tree_gives_the_partitions_of_separate_calls(blobs: np.ndarray,
+                                                               name: str) -> None:
+    method = name.split("-")[0]
+    algorithms = [get_algorithm(n) for n in available_algorithms()
+                  if n.startswith(name)]  # the linkage and its -2k variant, if any
+    trees: dict = {}
+    for k in (1, 2, 4, 9, 120):
+        for algorithm in algorithms:
+            shared = algorithm(blobs, k, 0, trees=trees)
+            alone = algorithm(blobs, k, 0)
+            if method == "single":  # scikit-learn numbers its labels otherwise
+                assert same_partition(shared, alone)
+            else:
+                np.testing.assert_array_equal(shared, alone)
+            sk = AgglomerativeClustering(n_clusters=k * algorithm.k_multiplier,
+                                         linkage=method).fit_predict(blobs)
+            assert same_partition(shared, sk), (name, k)
+    assert len(trees) == 1  # one tree for every k and both variants
+
+
+def test_trees_are_kept_per_array_and_per_call(blobs: np.ndarray) -> None:
+    trees: dict = {}
+    average, single = get_algorithm("average-linkage"), get_algorithm("single-linkage")
+    other = blobs[::-1].copy()
+    for X in (blobs, other):
+        assert same_partition(average(X, 3, 0, trees=trees), average(X, 3, 0))
+        assert same_partition(single(X, 3, 0, trees=trees), single(X, 3, 0))
+    assert len(trees) == 4
+    # a user's callable, an estimator and a non-linkage built-in ignore trees
+    for spec in (nearest_of_first_points, KMeans(n_init=1), "gmm"):
+        algorithm = get_algorithm(spec)
+        np.testing.assert_array_equal(algorithm(blobs, 3, 5, trees=trees),
+                                      algorithm(blobs, 3, 5))
+    assert len(trees) == 4
+    single_point = np.zeros((1, 2))
+    np.testing.assert_array_equal(average(single_point, 1, 0, trees=trees), [0])
+    np.testing.assert_array_equal(single(single_point, 1, 0, trees=trees), [0])
+    with pytest.raises(TypeError, match="trees must be a dict or None, got list"):
+        average(blobs, 3, 0, trees=[])
+
+
 def test_cut_linkage_matches_scipy_cut_tree() -> None:
     rng = np.random.default_rng(3)
     X = rng.normal(size=(40, 3))

@@ -5,6 +5,8 @@ import math
 
 import numpy as np
 import pytest
+from scipy.cluster.hierarchy import linkage
+from sklearn.cluster import AgglomerativeClustering
 from sklearn.decomposition import PCA
 from sklearn.metrics import adjusted_rand_score
 
@@ -248,6 +250,33 @@ def test_performance_table_paper_algorithms_with_ari_oracle():
         performance_table(datasets, ["kmeans"])
     with pytest.raises(ValueError, match="n_jobs"):
         performance_table(datasets, n_jobs=0)
+
+
+def test_performance_table_builds_each_linkage_once_per_dataset(monkeypatch):
+    from hawks_deap.clustering import _library
+
+    built = []
+
+    def counted_linkage(*args, **kwargs):
+        built.append(kwargs["method"])
+        return linkage(*args, **kwargs)
+
+    rng = np.random.default_rng(4)
+    y = np.repeat(np.arange(3), 30)
+    datasets = [(rng.normal(size=(90, 2)) * s + np.array([[0, 0], [3, 0], [0, 3]])[y], y)
+                for s in (0.5, 1.5)]
+    names = ["average-linkage", "single-linkage", "average-linkage-2k", "single-linkage-2k",
+             "complete-linkage", "complete-linkage-2k", "ward-linkage"]
+    monkeypatch.setattr(_library, "linkage", counted_linkage)
+    table = performance_table(datasets, names, seed=0)
+    assert sorted(built) == ["average", "average", "complete", "complete", "ward", "ward"]
+    for i, (X, y) in enumerate(datasets):
+        for name in names:  # the ARI of separate calls, to the last bit
+            assert table.column(name)[i] == adjusted_rand_score(y, get_algorithm(name)(X, 3))
+        for method in ("average", "single"):  # scikit-learn's partitions at K and 2K
+            for column, k in ((f"{method}-linkage", 3), (f"{method}-linkage-2k", 6)):
+                sk = AgglomerativeClustering(n_clusters=k, linkage=method).fit_predict(X)
+                assert table.column(column)[i] == adjusted_rand_score(y, sk)
 
 
 def test_performance_table_same_with_two_workers():

@@ -144,6 +144,11 @@ class LibraryCall:
         The call holds every pairwise distance of ``X`` at once (scipy's condensed
         matrix, N (N - 1) / 2 float64). Kept by `with_params`: presets tune a call, they
         do not make it another algorithm.
+    tree : callable or None
+        For a call that cuts a hierarchy: ``tree(X, **params) -> cut``, the hierarchy
+        built once, where ``cut(n_clusters)`` gives the partition of ``run(X,
+        n_clusters, seed, **params)`` (labels numbered in order of first appearance), so
+        that a tree is cut at K and 2K without building it twice.
     """
 
     run: Callable[..., Any]
@@ -153,6 +158,7 @@ class LibraryCall:
     notes: Any = ()
     requires: tuple[str, str] | None = field(default=None, compare=False)
     pairwise: bool = field(default=False, compare=False)
+    tree: Callable[..., Callable[[int], Any]] | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         for name in ("params", "notes"):
@@ -183,7 +189,7 @@ class LibraryCall:
                              + ", ".join(repr(p) for p in params))
         return LibraryCall(self.run, self.target, {**params, **overrides}, kind=self.kind,
                            notes=self.notes, requires=self.requires,
-                           pairwise=self.pairwise)
+                           pairwise=self.pairwise, tree=self.tree)
 
     def check_available(self, name: str) -> None:
         """Raise an ImportError naming the extra when the optional dependency is missing."""
@@ -380,7 +386,8 @@ class ClusteringAlgorithm:
     def __repr__(self) -> str:
         return f"ClusteringAlgorithm({self.name!r}, settings={self.settings!r})"
 
-    def __call__(self, X: np.ndarray, n_clusters: int, seed: int | None = None) -> np.ndarray:
+    def __call__(self, X: np.ndarray, n_clusters: int, seed: int | None = None, *,
+                 trees: dict[Any, Any] | None = None) -> np.ndarray:
         """Cluster ``X`` and return validated labels.
 
         Parameters
@@ -393,6 +400,13 @@ class ClusteringAlgorithm:
         seed : int or None, default=None
             Seed for stochastic algorithms (a SeedSequence or Generator is first turned
             into an int); None draws fresh entropy.
+        trees : dict or None, default=None
+            Hierarchies shared by calls on the same ``X`` (the same array object, not
+            changed in between): the linkage algorithms (single, average, complete and
+            Ward and their ``-2k`` variants) build their tree into it once per ``X`` and
+            cut it at each number of clusters asked. Pass an empty dict to the first
+            call. The partition is that of a call without it; single linkage numbers its
+            labels otherwise (in order of first appearance). Other algorithms ignore it.
 
         Returns
         -------
@@ -419,14 +433,26 @@ class ClusteringAlgorithm:
                 f"for algorithm {self.name!r}, got {n_clusters} * {self.k_multiplier} = {k}"
             )
         seed = normalize_seed(seed)
+        if trees is not None and not isinstance(trees, dict):
+            raise TypeError(f"trees must be a dict or None, got {type(trees).__name__}")
         try:
-            result = self.func(X, k, seed)
+            result = self._run(X, k, seed, trees)
         except Exception as error:
             raise RuntimeError(
                 f"clustering algorithm {self.name!r} failed on X of shape {X.shape} with "
                 f"{k} clusters: {type(error).__name__}: {error}"
             ) from error
         return self._check_labels(result, n_samples)
+
+    def _run(self, X: np.ndarray, k: int, seed: int | None, trees: dict[Any, Any] | None
+             ) -> Any:
+        func = self.func
+        if trees is None or not isinstance(func, LibraryCall) or func.tree is None:
+            return func(X, k, seed)
+        key = (func, id(X))
+        if key not in trees:  # X is kept with its tree, so its id is not reused meanwhile
+            trees[key] = (X, func.tree(X, **dict(func.params)))
+        return trees[key][1](k)
 
     def _check_labels(self, result: object, n_samples: int) -> np.ndarray:
         try:

@@ -9,6 +9,8 @@ Index mode never needs them.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
+from functools import partial
 
 import numpy as np
 from scipy.cluster.hierarchy import linkage
@@ -74,12 +76,17 @@ def cut_linkage(Z: np.ndarray, n_clusters: int) -> np.ndarray:
     Z = np.asarray(Z)
     if Z.ndim != 2 or Z.shape[1] != 4:
         raise ValueError(f"Z must be a linkage matrix of shape (N - 1, 4), got shape {Z.shape}")
-    n = Z.shape[0] + 1
-    n_clusters = check_int("n_clusters", n_clusters, minimum=1, maximum=n)
+    n_clusters = check_int("n_clusters", n_clusters, minimum=1, maximum=Z.shape[0] + 1)
+    return _cut_merges(Z[:, :2], n_clusters)
+
+
+def _cut_merges(merges: np.ndarray, n_clusters: int) -> np.ndarray:
+    """`cut_linkage` of the merges ``merges`` (the two children of each), checked."""
+    n = merges.shape[0] + 1
     n_kept = n - n_clusters
     # Union of the first n_kept merges: node n + i is joined to its two children.
     parents = np.repeat(np.arange(n, n + n_kept), 2)
-    children = Z[:n_kept, :2].astype(np.intp).ravel()
+    children = merges[:n_kept].astype(np.intp).ravel()
     size = 2 * n - 1
     graph = coo_matrix((np.ones(children.size, dtype=np.int8), (parents, children)),
                        shape=(size, size))
@@ -131,15 +138,36 @@ def agglomerative(X: np.ndarray, n_clusters: int, seed: int | None,
     return AgglomerativeClustering(n_clusters=n_clusters, **params).fit_predict(X)
 
 
+def agglomerative_tree(X: np.ndarray, **params: object) -> Callable[[int], np.ndarray]:
+    """The tree `agglomerative` cuts, built once: ``n_clusters -> labels``.
+
+    Without connectivity scikit-learn always builds the whole tree and cuts it by
+    undoing its last ``n_clusters - 1`` merges, as `cut_linkage` does: the partition is
+    the same, its labels numbered in order of first appearance.
+    """
+    if X.shape[0] == 1:
+        return partial(_cut_merges, np.empty((0, 2), dtype=np.intp))
+    from sklearn.cluster import AgglomerativeClustering
+
+    return partial(_cut_merges, AgglomerativeClustering(n_clusters=1, **params).fit(X).children_)
+
+
+def linkage_tree(X: np.ndarray, *, method: str, metric: str) -> Callable[[int], np.ndarray]:
+    """The linkage `linkage_cut` cuts, built once: ``n_clusters -> labels``."""
+    if X.shape[0] == 1:
+        return partial(_cut_merges, np.empty((0, 2), dtype=np.intp))
+    Z = linkage(pdist(np.asarray(X, dtype=np.float64), metric=metric), method=method)
+    return partial(_cut_merges, Z[:, :2])
+
+
 def linkage_cut(X: np.ndarray, n_clusters: int, seed: int | None, *, method: str,
                 metric: str) -> np.ndarray:
     """``scipy.cluster.hierarchy.linkage(pdist(X, metric), method)``, cut exactly."""
     del seed  # deterministic
     trivial = _trivial_partition(X.shape[0], n_clusters)
-    if trivial is not None:  # what the cut gives too, without a linkage of one point
+    if trivial is not None:  # what the cut gives too, without building the linkage
         return trivial
-    Z = linkage(pdist(np.asarray(X, dtype=np.float64), metric=metric), method=method)
-    return cut_linkage(Z, n_clusters)
+    return linkage_tree(X, method=method, metric=metric)(n_clusters)
 
 
 def spectral(X: np.ndarray, n_clusters: int, seed: int | None, **params: object) -> np.ndarray:
@@ -207,11 +235,11 @@ KMEANS_PLUS_PLUS = LibraryCall(kmeans, "sklearn.cluster.KMeans",
 GMM = LibraryCall(gaussian_mixture, "sklearn.mixture.GaussianMixture",
                   {"covariance_type": "full", "n_init": 1})
 SINGLE_LINKAGE = LibraryCall(agglomerative, "sklearn.cluster.AgglomerativeClustering",
-                             {"linkage": "single"})
+                             {"linkage": "single"}, tree=agglomerative_tree)
 AVERAGE_LINKAGE, COMPLETE_LINKAGE, WARD_LINKAGE = (
     LibraryCall(linkage_cut, "scipy.cluster.hierarchy.linkage",
                 {"method": method, "metric": "euclidean"}, kind="function", notes=_CUT,
-                pairwise=True)
+                pairwise=True, tree=linkage_tree)
     for method in ("average", "complete", "ward"))
 SPECTRAL = LibraryCall(spectral, "sklearn.cluster.SpectralClustering",
                        {"affinity": "nearest_neighbors", "n_neighbors": 10,
