@@ -1,8 +1,13 @@
+import hashlib
+import io
 import pickle
+from pathlib import Path
 
 import pytest
+from sklearn.cluster import KMeans
 
 import hawks_deap as hd
+from hawks_deap._checkpoints import read_checkpoint
 
 
 def problem():
@@ -104,3 +109,99 @@ def test_a_checkpoint_path_that_cannot_be_written_is_refused_before_any_work(tmp
     with pytest.raises(ValueError, match="is a directory"):
         hd.resume(tmp_path)
     assert ran == []
+
+
+# A checkpoint written before hawks_deap/clustering.py became a package (commit 6091fdd),
+# by this script run there (git worktree add /tmp/old-hawks 6091fdd; PYTHONPATH=that):
+#
+#     from sklearn.cluster import KMeans
+#     import hawks_deap as hd
+#     from hawks_deap.problems.versus import MultiVersusProblem
+#
+#     def problem():
+#         return MultiVersusProblem("single-linkage-2k", ["gmm", KMeans(n_init=1)],
+#                                   others=["average-linkage-2k", "kmeans++"],
+#                                   n_samples=40, n_clusters=2, n_dims=2)
+#
+#     hd.evolve(problem(), population_size=4, generations=2, seed=7, algorithm="nsga2",
+#               checkpoint="checkpoint_6091fdd.pkl")
+#     full = hd.evolve(problem(), population_size=4, generations=4, seed=7,
+#                      algorithm="nsga2")
+#     print(sorted(i.fitness.values for i in full.pareto_front))
+#     print(hashlib.sha256(full.best_dataset().to_csv_text().encode()).hexdigest())
+#
+# It names hawks_deap.clustering._single_linkage, _gmm, _average_linkage,
+# _kmeans_plus_plus and _EstimatorRunner; the printed figures are the oracle below.
+OLD_CHECKPOINT = Path(__file__).parent / "data" / "checkpoint_6091fdd.pkl"
+OLD_FULL_RUN_FRONT = [
+    (-0.08478107124508019, -0.0400829424634038, 0.0660041013724138),
+    *[(-0.08099959801688328, -0.08099959801688328, 0.1992293186849225)] * 5,
+    (-0.06809710889493303, -0.06809710889493303, 0.18316017947920565),
+    (0.454735756762781, 0.454735756762781, 0.04406732796151447),
+]
+OLD_FULL_RUN_BEST_CSV_SHA256 = "54a4fe1dcfaacc286049382111d9b46cf72662756ab6ea407bf5a30fa19645de"
+
+
+def test_a_checkpoint_of_the_single_module_clustering_resumes_as_the_old_run():
+    from hawks_deap.clustering import get_algorithm
+
+    problem = read_checkpoint(OLD_CHECKPOINT)["problem"]
+    # the old functions load as today's registered calls
+    assert problem.winner == get_algorithm("single-linkage-2k")
+    assert problem.losers[0] == get_algorithm("gmm")
+    assert problem.others == (get_algorithm("average-linkage-2k"), get_algorithm("kmeans++"))
+    assert problem.losers[1].settings == get_algorithm(KMeans(n_init=1)).settings
+    resumed = hd.resume(OLD_CHECKPOINT, generations=4)
+    assert sorted(i.fitness.values for i in resumed.pareto_front) == OLD_FULL_RUN_FRONT
+    csv = resumed.best_dataset().to_csv_text().encode()
+    assert hashlib.sha256(csv).hexdigest() == OLD_FULL_RUN_BEST_CSV_SHA256
+
+
+def test_clustering_objects_pickle_by_public_names_only():
+    from hawks_deap.clustering import available_algorithms, get_algorithm
+
+    algorithms = [get_algorithm(name) for name in available_algorithms()]
+    algorithms += [get_algorithm(KMeans(n_init=1)), get_algorithm("gmm", preset="hawks-tevc")]
+    named = []
+
+    class Recording(pickle.Unpickler):
+        def find_class(self, module, name):
+            named.append(f"{module}.{name}")
+            return super().find_class(module, name)
+
+    restored = Recording(io.BytesIO(pickle.dumps(algorithms))).load()
+    assert restored[:-2] == algorithms[:-2] and restored[-1] == algorithms[-1]
+    assert restored[-2].settings == algorithms[-2].settings  # estimators compare by identity
+    assert restored[-1].settings["n_init"] == 3  # a preset's settings travel
+    ours = {n for n in named if n.startswith("hawks_deap")}
+    assert ours == {"hawks_deap.clustering.ClusteringAlgorithm",
+                    "hawks_deap.clustering.LibraryCall",
+                    "hawks_deap.clustering.EstimatorRunner"}
+    # what the facts of a call are is read again, not pickled
+    assert [a.pairwise for a in restored] == [a.pairwise for a in algorithms]
+    assert all(r.func.tree is a.func.tree for r, a in zip(restored, algorithms, strict=True)
+               if hasattr(a.func, "tree"))
+
+
+def test_algorithms_pickled_by_their_private_modules_load_with_todays_facts():
+    """``algorithms_684d289.pkl`` was written at commit 684d289 (classes and functions
+    named by ``hawks_deap.clustering._core`` / ``_library``), run there with
+    ``PYTHONPATH=`` that tree::
+
+        objs = [get_algorithm(n) for n in ("average-linkage-2k", "single-linkage",
+                                           "ward-linkage", "genie")]
+        objs.append(get_algorithm("kmeans++", preset="hawks-tevc"))
+        open("algorithms_684d289.pkl", "wb").write(pickle.dumps(objs, protocol=4))
+    """
+    from hawks_deap.clustering import get_algorithm
+
+    restored = pickle.loads((Path(__file__).parent / "data" /
+                             "algorithms_684d289.pkl").read_bytes())
+    expected = [get_algorithm(n) for n in ("average-linkage-2k", "single-linkage",
+                                           "ward-linkage", "genie")]
+    expected.append(get_algorithm("kmeans++", preset="hawks-tevc"))
+    assert restored == expected
+    # declared after they were written, read from the registered calls they equal
+    assert [a.pairwise for a in restored] == [True, False, True, False, False]
+    assert [a.func.tree for a in restored] == [e.func.tree for e in expected]
+    assert restored[1].func.tree is not None

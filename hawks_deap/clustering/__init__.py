@@ -119,12 +119,36 @@ from hawks_deap.clustering._core import (
     AlgorithmSpec,
     ClusterFunction,
     ClusteringAlgorithm,
+    EstimatorRunner,
     LibraryCall,
     as_algorithm,
     random_state_from_seed,
 )
 from hawks_deap.clustering._library import cut_linkage
 from hawks_deap.presets import ALGORITHM_PRESETS, check_preset
+
+# Pickles (checkpoints hold problems, which hold algorithms) name a class by its
+# __module__: this package, whichever private module defines it.
+for _class in (ClusteringAlgorithm, EstimatorRunner, LibraryCall):
+    _class.__module__ = __name__
+del _class
+
+#: What pickles written before this package split (one module, clustering.py) name: the
+#: registered algorithms' functions, each loaded as today's equal call.
+_PICKLED_BEFORE_THE_SPLIT = {
+    "_kmeans_plus_plus": lib.KMEANS_PLUS_PLUS,
+    "_gmm": lib.GMM,
+    "_single_linkage": lib.SINGLE_LINKAGE,
+    "_average_linkage": lib.AVERAGE_LINKAGE,
+    "_EstimatorRunner": EstimatorRunner,
+}
+
+
+def __getattr__(name: str) -> Any:
+    try:
+        return _PICKLED_BEFORE_THE_SPLIT[name]
+    except KeyError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
 
 __all__ = [
     "ALGORITHM_PRESETS",

@@ -19,7 +19,7 @@ import json
 import numbers
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 import numpy as np
@@ -187,9 +187,48 @@ class LibraryCall:
         if unknown:
             raise ValueError(f"{self.target} settings {unknown} cannot be overridden; valid: "
                              + ", ".join(repr(p) for p in params))
-        return LibraryCall(self.run, self.target, {**params, **overrides}, kind=self.kind,
-                           notes=self.notes, requires=self.requires,
-                           pairwise=self.pairwise, tree=self.tree)
+        return replace(self, params={**params, **overrides})
+
+    @classmethod
+    def builtin(cls, target: str, params: Any) -> LibraryCall:
+        """The registered algorithms' call of ``target`` with keyword arguments ``params``.
+
+        How a registered algorithm's call is unpickled (see `__reduce__`).
+
+        Raises
+        ------
+        KeyError
+            For a target that no registered algorithm calls.
+        ValueError
+            For a keyword argument that the call does not take.
+        """
+        from hawks_deap.clustering._library import BUILTIN_CALLS  # it imports this module
+
+        return BUILTIN_CALLS[target].with_params(**dict(params))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # A registered algorithm's call pickles as its library entry point and keyword
+        # arguments, not as the private functions that make it: pickles name no private
+        # module, and load with the facts (tree, pairwise) of the version that reads them.
+        try:
+            if LibraryCall.builtin(self.target, self.params) == self:
+                return (LibraryCall.builtin, (self.target, dict(self.params)))
+        except (KeyError, ValueError):
+            pass
+        return (LibraryCall, tuple(getattr(self, f.name) for f in fields(self)))
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        # Pickles written before `__reduce__` hold the fields of their day: the facts
+        # declared since (tree, pairwise) are those of the registered call they equal.
+        for name, value in state.items():
+            object.__setattr__(self, name, value)
+        try:
+            builtin = LibraryCall.builtin(self.target, self.params)
+        except (KeyError, ValueError):
+            return
+        if builtin == self:
+            for f in fields(self):
+                object.__setattr__(self, f.name, getattr(builtin, f.name))
 
     def check_available(self, name: str) -> None:
         """Raise an ImportError naming the extra when the optional dependency is missing."""
@@ -298,7 +337,9 @@ class ClusteringAlgorithm:
     carries the function itself, not only its name, so an algorithm registered in the
     main process also works in ``multiprocess`` spawn workers as long as its function is
     importable there. Two algorithms are equal when their names, functions (for
-    registered ones: library calls and their settings) and multipliers are.
+    registered ones: library calls and their settings) and multipliers are. Pickles
+    name only public paths (``hawks_deap.clustering.ClusteringAlgorithm``; a registered
+    call by its library entry point and settings), and those of earlier versions load.
 
     Parameters
     ----------

@@ -26,6 +26,7 @@ __all__ = [
     "AVERAGE_LINKAGE",
     "BIRCH",
     "BIRCH_HALVINGS",
+    "BUILTIN_CALLS",
     "COMPLETE_LINKAGE",
     "GENIE",
     "GMM",
@@ -249,3 +250,9 @@ BIRCH = LibraryCall(birch, "sklearn.cluster.Birch",
                     notes={"threshold_rule": "halved until >= n_clusters subclusters"})
 GENIE = LibraryCall(genie, "genieclust.Genie", {"gini_threshold": 0.3},
                     requires=("genieclust", "genie"))
+
+#: The registered algorithms' call of each library entry point, by target (scipy's
+#: linkage: one call, its method a keyword argument), for `LibraryCall.builtin`.
+BUILTIN_CALLS: dict[str, LibraryCall] = {
+    call.target: call for call in (KMEANS_PLUS_PLUS, GMM, SINGLE_LINKAGE, AVERAGE_LINKAGE,
+                                   SPECTRAL, BIRCH, GENIE)}
