@@ -52,10 +52,13 @@ import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from hawks_deap import config, runs
 from hawks_deap.dataset import DATA_FILE, DATA_NPZ, CreatedFiles, is_dataset_dir
+
+if TYPE_CHECKING:  # annotations only: each command imports what it runs
+    from hawks_deap.clustering import ClusteringAlgorithm
 
 __all__ = ["main"]
 
@@ -181,11 +184,11 @@ def _collection_input(args: argparse.Namespace, command: str
 
 
 def _check_pairwise_memory(items: Sequence[_Item], datasets: Sequence[Any],
-                           algorithms: Sequence[Any]) -> None:
+                           algorithms: Sequence[ClusteringAlgorithm]) -> None:
     """Refuse, before any work, a dataset too large for a pairwise algorithm here.
 
-    ``algorithms`` are `hawks_deap.clustering.ClusteringAlgorithm` objects; those that
-    declare themselves `pairwise` (average, complete, Ward linkage) hold every distance.
+    Those of ``algorithms`` that declare themselves `pairwise` (average, complete, Ward
+    linkage) hold every distance.
     Real batteries hold datasets of 100,000 points (sipu/birch1): their 5e9 distances
     need 40 GB, which would fail (or swap) after minutes of other work.
     """

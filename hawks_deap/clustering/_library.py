@@ -2,8 +2,9 @@
 
 Each function ``run(X, n_clusters, seed, **params)`` makes one library call with the
 keyword arguments ``params``; each `LibraryCall` constant below pairs a function with
-its default keyword arguments (its settings). Libraries are imported on first use:
-Index mode never needs them.
+its default keyword arguments (its settings). The linkages also have a ``*_tree``
+function that builds their hierarchy once, to cut it at several numbers of clusters.
+Libraries are imported on first use: Index mode never needs them.
 """
 
 from __future__ import annotations
@@ -82,7 +83,7 @@ def cut_linkage(Z: np.ndarray, n_clusters: int) -> np.ndarray:
 
 
 def _cut_merges(merges: np.ndarray, n_clusters: int) -> np.ndarray:
-    """`cut_linkage` of the merges ``merges`` (the two children of each), checked."""
+    """`cut_linkage` of ``merges`` (the two children of each merge); no checks."""
     n = merges.shape[0] + 1
     n_kept = n - n_clusters
     # Union of the first n_kept merges: node n + i is joined to its two children.
