@@ -1,5 +1,4 @@
 import hashlib
-import io
 import pickle
 from pathlib import Path
 
@@ -111,6 +110,20 @@ def test_a_checkpoint_path_that_cannot_be_written_is_refused_before_any_work(tmp
     assert ran == []
 
 
+def pickled_names(path):
+    """The module.name of every class or function a pickle file names."""
+    named = set()
+
+    class Recording(pickle.Unpickler):
+        def find_class(self, module, name):
+            named.add(f"{module}.{name}")
+            return super().find_class(module, name)
+
+    with open(path, "rb") as fh:
+        Recording(fh).load()
+    return named
+
+
 # A checkpoint written before hawks_deap/clustering.py became a package (commit 6091fdd),
 # by this script run there (git worktree add /tmp/old-hawks 6091fdd; PYTHONPATH=that):
 #
@@ -133,6 +146,7 @@ def test_a_checkpoint_path_that_cannot_be_written_is_refused_before_any_work(tmp
 # It names hawks_deap.clustering._single_linkage, _gmm, _average_linkage,
 # _kmeans_plus_plus and _EstimatorRunner; the printed figures are the oracle below.
 OLD_CHECKPOINT = Path(__file__).parent / "data" / "checkpoint_6091fdd.pkl"
+
 OLD_FULL_RUN_FRONT = [
     (-0.08478107124508019, -0.0400829424634038, 0.0660041013724138),
     *[(-0.08099959801688328, -0.08099959801688328, 0.1992293186849225)] * 5,
@@ -142,34 +156,33 @@ OLD_FULL_RUN_FRONT = [
 OLD_FULL_RUN_BEST_CSV_SHA256 = "54a4fe1dcfaacc286049382111d9b46cf72662756ab6ea407bf5a30fa19645de"
 
 
-def test_a_checkpoint_of_the_single_module_clustering_resumes_as_the_old_run():
+def test_a_checkpoint_of_the_single_module_clustering_resumes_as_the_old_run(tmp_path):
     from hawks_deap.clustering import get_algorithm
 
+    assert {"hawks_deap.clustering._single_linkage", "hawks_deap.clustering._gmm",
+            "hawks_deap.clustering._average_linkage", "hawks_deap.clustering._kmeans_plus_plus",
+            "hawks_deap.clustering._EstimatorRunner"} <= pickled_names(OLD_CHECKPOINT)
     problem = read_checkpoint(OLD_CHECKPOINT)["problem"]
     # the old functions load as today's registered calls
     assert problem.winner == get_algorithm("single-linkage-2k")
     assert problem.losers[0] == get_algorithm("gmm")
     assert problem.others == (get_algorithm("average-linkage-2k"), get_algorithm("kmeans++"))
     assert problem.losers[1].settings == get_algorithm(KMeans(n_init=1)).settings
-    resumed = hd.resume(OLD_CHECKPOINT, generations=4)
+    resumed = hd.resume(OLD_CHECKPOINT, generations=4, save_to=tmp_path / "resumed.pkl")
     assert sorted(i.fitness.values for i in resumed.pareto_front) == OLD_FULL_RUN_FRONT
     csv = resumed.best_dataset().to_csv_text().encode()
     assert hashlib.sha256(csv).hexdigest() == OLD_FULL_RUN_BEST_CSV_SHA256
 
 
-def test_clustering_objects_pickle_by_public_names_only():
+def test_clustering_objects_pickle_by_public_names_only(tmp_path):
     from hawks_deap.clustering import available_algorithms, get_algorithm
 
     algorithms = [get_algorithm(name) for name in available_algorithms()]
     algorithms += [get_algorithm(KMeans(n_init=1)), get_algorithm("gmm", preset="hawks-tevc")]
-    named = []
-
-    class Recording(pickle.Unpickler):
-        def find_class(self, module, name):
-            named.append(f"{module}.{name}")
-            return super().find_class(module, name)
-
-    restored = Recording(io.BytesIO(pickle.dumps(algorithms))).load()
+    path = tmp_path / "algorithms.pkl"
+    path.write_bytes(pickle.dumps(algorithms))
+    named = pickled_names(path)
+    restored = pickle.loads(path.read_bytes())
     assert restored[:-2] == algorithms[:-2] and restored[-1] == algorithms[-1]
     assert restored[-2].settings == algorithms[-2].settings  # estimators compare by identity
     assert restored[-1].settings["n_init"] == 3  # a preset's settings travel
@@ -195,8 +208,10 @@ def test_algorithms_pickled_by_their_private_modules_load_with_todays_facts():
     """
     from hawks_deap.clustering import get_algorithm
 
-    restored = pickle.loads((Path(__file__).parent / "data" /
-                             "algorithms_684d289.pkl").read_bytes())
+    path = Path(__file__).parent / "data" / "algorithms_684d289.pkl"
+    assert {"hawks_deap.clustering._core.ClusteringAlgorithm",
+            "hawks_deap.clustering._library.linkage_cut"} <= pickled_names(path)
+    restored = pickle.loads(path.read_bytes())
     expected = [get_algorithm(n) for n in ("average-linkage-2k", "single-linkage",
                                            "ward-linkage", "genie")]
     expected.append(get_algorithm("kmeans++", preset="hawks-tevc"))
