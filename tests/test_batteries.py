@@ -406,3 +406,20 @@ def test_noise_is_the_metadata_noise_label_everywhere():
     np.testing.assert_array_equal(hd.Dataset(X, y, metadata={"noise_label": -1}).noise_mask,
                                   y == -1)
     assert not hd.Dataset(X, np.array([0, 0, 1, 1, 2, 2])).noise_mask.any()
+
+
+def test_prepare_battery_writes_nothing_until_write_and_then_what_write_battery_writes(
+        tmp_path):
+    from hawks_deap.batteries import prepare_battery
+
+    rng = np.random.default_rng(4)
+    datasets = [hd.Dataset(awkward_X(rng, 30, 2), rng.integers(0, 3, 30)) for _ in range(2)]
+    export = prepare_battery(datasets, tmp_path / "a", battery="b", names=["x", "y"])
+    assert not (tmp_path / "a").exists()  # checked, nothing written
+    with pytest.raises(ValueError, match="names must have one entry per dataset"):
+        prepare_battery(datasets, tmp_path / "a", battery="b", names=["x"])
+    folder = export.write()
+    ref = write_battery(datasets, tmp_path / "c", battery="b", names=["x", "y"])
+    assert sorted(p.name for p in folder.iterdir()) == sorted(p.name for p in ref.iterdir())
+    for path in ref.iterdir():
+        assert (folder / path.name).read_bytes() == path.read_bytes()

@@ -248,3 +248,21 @@ def test_npz_files_are_checked_and_named(tmp_path):
     with pytest.raises(ValueError, match="integer labels"):
         hd.Dataset(np.zeros((2, 2)), ["a", "b"]).save(tmp_path / "x", format="npz")
     assert not (tmp_path / "x").exists()
+
+
+def test_created_files_removes_only_the_files_it_created(tmp_path):
+    from hawks_deap.dataset import CreatedFiles
+
+    old = tmp_path / "old.txt"
+    old.write_bytes(b"theirs")
+    files = CreatedFiles()
+    with pytest.raises(KeyboardInterrupt), files.removed_on(KeyboardInterrupt):
+        files.write(tmp_path / "new.txt", b"ours")
+        files.write(old, b"replaced")
+        assert (tmp_path / "new.txt").read_bytes() == b"ours"
+        raise KeyboardInterrupt
+    assert not (tmp_path / "new.txt").exists()
+    assert old.read_bytes() == b"replaced"  # existed before: replaced, never removed
+    with files.removed_on(KeyboardInterrupt):  # a block that finishes keeps its files
+        files.write(tmp_path / "kept.txt", b"x")
+    assert (tmp_path / "kept.txt").exists()
