@@ -21,7 +21,8 @@ Results stream to the output directory as runs finish: ``runs/<config>-r<run>/``
 dataset directory with its logbook) and ``summary.csv`` (one row per finished run),
 both written atomically. Running the same suite again on the same directory resumes it:
 finished runs are skipped and unfinished ones are redone, so a suite killed at any
-moment and resumed gives the same summary and byte-identical datasets.
+moment and resumed gives the same summary and byte-identical datasets. The same suite
+with more ``[suite] runs`` also resumes: only the new runs are done.
 """
 
 from __future__ import annotations
@@ -476,12 +477,27 @@ def check_output(out: Path, suite: Suite) -> None:
         except (OSError, UnicodeDecodeError, ValueError) as error:
             raise ValueError(f"--out {out}: {grid} cannot be read ({error}); it is not a "
                              "suite this command wrote") from None
-        if previous != json.loads(json.dumps(suite.describe(), default=str)):
+        described = json.loads(json.dumps(suite.describe(), default=str))
+        if previous != described and not _more_runs(previous, described):
             raise ValueError(f"--out {out} holds a different suite ({grid}); use a new "
-                             "directory to run this grid")
+                             "directory to run this grid (only [suite] runs may grow)")
     elif out.exists() and not (out / LOCK_FILE).exists() and any(out.iterdir()):
         # (a folder with the lock is a suite starting: judged again under the lock)
         raise ValueError(f"--out {out} exists and is not a suite directory")
+
+
+def _more_runs(previous: Any, described: dict[str, Any]) -> bool:
+    """Whether ``described`` is the suite of ``previous`` with more runs per configuration.
+
+    A run's seed and folder name come from the suite seed, its configuration and its run
+    index, never from the number of runs, so the finished runs stay valid and only the
+    new ones are done. Fewer runs are refused: the summary would drop finished runs that
+    stay on disk.
+    """
+    if not isinstance(previous, dict) or not isinstance(previous.get("runs"), int):
+        return False
+    return ({**previous, "runs": described["runs"]} == described
+            and described["runs"] > previous["runs"])
 
 
 class SuiteBusy(ValueError):
@@ -603,7 +619,8 @@ def run_suite(suite: Suite, out: str | os.PathLike, *, workers: int = 1,
     suite : Suite
         From `load_suite`.
     out : path
-        Output directory (created; an existing one of the same suite is resumed).
+        Output directory (created; an existing one of the same suite, or of the same
+        suite with fewer runs, is resumed).
     workers : int
         Processes running tasks at once (local processes, or LocalCluster workers).
     backend : {"processes", "dask"}

@@ -173,6 +173,25 @@ def test_resume_skips_finished_runs_and_refuses_other_grids(tmp_path):
         hs.run_suite(other, out)
 
 
+def test_raising_runs_adds_runs_and_keeps_the_finished_ones(tmp_path):
+    """Growing [suite] runs resumes into the same folder: the finished runs are not redone
+    or rewritten, and the folder ends as a suite run with the larger count from scratch."""
+    out = tmp_path / "grown"
+    hs.run_suite(hs.load_suite(write_grid(tmp_path, runs=1)), out)
+    first = snapshot(out)
+    added = []
+    grown = hs.load_suite(write_grid(tmp_path, runs=2))
+    hs.run_suite(grown, out, on_row=added.append)
+    assert sorted((r["config_id"], r["run"]) for r in added) == [
+        (c, "1") for c in ("c000", "c001", "c002", "c003")]
+    after = snapshot(out)
+    assert all(after[k] == v for k, v in first.items() if k != "summary.csv")
+    hs.run_suite(grown, tmp_path / "fresh")
+    assert snapshot(tmp_path / "fresh") == after
+    with pytest.raises(ValueError, match=r"different suite .*only \[suite\] runs may grow"):
+        hs.run_suite(hs.load_suite(write_grid(tmp_path, runs=1)), out)
+
+
 def test_sigkill_then_resume_gives_identical_results(tmp_path):
     grid = write_grid(tmp_path, runs=3, generations=6)
     ref = tmp_path / "ref"
