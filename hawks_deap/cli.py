@@ -519,10 +519,10 @@ def _prepare_suite(args: argparse.Namespace) -> Callable[[], int]:
 
     if hawks_json.is_hawks_json(args.grid):
         hawks = hawks_json.load_hawks_config(args.grid)
-        grid = hawks_json.hawks_suite(hawks)
+        grid = hawks_json.hawks_suite(hawks, preset=args.preset)
         _hawks_notes("hawks-deap suite", hawks)
     else:
-        grid = suite_module.load_suite(args.grid)
+        grid = suite_module.load_suite(args.grid, preset=args.preset)
     total = len(grid.configurations) * grid.runs
     if total > suite_module.LONG_SUITE_RUNS:  # said even with --quiet
         print(f"hawks-deap suite: warning: {total:,} runs ({len(grid.configurations):,} "

@@ -205,6 +205,10 @@ COMMAND_LINE_OPTIONS: tuple[Option, ...] = (
     Option(None, "scheduler", "str", None,
            "an existing dask scheduler, e.g. tcp://host:8786 (default: a local cluster of "
            "--workers workers)", metavar="ADDRESS", commands=("suite",)),
+    Option(None, "preset", "str", None,
+           "named settings of a study for every configuration (hawks-tevc: the HAWKS "
+           "paper's; see hawks_deap.presets): [ga] preset of each, over the grid's own",
+           choices=_presets, metavar="PRESET", commands=("suite",)),
     Option(None, "quiet", "bool", False,
            "no progress bar and no summary (the bar is also off when stderr is not a "
            "terminal)", commands=(*COMMANDS, "suite")),

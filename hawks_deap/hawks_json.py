@@ -665,15 +665,28 @@ def run_settings(hawks: HawksConfig, command: str,
     return {**values, **extras}
 
 
-def hawks_suite(hawks: HawksConfig) -> Suite:
+def hawks_suite(hawks: HawksConfig, *, preset: str | None = None) -> Suite:
     """The suite of a HAWKS config: its grid, ``num_runs`` runs each, seed ``seed_num``.
 
     Every configuration is checked (a problem built) before any run, as
     `hawks_deap.suite.load_suite` does; each run's metadata records the source.
+    ``preset`` (``hawks-deap suite FILE.json --preset NAME``) is every configuration's
+    ``[ga] preset``, e.g. ``"hawks-tevc"`` for the clustering settings of the paper's
+    analysis, which a HAWKS config cannot express.
     """
-    configurations = [checked_configuration(hawks.command, point.file_values, point.extras,
-                                            i, _short(point.hawks), hawks.where)
-                      for i, point in enumerate(hawks.points)]
+    configurations = []
+    for i, point in enumerate(hawks.points):
+        file_values = point.file_values
+        if preset is not None:
+            file_values = {**file_values, "ga": {**file_values.get("ga", {}),
+                                                 "preset": preset}}
+        configurations.append(checked_configuration(hawks.command, file_values, point.extras,
+                                                    i, _short(point.hawks), hawks.where))
+    # the preset is part of the suite's identity (a folder resumes only the same suite);
+    # without one the description stays as suites written before the option had it
+    grid: dict[str, Any] = {"hawks": hawks.merged}
+    if preset is not None:
+        grid["preset"] = preset
     return Suite(mode=hawks.mode, runs=hawks.runs, seed=0 if hawks.seed is None else hawks.seed,
-                 configurations=configurations, grid={"hawks": hawks.merged},
+                 configurations=configurations, grid=grid,
                  metadata={"settings_source": hawks.settings_source()})

@@ -21,8 +21,8 @@ Results stream to the output directory as runs finish: ``runs/<config>-r<run>/``
 dataset directory with its logbook) and ``summary.csv`` (one row per finished run),
 both written atomically. Running the same suite again on the same directory resumes it:
 finished runs are skipped and unfinished ones are redone, so a suite killed at any
-moment and resumed gives the same summary and byte-identical datasets. The same suite
-with more ``[suite] runs`` also resumes: only the new runs are done.
+moment and resumed gives the same summary and byte-identical datasets (with more
+``[suite] runs`` too: only the new runs are done).
 """
 
 from __future__ import annotations
@@ -186,14 +186,19 @@ def _configuration_words(values: Mapping[str, Any]) -> list[int]:
     return [int.from_bytes(digest[i:i + 4], "little") for i in range(0, 16, 4)]
 
 
-def load_suite(path: str | os.PathLike) -> Suite:
+def load_suite(path: str | os.PathLike, *, preset: str | None = None) -> Suite:
     """Read and validate a grid file; every configuration is checked before any run.
+
+    ``preset`` (``hawks-deap suite GRID --preset NAME``) is every configuration's
+    ``[ga] preset``, over the file's own.
 
     Raises ``ValueError`` / ``TypeError`` naming the section and key (an unknown key
     suggests the closest valid one), for an empty product, and for configurations that
     are invalid as a whole (naming the configuration).
     """
     raw = config.load_toml(path)
+    if preset is not None:
+        raw = {**raw, "ga": {**raw.get("ga", {}), "preset": preset}}
     return parse_suite(raw, source=str(path))
 
 
@@ -489,10 +494,9 @@ def check_output(out: Path, suite: Suite) -> None:
 def _more_runs(previous: Any, described: dict[str, Any]) -> bool:
     """Whether ``described`` is the suite of ``previous`` with more runs per configuration.
 
-    A run's seed and folder name come from the suite seed, its configuration and its run
-    index, never from the number of runs, so the finished runs stay valid and only the
-    new ones are done. Fewer runs are refused: the summary would drop finished runs that
-    stay on disk.
+    A run's seed and folder come from the suite seed, its configuration and its index,
+    not from the number of runs: the finished runs stay valid. Fewer runs are refused
+    (the summary would drop finished runs that stay on disk).
     """
     if not isinstance(previous, dict) or not isinstance(previous.get("runs"), int):
         return False
@@ -619,8 +623,7 @@ def run_suite(suite: Suite, out: str | os.PathLike, *, workers: int = 1,
     suite : Suite
         From `load_suite`.
     out : path
-        Output directory (created; an existing one of the same suite, or of the same
-        suite with fewer runs, is resumed).
+        Output directory (created; one of the same suite, or fewer runs, is resumed).
     workers : int
         Processes running tasks at once (local processes, or LocalCluster workers).
     backend : {"processes", "dask"}

@@ -366,7 +366,7 @@ def test_a_full_disk_gets_one_line_not_a_traceback(tmp_path, capsys, monkeypatch
 def test_ctrl_c_while_validating_a_grid_exits_130_quietly(tmp_path, capsys, monkeypatch):
     from hawks_deap import suite
 
-    def interrupted(path):
+    def interrupted(path, **kwargs):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(suite, "load_suite", interrupted)

@@ -433,3 +433,32 @@ def test_an_object_where_a_value_belongs_is_refused_by_name():
         hj.translate_hawks_config({"hawks": {"mode": {"a": 1}}})
     with pytest.raises(TypeError, match=r"ga\.mut_method_mean must be a single value"):
         hj.translate_hawks_config({"ga": {"mut_method_mean": {"x": 1}}})
+
+
+@needs_anchors
+def test_cli_suite_preset_gives_a_hawks_config_the_papers_clustering_settings(tmp_path, capsys):
+    """A HAWKS config cannot name clustering settings; ``suite FILE.json --preset`` does."""
+    hawks = hj.load_hawks_config(VERSUS)
+    assert hj.hawks_suite(hawks).describe()["grid"] == {"hawks": hawks.merged}  # as before
+    tevc = hj.hawks_suite(hawks, preset="hawks-tevc")
+    assert tevc.describe()["grid"] == {"hawks": hawks.merged, "preset": "hawks-tevc"}
+    assert [c["preset"] for c in tevc.configurations] == ["hawks-tevc"]
+    data = reduced(VERSUS, dataset__num_examples=90, dataset__num_clusters=3,
+                   ga__num_gens=3, ga__num_indivs=4, hawks__num_runs=2,
+                   objectives__loser__algorithm=["gmm", "single_linkage"])
+    path = write(tmp_path, data, "versus.json")
+    out_dir = tmp_path / "suite"
+    code, _, err = main(capsys, "suite", path, "--preset", "hawks-tevc", "--out", out_dir,
+                        "--quiet")
+    assert code == 0, err
+    rows = hs.summary_rows(out_dir)
+    assert [r["loser"] for r in rows] == ["gmm", "gmm", "single-linkage", "single-linkage"]
+    for row in rows:
+        meta = json.loads((out_dir / row["path"] / "metadata.json").read_text())
+        problem = meta["problem"]
+        assert problem["winner_settings"]["n_init"] == 10  # K-Means++, the preset's
+        if problem["loser"] == "gmm":
+            assert problem["loser_settings"]["n_init"] == 3
+        assert meta["evolve"]["returns"] == "final-fittest"
+    code, _, err = main(capsys, "suite", path, "--out", out_dir, "--quiet")
+    assert code == 2 and "holds a different suite" in err

@@ -1,5 +1,6 @@
 """Suites: grid parsing, determinism across backends and workers, kill-and-resume."""
 
+import json
 import os
 import signal
 import subprocess
@@ -372,3 +373,25 @@ def test_an_npz_suite_has_the_csv_suites_results(tmp_path):
     npz.write_bytes(npz.read_bytes()[:-100])  # cut short: the zip's directory is lost
     hs.run_suite(npz_suite, tmp_path / "npz", on_row=redone.append)
     assert len(redone) == 1 and snapshot(tmp_path / "npz") == before
+
+
+def test_suite_preset_option_sets_every_configuration_over_the_grid(tmp_path):
+    grid = write_grid(tmp_path, text=VERSUS_GRID.replace("[ga]", '[ga]\nreturns = "final-fittest"'))
+    plain = hs.load_suite(grid)
+    tevc = hs.load_suite(grid, preset="hawks-tevc")
+    assert [c["preset"] for c in plain.configurations] == [None, None]
+    assert [c["preset"] for c in tevc.configurations] == ["hawks-tevc", "hawks-tevc"]
+    assert tevc.describe() != plain.describe()  # another suite: it does not resume plain's
+    assert {t.seed for t in tevc.tasks()}.isdisjoint(t.seed for t in plain.tasks())
+    with_preset = write_grid(tmp_path, text=VERSUS_GRID.replace("[ga]", '[ga]\npreset = "x"'))
+    with pytest.raises(ValueError, match=r"\[ga\] preset in .* must be one of 'hawks-tevc'"):
+        hs.load_suite(with_preset)
+    assert hs.load_suite(with_preset, preset="hawks-tevc").describe()["grid"]["ga"][
+        "preset"] == "hawks-tevc"  # the command line's preset wins over the file's
+    out = tmp_path / "out"
+    r = cli("suite", str(grid), "--preset", "hawks-tevc", "--out", str(out), "--quiet")
+    assert r.returncode == 0, r.stderr
+    meta = json.loads((out / "runs" / "c000-r00" / "metadata.json").read_text())
+    assert meta["problem"]["winner_settings"]["n_init"] == 10
+    r = cli("suite", str(grid), "--preset", "paper", "--out", str(out))
+    assert r.returncode == 2 and "--preset: invalid choice: 'paper'" in r.stderr
