@@ -76,7 +76,6 @@ RUNS_DIR = "runs"
 #: Held (``flock``) by the process running a suite in the folder, for the whole run.
 LOCK_FILE = ".suite.lock"
 
-#: The ``[suite]`` section of grid files.
 #: Largest grid: every configuration is validated (a problem built) before any run.
 MAX_CONFIGURATIONS = 100_000
 #: Largest suite: one summary row and one run folder per run.
@@ -84,6 +83,7 @@ MAX_RUNS = 10_000_000
 #: Suites with more runs than this get a warning on the command line, even with --quiet.
 LONG_SUITE_RUNS = 10_000
 
+#: The ``[suite]`` section of grid files.
 SUITE_OPTIONS: tuple[config.Option, ...] = (
     config.Option("suite", "runs", "int", 1, "runs per configuration", low=1),
     config.Option("suite", "seed", "int", 0, "suite seed", low=0),
@@ -338,9 +338,8 @@ def run_task(task: SuiteTask, out: str | os.PathLike) -> dict[str, str]:
     problem = build_problem(task.command, task.values)
     values = dict(task.values)
     if _in_worker_process():
-        # a suite parallelises across runs: a run in one of its (daemonic) worker
-        # processes may not start processes of its own, and evaluates serially
-        # (results never depend on n_jobs)
+        # a run in a suite's (daemonic) worker may not start processes of its own: it
+        # evaluates serially (results never depend on n_jobs)
         values["n_jobs"] = 1
     run = run_configuration(problem, values, seed=task.seed, metadata={
         **task.metadata,
@@ -483,6 +482,7 @@ def check_output(out: Path, suite: Suite) -> None:
             raise ValueError(f"--out {out}: {grid} cannot be read ({error}); it is not a "
                              "suite this command wrote") from None
         described = json.loads(json.dumps(suite.describe(), default=str))
+        # more runs resume (only the new ones are done); fewer would leave finished runs
         if previous != described and not _more_runs(previous, described):
             raise ValueError(f"--out {out} holds a different suite ({grid}); use a new "
                              "directory to run this grid (only [suite] runs may grow)")
@@ -492,16 +492,15 @@ def check_output(out: Path, suite: Suite) -> None:
 
 
 def _more_runs(previous: Any, described: dict[str, Any]) -> bool:
-    """Whether ``described`` is the suite of ``previous`` with more runs per configuration.
-
-    A run's seed and folder come from the suite seed, its configuration and its index,
-    not from the number of runs: the finished runs stay valid. Fewer runs are refused
-    (the summary would drop finished runs that stay on disk).
-    """
-    if not isinstance(previous, dict) or not isinstance(previous.get("runs"), int):
+    """Whether ``described`` is ``previous`` with more runs (whose seeds do not change)."""
+    try:
+        grown = {**previous, "runs": described["runs"]}
+        if "hawks" in described["grid"]:  # a HAWKS config's grid repeats its num_runs
+            grown["grid"] = json.loads(json.dumps(previous["grid"]))
+            grown["grid"]["hawks"]["hawks"]["num_runs"] = described["runs"]
+        return grown == described and described["runs"] > previous["runs"]
+    except (KeyError, TypeError):  # not a suite's description: not this suite either
         return False
-    return ({**previous, "runs": described["runs"]} == described
-            and described["runs"] > previous["runs"])
 
 
 class SuiteBusy(ValueError):

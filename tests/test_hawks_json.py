@@ -444,13 +444,20 @@ def test_cli_suite_preset_gives_a_hawks_config_the_papers_clustering_settings(tm
     assert tevc.describe()["grid"] == {"hawks": hawks.merged, "preset": "hawks-tevc"}
     assert [c["preset"] for c in tevc.configurations] == ["hawks-tevc"]
     data = reduced(VERSUS, dataset__num_examples=90, dataset__num_clusters=3,
-                   ga__num_gens=3, ga__num_indivs=4, hawks__num_runs=2,
+                   ga__num_gens=3, ga__num_indivs=4, hawks__num_runs=1,
                    objectives__loser__algorithm=["gmm", "single_linkage"])
     path = write(tmp_path, data, "versus.json")
     out_dir = tmp_path / "suite"
     code, _, err = main(capsys, "suite", path, "--preset", "hawks-tevc", "--out", out_dir,
                         "--quiet")
     assert code == 0, err
+    first = (out_dir / "runs" / "c000-r00" / "data.csv").read_bytes()
+    data["hawks"]["num_runs"] = 2  # a HAWKS config's runs grow as [suite] runs do
+    write(tmp_path, data, "versus.json")
+    code, _, err = main(capsys, "suite", path, "--preset", "hawks-tevc", "--out", out_dir,
+                        "--quiet")
+    assert code == 0, err
+    assert (out_dir / "runs" / "c000-r00" / "data.csv").read_bytes() == first
     rows = hs.summary_rows(out_dir)
     assert [r["loser"] for r in rows] == ["gmm", "gmm", "single-linkage", "single-linkage"]
     for row in rows:
