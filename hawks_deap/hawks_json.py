@@ -39,7 +39,9 @@ objectives.silhouette.method        unmapped (two ways to the same value)
 objectives.winner/loser.algorithm   -> [objective] winner / loser: kmeans -> kmeans++, gmm,
                                     single_linkage, average_linkage (compared as HAWKS
                                     does: case, "-", "_", spaces ignored). Our kmeans++ has
-                                    one k-means++ start, our gmm scikit-learn's defaults
+                                    one k-means++ start, our gmm scikit-learn's defaults;
+                                    ``--preset hawks-tevc`` (versus, suite): 10 and 3
+                                    starts, as the paper's analysis
 ...k_multiplier                     null or 1; 2: the linkages' -2k variants
 ...kwargs                           null or {} only
 objectives.scoring_method           -> [objective] score ("ari"; default "ari")

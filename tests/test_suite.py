@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import hawks_deap as hd
+from hawks_deap import config
 from hawks_deap import suite as hs
 
 GRID = """
@@ -395,3 +396,30 @@ def test_suite_preset_option_sets_every_configuration_over_the_grid(tmp_path):
     assert meta["problem"]["winner_settings"]["n_init"] == 10
     r = cli("suite", str(grid), "--preset", "paper", "--out", str(out))
     assert r.returncode == 2 and "--preset: invalid choice: 'paper'" in r.stderr
+
+
+def test_shared_grid_checks_accept_what_they_should_and_name_what_they_refuse():
+    """The checks `load_suite` and HAWKS configs share, one by one at their boundaries."""
+    hs.check_distinct("[dataset] n_samples", [300, 400, 300.5], "")
+    hs.check_distinct("x", [1, 1.0, True], "")  # equal values of different types differ
+    with pytest.raises(ValueError, match=r"^x lists 'a' twice: each value makes its own "
+                                         r"configurations; fix it$"):
+        hs.check_distinct("x", ["a", "b", "a"], "; fix it")
+    hs.check_size(hs.MAX_CONFIGURATIONS, hs.MAX_RUNS // hs.MAX_CONFIGURATIONS, runs_name="r")
+    with pytest.raises(ValueError, match="expands to 100,001 configurations; at most 100,000"):
+        hs.check_size(hs.MAX_CONFIGURATIONS + 1, 1, runs_name="r")
+    with pytest.raises(ValueError, match=r"^\[suite\] runs = 101 in g.toml: 100,000 "
+                                         r"configurations x 101 runs = 10,100,000 runs"):
+        hs.check_size(hs.MAX_CONFIGURATIONS, 101, runs_name="[suite] runs", where=" in g.toml")
+    values = hs.checked_configuration("versus", {"objective": {"winner": "gmm",
+                                                               "loser": "kmeans++"},
+                                                 "ga": {"seed": 7, "n_jobs": 2}},
+                                      {"min_size": 5}, 0, "first")
+    assert "seed" not in values and "n_jobs" not in values  # derived per run / per worker
+    assert (values["winner"], values["loser"], values["min_size"]) == ("gmm", "kmeans++", 5)
+    expected = config.resolve("versus", {"objective": {"winner": "gmm", "loser": "kmeans++"}})
+    del expected["seed"], expected["n_jobs"]
+    assert values == {**expected, "min_size": 5}
+    with pytest.raises(ValueError, match=r"^configuration 3 \(n=5\) in g.toml: "):
+        hs.checked_configuration("generate", {"dataset": {"n_samples": 5, "n_clusters": 4}},
+                                 {"min_size": 2}, 3, "n=5", " in g.toml")
