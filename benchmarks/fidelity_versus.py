@@ -135,7 +135,7 @@ def stage_report(out: Path) -> None:
             feats.append([problem_features(ds.X, ds.y)[k] for k in FEATURE_NAMES])
     print("Fig. 5a, per ordered pair: mean (sd) ARI of the winner and of the loser on the "
           "returned datasets, their gap, the share of runs with a gap >= 0.9, and how many "
-          "returned datasets meet the overlap constraint")
+          "returned datasets meet the constraints (overlap, eigenvalue ratio)")
     print("| winner vs loser | runs | ARI winner | ARI loser | gap | gap >= 0.9 | feasible |")
     print("|---|---|---|---|---|---|---|")
     for (w, lo), recs in sorted(pairs.items()):
