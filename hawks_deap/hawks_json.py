@@ -691,4 +691,5 @@ def hawks_suite(hawks: HawksConfig, *, preset: str | None = None) -> Suite:
         grid["preset"] = preset
     return Suite(mode=hawks.mode, runs=hawks.runs, seed=0 if hawks.seed is None else hawks.seed,
                  configurations=configurations, grid=grid,
-                 metadata={"settings_source": hawks.settings_source()})
+                 metadata={"settings_source": hawks.settings_source()},
+                 runs_keys=(("runs",), ("grid", "hawks", "hawks", "num_runs")))

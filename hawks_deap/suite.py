@@ -35,6 +35,7 @@ import io
 import itertools
 import json
 import math
+import operator
 import os
 import shutil
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -131,6 +132,8 @@ class Suite:
     #: Entries added to every run's metadata (e.g. ``settings_source``); not part of the
     #: suite's identity (`describe`), so a moved grid file resumes the same suite.
     metadata: dict[str, Any] = field(default_factory=dict)
+    #: Where `describe` holds the run count (a HAWKS grid repeats it), for `_more_runs`.
+    runs_keys: tuple[tuple[str, ...], ...] = (("runs",),)
 
     @property
     def command(self) -> str:
@@ -309,9 +312,8 @@ def checked_configuration(command: str, file_values: Mapping[str, Mapping[str, A
     ``extras``. An invalid configuration raises its ``TypeError`` or ``ValueError``
     prefixed with ``configuration {index} ({description}){where}``.
     """
-    values = config.resolve(command, file_values)
-    values.pop("seed", None)
-    values.pop("n_jobs", None)
+    values = {k: v for k, v in config.resolve(command, file_values).items()
+              if k not in ("seed", "n_jobs")}
     values.update(extras)
     try:
         build_problem(command, {**values})
@@ -483,7 +485,7 @@ def check_output(out: Path, suite: Suite) -> None:
                              "suite this command wrote") from None
         described = json.loads(json.dumps(suite.describe(), default=str))
         # more runs resume (only the new ones are done); fewer would leave finished runs
-        if previous != described and not _more_runs(previous, described):
+        if previous != described and not _more_runs(previous, described, suite):
             raise ValueError(f"--out {out} holds a different suite ({grid}); use a new "
                              "directory to run this grid (only [suite] runs may grow)")
     elif out.exists() and not (out / LOCK_FILE).exists() and any(out.iterdir()):
@@ -491,14 +493,13 @@ def check_output(out: Path, suite: Suite) -> None:
         raise ValueError(f"--out {out} exists and is not a suite directory")
 
 
-def _more_runs(previous: Any, described: dict[str, Any]) -> bool:
+def _more_runs(previous: Any, described: dict[str, Any], suite: Suite) -> bool:
     """Whether ``described`` is ``previous`` with more runs (whose seeds do not change)."""
     try:
-        grown = {**previous, "runs": described["runs"]}
-        if "hawks" in described["grid"]:  # a HAWKS config's grid repeats its num_runs
-            grown["grid"] = json.loads(json.dumps(previous["grid"]))
-            grown["grid"]["hawks"]["hawks"]["num_runs"] = described["runs"]
-        return grown == described and described["runs"] > previous["runs"]
+        grown = json.loads(json.dumps(previous))
+        for *parents, key in suite.runs_keys:
+            functools.reduce(operator.getitem, parents, grown)[key] = suite.runs
+        return grown == described and suite.runs > previous["runs"]
     except (KeyError, TypeError):  # not a suite's description: not this suite either
         return False
 
