@@ -667,28 +667,38 @@ def run_settings(hawks: HawksConfig, command: str,
     return {**values, **extras}
 
 
-def hawks_suite(hawks: HawksConfig, *, preset: str | None = None) -> Suite:
+def hawks_suite(hawks: HawksConfig, *, preset: str | None = None,
+                ga: Mapping[str, Any] | None = None) -> Suite:
     """The suite of a HAWKS config: its grid, ``num_runs`` runs each, seed ``seed_num``.
 
     Every configuration is checked (a problem built) before any run, as
     `hawks_deap.suite.load_suite` does; each run's metadata records the source.
     ``preset`` (``hawks-deap suite FILE.json --preset NAME``) is every configuration's
     ``[ga] preset``, e.g. ``"hawks-tevc"`` for the clustering settings of the paper's
-    analysis, which a HAWKS config cannot express.
+    analysis, which a HAWKS config cannot express. ``ga`` sets other ``[ga]`` settings
+    of every configuration over the config's own, e.g. ``{"returns": "best-feasible"}``
+    to return our default dataset instead of HAWKS' final fittest
+    (``hawks.comparison``). Both are part of the suite's identity, in its description.
     """
+    ga = {**(ga or {}), **({} if preset is None else {"preset": preset})}
+    for key in ("seed", "n_jobs"):  # (a suite's own: hawks.seed_num, workers)
+        if key in ga:
+            raise ValueError(f"hawks_suite: ga may not set {key!r} (a suite derives each "
+                             "run's seed from hawks.seed_num, and runs in parallel by its "
+                             "workers); got ga={ga!r}")
+    if ga:  # named as a [ga] table of a file would be, before any configuration is built
+        ga = config.validate_config({"ga": ga}, command=hawks.command,
+                                    source="hawks_suite(ga=...)")["ga"]
     configurations = []
     for i, point in enumerate(hawks.points):
         file_values = point.file_values
-        if preset is not None:
-            file_values = {**file_values, "ga": {**file_values.get("ga", {}),
-                                                 "preset": preset}}
+        if ga:
+            file_values = {**file_values, "ga": {**file_values.get("ga", {}), **ga}}
         configurations.append(checked_configuration(hawks.command, file_values, point.extras,
                                                     i, _short(point.hawks), hawks.where))
-    # the preset is part of the suite's identity (a folder resumes only the same suite);
-    # without one the description stays as suites written before the option had it
-    grid: dict[str, Any] = {"hawks": hawks.merged}
-    if preset is not None:
-        grid["preset"] = preset
+    # (a folder resumes only the same suite); without them the description stays as
+    # suites written before these options had it
+    grid: dict[str, Any] = {"hawks": hawks.merged, **ga}
     return Suite(mode=hawks.mode, runs=hawks.runs, seed=0 if hawks.seed is None else hawks.seed,
                  configurations=configurations, grid=grid,
                  metadata={"settings_source": hawks.settings_source()},

@@ -443,6 +443,14 @@ def test_cli_suite_preset_gives_a_hawks_config_the_papers_clustering_settings(tm
     tevc = hj.hawks_suite(hawks, preset="hawks-tevc")
     assert tevc.describe()["grid"] == {"hawks": hawks.merged, "preset": "hawks-tevc"}
     assert [c["preset"] for c in tevc.configurations] == ["hawks-tevc"]
+    assert [c["returns"] for c in tevc.configurations] == ["final-fittest"]  # comparison
+    ours = hj.hawks_suite(hawks, ga={"returns": "best-feasible"})
+    assert ours.describe()["grid"] == {"hawks": hawks.merged, "returns": "best-feasible"}
+    assert [c["returns"] for c in ours.configurations] == ["best-feasible"]
+    with pytest.raises(ValueError, match=r"\[ga\] retruns.*returns"):
+        hj.hawks_suite(hawks, ga={"retruns": "best-feasible"})
+    with pytest.raises(ValueError, match=r"ga may not set 'seed'"):
+        hj.hawks_suite(hawks, ga={"seed": 1})
     data = reduced(VERSUS, dataset__num_examples=90, dataset__num_clusters=3,
                    ga__num_gens=3, ga__num_indivs=4, hawks__num_runs=1,
                    objectives__loser__algorithm=["gmm", "single_linkage"])

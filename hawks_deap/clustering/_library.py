@@ -140,6 +140,10 @@ def agglomerative(X: np.ndarray, n_clusters: int, seed: int | None,
     return AgglomerativeClustering(n_clusters=n_clusters, **params).fit_predict(X)
 
 
+#: The tree of one point (no merges), which scikit-learn and scipy refuse to build.
+_ONE_POINT_TREE = partial(_cut_merges, np.empty((0, 2), dtype=np.intp))
+
+
 def agglomerative_tree(X: np.ndarray, **params: object) -> Callable[[int], np.ndarray]:
     """The tree `agglomerative` cuts, built once: ``n_clusters -> labels``.
 
@@ -148,7 +152,7 @@ def agglomerative_tree(X: np.ndarray, **params: object) -> Callable[[int], np.nd
     the same, its labels numbered in order of first appearance.
     """
     if X.shape[0] == 1:
-        return partial(_cut_merges, np.empty((0, 2), dtype=np.intp))
+        return _ONE_POINT_TREE
     from sklearn.cluster import AgglomerativeClustering
 
     return partial(_cut_merges, AgglomerativeClustering(n_clusters=1, **params).fit(X).children_)
@@ -157,7 +161,7 @@ def agglomerative_tree(X: np.ndarray, **params: object) -> Callable[[int], np.nd
 def linkage_tree(X: np.ndarray, *, method: str, metric: str) -> Callable[[int], np.ndarray]:
     """The linkage `linkage_cut` cuts, built once: ``n_clusters -> labels``."""
     if X.shape[0] == 1:
-        return partial(_cut_merges, np.empty((0, 2), dtype=np.intp))
+        return _ONE_POINT_TREE
     Z = linkage(pdist(np.asarray(X, dtype=np.float64), metric=metric), method=method)
     return partial(_cut_merges, Z[:, :2])
 
