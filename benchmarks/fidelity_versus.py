@@ -25,6 +25,7 @@ datasets' problem features (Table S-II).
     python benchmarks/fidelity_versus.py run    --out fidelity-versus --workers 2 [--runs 30]
         [--winners gmm]   (one suite; four such commands side by side)
     python benchmarks/fidelity_versus.py report --out fidelity-versus
+    python benchmarks/fidelity_versus.py initial --out fidelity-versus-initial [--datasets 200]
 """
 
 from __future__ import annotations
@@ -173,14 +174,48 @@ def stage_report(out: Path) -> None:
         print("| paper | " + " | ".join(PAPER_TABLE_S2) + " |")
 
 
+def stage_initial(out: Path, datasets: int, config: Path = CONFIG) -> None:
+    """Problem features of initial individuals, drawn as each run draws its population.
+
+    The eccentricity of the paper's Versus datasets is below ours (Table S-II); this
+    says how much of ours is there before any evolution. One random individual per
+    layout (cluster sizes), ``datasets`` of them, under the same config as the runs.
+    """
+    from hawks_deap.runs import build_problem
+
+    path = out / "initial.json"
+    out.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(versus_config(config, "gmm", 1, False), indent=2) + "\n")
+    task = versus_suite(path, "hawks-tevc").tasks()[0]
+    problem = build_problem(task.command, task.values)
+    rng = np.random.default_rng(0)
+    feats, ratios = [], []
+    for _ in range(datasets):
+        problem.prepare(rng)
+        individual = problem.random_individual(rng)
+        X, y = problem.sample(individual)
+        feats.append([problem_features(X, y)[k] for k in FEATURE_NAMES])
+        ratios.append(max(gene.eccentricity for gene in individual))
+    table = np.array(feats)
+    print(f"Problem features of {datasets} initial individuals (one per layout), mean +- sd; "
+          f"{np.mean(np.array(ratios) <= 20):.2f} of them meet eigenvalue ratio <= 20")
+    print("| source | " + " | ".join(FEATURE_NAMES) + " |")
+    print("|" + "---|" * (len(FEATURE_NAMES) + 1))
+    print("| initial | " + " | ".join(
+        f"{m:.3f} +- {s:.3f}" for m, s in zip(table.mean(axis=0), table.std(axis=0, ddof=1),
+                                              strict=True)) + " |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("stage", choices=("run", "report"))
+    parser.add_argument("stage", choices=("run", "report", "initial"))
     parser.add_argument("--out", default="fidelity-versus")
     parser.add_argument("--runs", type=int, default=30)
     parser.add_argument("--preset", default="hawks-tevc", help="a preset, or 'none'")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--datasets", type=int, default=200,
+                        help="initial: how many initial individuals to measure")
     parser.add_argument("--config", type=Path, default=CONFIG,
                         help="HAWKS' defaults_versus.json (the paper's Versus config)")
     parser.add_argument("--winners", nargs="+", choices=ALGORITHMS, default=ALGORITHMS,
@@ -191,6 +226,8 @@ def main() -> None:
     if args.stage == "run":
         stage_run(Path(args.out), args.runs, preset, args.workers, args.quick,
                   tuple(args.winners), args.config)
+    elif args.stage == "initial":
+        stage_initial(Path(args.out), args.datasets, args.config)
     else:
         stage_report(Path(args.out))
 
