@@ -15,13 +15,14 @@ from __future__ import annotations
 import difflib
 import numbers
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TypeAlias
 
 import numpy as np
 
-SeedLike: TypeAlias = "int | np.random.SeedSequence | np.random.Generator | None"
+SeedLike: TypeAlias = ("int | Sequence[int] | np.random.SeedSequence | np.random.Generator"
+                       " | None")
 """What every random function accepts as ``seed``."""
 
 
@@ -96,29 +97,26 @@ def check_X(X: object) -> np.ndarray:
 
 
 def as_generator(seed: object) -> np.random.Generator:
-    """Turn a seed (int, SeedSequence, Generator or None) into a numpy Generator."""
+    """Turn a seed (see `as_seed_sequence`) into a numpy Generator; a Generator is kept."""
     if isinstance(seed, np.random.Generator):
         return seed
-    if seed is None or isinstance(seed, np.random.SeedSequence):
-        return np.random.default_rng(seed)
-    if isinstance(seed, numbers.Integral) and not isinstance(seed, bool):
-        if seed < 0:
-            raise ValueError(f"seed must be a non-negative integer, got {seed}")
-        return np.random.default_rng(int(seed))
-    raise TypeError(
-        "seed must be an int, numpy.random.SeedSequence, numpy.random.Generator or None, "
-        f"got {seed!r} ({type(seed).__name__})"
-    )
+    return np.random.default_rng(as_seed_sequence(seed))
 
 
 def as_seed_sequence(seed: object) -> np.random.SeedSequence:
     """Turn a seed into a SeedSequence from which independent streams can be spawned.
 
     A Generator is consumed once (one 128-bit draw) to make the sequence, so passing the
-    same Generator twice gives two different runs, as numpy users expect.
+    same Generator twice gives two different runs, as numpy users expect. A list or tuple
+    of non-negative ints is a SeedSequence's entropy (what a run records as its seed
+    when it was given a Generator), so it repeats that run.
     """
     if isinstance(seed, np.random.SeedSequence):
         return seed
+    if isinstance(seed, list | tuple) and seed and all(
+            isinstance(e, numbers.Integral) and not isinstance(e, bool) and e >= 0
+            for e in seed):
+        return np.random.SeedSequence([int(e) for e in seed])
     if isinstance(seed, np.random.Generator):
         return np.random.SeedSequence(seed.integers(0, 2**63, size=2, dtype=np.uint64).tolist())
     if seed is None:
@@ -128,7 +126,8 @@ def as_seed_sequence(seed: object) -> np.random.SeedSequence:
             raise ValueError(f"seed must be a non-negative integer, got {seed}")
         return np.random.SeedSequence(int(seed))
     raise TypeError(
-        "seed must be an int, numpy.random.SeedSequence, numpy.random.Generator or None, "
+        "seed must be an int, numpy.random.SeedSequence, numpy.random.Generator, a list "
+        "of non-negative ints (a SeedSequence's entropy) or None, "
         f"got {seed!r} ({type(seed).__name__})"
     )
 

@@ -26,6 +26,7 @@ from hawks_deap._validation import (
     check_choice,
     check_int,
     check_probability,
+    child_sequence,
     int_seed,
 )
 from hawks_deap.genotype import Genotype, clone, genotype_equal
@@ -64,9 +65,11 @@ _STREAMS = ("layout", "init", "variation", "selection", "evaluation")
 
 def _streams(seed: object) -> tuple[np.random.SeedSequence, dict[str, np.random.Generator]]:
     ss = as_seed_sequence(seed)
-    children = ss.spawn(len(_STREAMS))
-    return ss, {name: np.random.default_rng(c) for name, c in zip(_STREAMS, children,
-                                                                    strict=True)}
+    # addressed children, not ss.spawn(): spawning advances a caller's SeedSequence, so
+    # the same SeedSequence passed twice would give two different runs (for a fresh
+    # sequence both give the same children)
+    return ss, {name: np.random.default_rng(child_sequence(ss, i))
+                for i, name in enumerate(_STREAMS)}
 
 
 def make_toolbox(problem: Problem, *, seed: object = None,

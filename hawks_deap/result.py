@@ -88,7 +88,8 @@ class Result:
         individual of best fitness, its penalty ignored (`final_fittest`).
     seed : int or list of int
         Entropy of the run's SeedSequence: ``evolve(problem, seed=result.seed, ...)``
-        repeats the run.
+        repeats the run, unless it was seeded with a spawned SeedSequence (whose spawn
+        key the entropy does not hold: pass that SeedSequence again).
     settings : dict
         The loop's settings, for metadata.
     generations_run : int

@@ -47,6 +47,24 @@ def test_reproducible_byte_identical_and_seed_sensitive():
     assert g.best_dataset().to_csv_text() == texts[0]
 
 
+def test_the_same_seed_object_twice_gives_the_same_run_and_result_seed_repeats_it():
+    """A SeedSequence is not advanced by a run (no ``spawn``), and ``result.seed`` (an
+    entropy list for a Generator seed) repeats the run."""
+    def text(seed):
+        r = hd.evolve(problem(), population_size=4, generations=2, seed=seed)
+        return r, r.best_dataset().to_csv_text()
+
+    ss = np.random.SeedSequence(42)
+    assert text(ss)[1] == text(ss)[1] == text(42)[1]
+    assert ss.n_children_spawned == 0
+    spawned = np.random.SeedSequence(5).spawn(2)[1]  # a spawn key: the caller's to keep
+    assert text(spawned)[1] == text(spawned)[1] != text(5)[1]
+    r, first = text(np.random.default_rng(3))
+    assert isinstance(r.seed, list) and text(r.seed)[1] == first
+    with pytest.raises(TypeError, match="list of non-negative ints"):
+        hd.evolve(problem(), seed=[1, -2])
+
+
 def test_evolve_with_user_map_is_identical():
     a = hd.evolve(problem(), population_size=6, generations=5, seed=3)
     calls = []

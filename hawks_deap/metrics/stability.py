@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from hawks_deap._validation import as_seed_sequence, check_int, int_seed
+from hawks_deap._validation import as_seed_sequence, check_int, child_sequence, int_seed
 from hawks_deap.metrics import registry
 from hawks_deap.metrics._common import SeedLike, check_X
 
@@ -153,7 +153,8 @@ def stability(X: ArrayLike, algorithm: object, k_values: Iterable[int], *,
                         "parameter, so stability cannot set the number of clusters; give "
                         "a registered name, a callable func(X, n_clusters, seed) or an "
                         "estimator with one of these parameters")
-    resample_seq, algorithm_seq = as_seed_sequence(seed).spawn(2)
+    seq = as_seed_sequence(seed)  # (addressed: a caller's SeedSequence is not advanced)
+    resample_seq, algorithm_seq = child_sequence(seq, 0), child_sequence(seq, 1)
     rng = np.random.default_rng(resample_seq)
     samples = [rng.integers(0, n, size=n) for _ in range(n_bootstrap)]
     firsts = [np.unique(sample, return_index=True) for sample in samples]
