@@ -5,6 +5,7 @@ import pytest
 from deap import tools
 
 import hawks_deap as hd
+from hawks_deap.metrics import adjusted_rand_index
 from hawks_deap.operators import sel_nsga3, sel_tournament_crowded
 
 
@@ -139,6 +140,12 @@ def test_versus_with_spread_of_others():
     rec = ev.record
     assert ev[1] == pytest.approx(np.std([rec["score_kmeans++"], rec["score_average-linkage"]]))
     assert p.evaluate(ind, eval_seed=3) == ev  # same seed, same scores
+    # the winner's and the first loser's partitions, exactly the scored ones
+    ind.fitness.values = ev
+    winner, loser = p.partitions(ind)
+    assert adjusted_rand_index(p.layout.labels, winner) == pytest.approx(rec["score_gmm"])
+    assert adjusted_rand_index(p.layout.labels, loser) == pytest.approx(
+        rec["score_single-linkage"])
 
 
 @pytest.mark.parametrize("kwargs, match", [
@@ -184,10 +191,15 @@ def test_multi_index_nsga3_with_constraint_objective():
 
 @pytest.mark.parametrize("targets, match", [
     ({"silhouette": 0.5}, "at least 2"),
-    ({"silhouette": 0.5, "davies_bouldin": -1.0}, "target must lie in"),
+    ({"silhouette": 0.5, "davies_bouldin": -1.0}, r"targets\['davies_bouldin'\] must lie in"),
     ({"silhouette": 0.5, "sil": 0.4}, "same index twice"),
-    ({"silhouette": 1.5, "davies_bouldin": 1.0}, r"\[-1, 1\]"),
+    ({"silhouette": 1.5, "davies_bouldin": 1.0}, r"targets\['silhouette'\] must lie in \[-1, 1\]"),
 ])
 def test_multi_index_bad_targets(targets, match):
     with pytest.raises(ValueError, match=match):
         hd.MultiIndexProblem(100, 3, 2, targets)
+
+
+def test_multi_index_takes_the_callers_min_size():
+    p = hd.MultiIndexProblem(20, 3, 2, {"silhouette": 0.5, "davies_bouldin": 1.2}, min_size=2)
+    assert [t for _, _, t in p.indices] == [0.5, 1.2]

@@ -50,6 +50,13 @@ def _resolve_index(index: str):
     return info.name, (None if info.name == "silhouette" else info)
 
 
+def _index_target(index: str, target: float, name: str = "target"):
+    """(canonical name, MetricInfo or None, target checked against the index's range)."""
+    index, info = _resolve_index(index)
+    low, high = (-1.0, 1.0) if info is None else info.bounds
+    return index, info, check_float(name, target, low=low, high=high)
+
+
 class IndexProblem(DatasetProblem):
     """Minimise ``|s_t - s|``, the distance of a validity index to a target (Eq. 3).
 
@@ -94,13 +101,8 @@ class IndexProblem(DatasetProblem):
                  min_size: int = 10, initial_mean_upper: float = 2.0,
                  initial_cov_upper: float = 0.5, cache_bytes: int = 512 * 2**20,
                  evaluator: str = "fast") -> None:
-        self.index, self._index_info = _resolve_index(index)
+        self.index, self._index_info, self.target = _index_target(index, target)
         self.metric = check_choice("metric", metric, SILHOUETTE_METRICS)
-        if self._index_info is None:
-            self.target = check_float("target", target, low=-1.0, high=1.0)
-        else:
-            low, high = self._index_info.bounds
-            self.target = check_float("target", target, low=low, high=high)
         super().__init__(n_samples=n_samples, n_clusters=n_clusters, n_dims=n_dims,
                          constraints=constraints, equal_sizes=equal_sizes, min_size=min_size,
                          initial_mean_upper=initial_mean_upper,
@@ -183,14 +185,11 @@ class MultiIndexProblem(IndexProblem):
         if len(items) < 2:
             raise ValueError(f"targets must give at least 2 indices (one objective each), "
                              f"got {len(items)}; for one index use IndexProblem")
+        indices = [_index_target(name, target, f"targets[{name!r}]") for name, target in items]
         first_name, first_target = items[0]
         super().__init__(n_samples, n_clusters, n_dims, first_target, index=first_name,
                          **kwargs)
-        self.indices = []
-        for name, target in items:
-            probe = IndexProblem(n_samples, n_clusters, n_dims, target, index=name,
-                                 metric=self.metric)
-            self.indices.append((probe.index, probe._index_info, probe.target))
+        self.indices = indices
         names = [n for n, _, _ in self.indices]
         if len(set(names)) != len(names):
             raise ValueError(f"targets name the same index twice: {names}")

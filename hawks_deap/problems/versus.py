@@ -247,13 +247,17 @@ class VersusProblem(DatasetProblem):
         if seeds is None:
             recorded = individual.record.get("seeds") if individual.fitness.valid else None
             if recorded is not None:
-                seeds = (recorded["winner"], recorded["loser"])
+                seeds = self._recorded_seeds(recorded)
             else:
                 seeds = role_seeds(self.genotype_seed(individual))
         X = self.evaluator.points(individual)
         with self.loop_context():
             return (self.winner(X, self.n_clusters, seeds[0]),
                     self.loser(X, self.n_clusters, seeds[1]))
+
+    def _recorded_seeds(self, recorded: dict[str, int]) -> tuple[int, int]:
+        """The winner's and loser's seeds in an evaluation's ``record["seeds"]``."""
+        return recorded["winner"], recorded["loser"]
 
     def _score(self, labels_pred: np.ndarray, algorithm: ClusteringAlgorithm) -> float:
         value = self.score(self.layout.labels, labels_pred)
@@ -387,6 +391,11 @@ class MultiVersusProblem(VersusProblem):
             raise ValueError("a multi-algorithm Versus problem needs at least 2 objectives: "
                              "give two or more losers, or others; for one loser use "
                              "VersusProblem")
+
+    def _recorded_seeds(self, recorded: dict[str, int]) -> tuple[int, int]:
+        # seeds by algorithm name; `partitions` gives the winner's and the first loser's
+        # (the record's winner_score and loser_score)
+        return recorded[self.winner.name], recorded[self.losers[0].name]
 
     @property
     def fitness_class(self) -> type[MultiObjectiveFitness]:  # type: ignore[override]
