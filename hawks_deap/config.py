@@ -124,8 +124,9 @@ OPTIONS: tuple[Option, ...] = (
     Option("dataset", "n_clusters", "int", 5, "number of clusters K", low=2),
     Option("dataset", "n_dims", "int", 2, "dimension D", low=1),
     # [objective]
-    Option("objective", "target", "float", 0.5, "target value of the index (Index mode)",
-           low=-1.0, high=1.0, commands=("generate",)),
+    # (the range is the index's, checked with it: [-1, 1] for the silhouette)
+    Option("objective", "target", "float", 0.5, "target value of the index (Index mode), "
+           "within the index's range", commands=("generate",)),
     Option("objective", "index", "str", "silhouette", "validity index to target",
            choices=_indices, commands=("generate",)),
     Option("objective", "metric", "str", "sqeuclidean",
