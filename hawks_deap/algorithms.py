@@ -32,6 +32,7 @@ from hawks_deap._validation import (
 from hawks_deap.genotype import Genotype, clone, genotype_equal
 from hawks_deap.operators import (
     MEAN_MUTATIONS,
+    check_mutation_options,
     cx_uniform,
     mean_context,
     mutate,
@@ -128,7 +129,7 @@ def make_toolbox(problem: Problem, *, seed: object = None,
         the same run (README, "DEAP recipes").
     """
     _check_problem(problem)
-    _check_mean_mutation(problem, mean_mutation)
+    _check_mutation(problem, mean_mutation, mean_kwargs, cov_kwargs)
     p_f = check_probability("p_f", p_f)
     if p_mean is not None:
         check_probability("p_mean", p_mean)
@@ -145,8 +146,14 @@ def make_toolbox(problem: Problem, *, seed: object = None,
                           nsga3_divisions=nsga3_divisions)
 
 
-def _check_mean_mutation(problem: Problem, mean_mutation: str | Callable[..., Any]) -> None:
-    """Refuse, before any work, a mean operator the problem cannot feed."""
+def _check_mutation(problem: Problem, mean_mutation: str | Callable[..., Any],
+                    mean_kwargs: Mapping[str, Any] | None,
+                    cov_kwargs: Mapping[str, Any] | None) -> None:
+    """Refuse, before any work, what the mutation would refuse.
+
+    Its options (`check_mutation_options`), or a mean operator the problem cannot feed.
+    """
+    check_mutation_options(mean_mutation, mean_kwargs, cov_kwargs)
     op = resolve_mean_mutation(mean_mutation)
     needs = mean_context(op) & {"index_value", "target"}
     if needs and "target" not in problem.mutation_context():
@@ -348,7 +355,7 @@ def evolve(problem: Problem, *, population_size: int = 10, generations: int = 10
     hall_of_fame_size = check_int("hall_of_fame_size", hall_of_fame_size, minimum=1)
     checkpoint_every = check_int("checkpoint_every", checkpoint_every, minimum=1)
     check_checkpoint_path(checkpoint)
-    _check_mean_mutation(problem, mean_mutation)
+    _check_mutation(problem, mean_mutation, mean_kwargs, cov_kwargs)
     callbacks = _check_callbacks(callbacks)
     _check_map(map, n_jobs)
     if p_mean is not None:

@@ -100,7 +100,18 @@ from pathlib import Path
 from typing import Any
 
 from hawks_deap import config
+from hawks_deap._hawks_schema import (
+    ALGORITHM_NAMES,
+    DIMS,
+    HAWKS_DEFAULTS,
+    KNOWN_KEYS,
+    MEAN_ARGS,
+    MEAN_MUTATION_NAMES,
+    UNMAPPED,
+    UNSELECTED,
+)
 from hawks_deap._validation import check_float, check_int, check_probability
+from hawks_deap.operators.mutation import check_mutation_options
 from hawks_deap.suite import Suite, check_distinct, check_size, checked_configuration
 
 __all__ = ["HAWKS_DEFAULTS", "HAWKS_KIND", "HawksConfig", "HawksPoint", "hawks_suite",
@@ -109,61 +120,6 @@ __all__ = ["HAWKS_DEFAULTS", "HAWKS_KIND", "HawksConfig", "HawksPoint", "hawks_s
 #: ``settings_source["kind"]`` of runs whose settings came from a HAWKS config.
 HAWKS_KIND = "hawks-0.2.0-json"
 
-#: HAWKS 0.2.0's ``defaults.json``: the values of the keys a config leaves out.
-HAWKS_DEFAULTS: dict[str, Any] = {
-    "hawks": {"folder_name": None, "mode": "single", "n_objectives": 1, "num_runs": 1,
-              "seed_num": None, "comparison": "fitness", "save_best_data": False,
-              "save_stats": False, "save_config": False},
-    "objectives": {"silhouette": {"target": 0.8}},
-    "dataset": {"num_examples": 1000, "num_clusters": 10, "num_dims": 2,
-                "equal_clusters": False, "min_clust_size": 5},
-    "ga": {"num_gens": 50, "num_indivs": 10, "mut_method_mean": "random",
-           "mut_args_mean": {"random": {"scale": 1.0, "dims": "each"}},
-           "mut_method_cov": "haar", "mut_args_cov": {"haar": {"power": 0.3}},
-           "mut_prob_mean": "length", "mut_prob_cov": "length", "mate_scheme": "dv",
-           "mate_prob": 0.7, "prob_fitness": 0.5, "elites": 0, "initial_mean_upper": 1.0,
-           "initial_cov_upper": 0.5, "environ_selection": "sr",
-           "parent_selection": "tournament"},
-    "constraints": {"overlap": {"threshold": 0.0, "limit": "upper"},
-                    "eigenval_ratio": {"threshold": 20, "limit": "upper"}},
-}
-
-_WEIGHTS = {"scalar_lower": "low", "scalar_higher": "high"}
-_ALGORITHM = dict.fromkeys(("algorithm", "kwargs", "k_multiplier"))
-_BOUND = dict.fromkeys(("threshold", "limit"))
-#: The arguments of each HAWKS mean mutation and their names in hawks-deap.
-_MEAN_ARGS = {"random": {"scale": "scale", "dims": "dims"}, "rails": _WEIGHTS,
-              "pso": _WEIGHTS, "pso_informed": _WEIGHTS, "pso_full": _WEIGHTS,
-              "de": {"F": "F"}}
-#: HAWKS mean mutations with a counterpart (``pso_full`` has none).
-_MEAN_MUTATIONS = {"random": "gaussian", "rails": "rails", "pso": "pso",
-                   "pso_informed": "pso-informed", "de": "de"}
-_DIMS = {"all": "all", "each": "each"}
-#: HAWKS clustering names (normalised as HAWKS' ``translate_method`` does) -> ours.
-_ALGORITHMS = {"kmeans": "kmeans++", "kmeans++": "kmeans++", "gmm": "gmm",
-               "singlelinkage": "single-linkage", "averagelinkage": "average-linkage"}
-
-#: Every key a HAWKS config may have (leaves are None): 0.2.0's and the TEVC configs'.
-KNOWN_KEYS: dict[str, Any] = {
-    "hawks": dict.fromkeys(HAWKS_DEFAULTS["hawks"]),
-    "objectives": {"silhouette": {"target": None, "method": None}, "winner": _ALGORITHM,
-                   "loser": _ALGORITHM, "scoring_method": None},
-    "dataset": dict.fromkeys(HAWKS_DEFAULTS["dataset"]),
-    "ga": {**dict.fromkeys(HAWKS_DEFAULTS["ga"]),
-           "mut_args_mean": {m: dict.fromkeys(a) for m, a in _MEAN_ARGS.items()},
-           "mut_args_cov": {"haar": {"power": None}}},
-    "constraints": {"overlap": _BOUND, "eigenval_ratio": _BOUND},
-}
-
-#: Why the keys without a counterpart have none.
-_UNMAPPED = {
-    "hawks.folder_name": "the output folder: give --out",
-    "hawks.save_best_data": "every run saves its best dataset (data.csv, genes.json)",
-    "hawks.save_stats": "every run saves its logbook (logbook.csv; a suite also summary.csv)",
-    "hawks.save_config": "every run records its settings in metadata.json",
-    "objectives.silhouette.method": "HAWKS' choice of code for the same silhouette value",
-}
-_UNSELECTED = "arguments of a mean mutation that is not selected (unused in HAWKS too)"
 
 
 @dataclass(frozen=True)
@@ -432,7 +388,7 @@ def _algorithm(role: str, spec: Mapping[str, Any], out: _Point) -> str:
     if spec.get("algorithm") is None:
         raise ValueError(f"{key}.algorithm{out.where} is missing: name the clustering "
                          "algorithm (kmeans, gmm, single_linkage, average_linkage)")
-    name = _ALGORITHMS.get(_normalised(f"{key}.algorithm", spec["algorithm"], out.where))
+    name = ALGORITHM_NAMES.get(_normalised(f"{key}.algorithm", spec["algorithm"], out.where))
     if name is None:
         raise _refuse(f"{key}.algorithm", spec["algorithm"], out.where,
                       '"kmeans", "gmm", "single_linkage", "average_linkage"')
@@ -455,8 +411,9 @@ def _objectives(o: Mapping[str, Any], mode: str, out: _Point) -> None:
             raise ValueError(f"objectives.{versus_keys[0]}{out.where} is a Versus-mode "
                              'objective, but hawks.mode is "single"; set hawks.mode = '
                              '"versus" or remove it')
-        out.option("objectives.silhouette.target", "objective", "target",
-                   o["silhouette"].get("target"))
+        target = out.option("objectives.silhouette.target", "objective", "target",
+                            o["silhouette"].get("target"))
+        out.number("objectives.silhouette.target", target, low=-1.0, high=1.0)  # its range
         out.option("objectives.silhouette", "objective", "index", "silhouette")
         out.option("objectives.silhouette", "objective", "metric", "sqeuclidean")
         return
@@ -473,28 +430,30 @@ def _objectives(o: Mapping[str, Any], mode: str, out: _Point) -> None:
 
 def _mean_mutation(g: Mapping[str, Any], mode: str, out: _Point) -> None:
     method = g["mut_method_mean"]
-    if method not in _MEAN_MUTATIONS or (method == "pso_informed" and mode != "index"):
-        accepted = ", ".join(f'"{m}"' for m in _MEAN_MUTATIONS
+    if method not in MEAN_MUTATION_NAMES or (method == "pso_informed" and mode != "index"):
+        accepted = ", ".join(f'"{m}"' for m in MEAN_MUTATION_NAMES
                              if mode == "index" or m != "pso_informed")
         raise _refuse("ga.mut_method_mean", method, out.where,
                       f"{accepted} (pso_informed needs a silhouette target: Index mode)")
-    out.option("ga.mut_method_mean", "ga", "mean_mutation", _MEAN_MUTATIONS[method])
+    out.option("ga.mut_method_mean", "ga", "mean_mutation", MEAN_MUTATION_NAMES[method])
     kwargs: dict[str, Any] = {}
     for name, args in g["mut_args_mean"].items():
         if name != method:
-            out.unmapped[f"ga.mut_args_mean.{name}"] = _UNSELECTED
+            out.unmapped[f"ga.mut_args_mean.{name}"] = UNSELECTED
             continue
         for arg, value in args.items():
-            key, ours = f"ga.mut_args_mean.{name}.{arg}", _MEAN_ARGS[name][arg]
+            key, ours = f"ga.mut_args_mean.{name}.{arg}", MEAN_ARGS[name][arg]
             if ours == "dims":
-                if value not in _DIMS:
+                if value not in DIMS:
                     raise _refuse(key, value, out.where, '"each", "all"')
-                kwargs[ours] = _DIMS[value]
+                kwargs[ours] = value
             else:
                 kwargs[ours] = out.number(key, value, low=0.0 if ours in ("scale", "F") else None)
-    if kwargs.get("low", 0.0) > kwargs.get("high", math.inf):
-        raise ValueError(f"ga.mut_args_mean.{method}.scalar_lower{out.where} must be <= "
-                         f"scalar_higher, got {kwargs['low']:g} > {kwargs['high']:g}")
+    try:  # as the operator will, before any run (e.g. low <= high, with its defaults)
+        check_mutation_options(MEAN_MUTATION_NAMES[method], kwargs)
+    except (TypeError, ValueError) as error:
+        raise type(error)(f"ga.mut_args_mean.{method}{out.where} (our mean_kwargs "
+                          f"{kwargs}): {error}") from None
     if kwargs:
         out.extras["mean_kwargs"] = kwargs
 
@@ -607,7 +566,7 @@ def translate_hawks_config(data: Mapping[str, Any], *, path: str | None = None
         unmapped = found if unmapped is None else {k: v for k, v in unmapped.items()
                                                    if k in found}
         notes += [n for n in out.notes if n not in notes]
-    fixed = {k: why for k, why in _UNMAPPED.items() if _has(data, k)}
+    fixed = {k: why for k, why in UNMAPPED.items() if _has(data, k)}
     if seed is None:
         notes.insert(0, "hawks.seed_num is null (HAWKS seeds from the clock): hawks-deap uses "
                         "seed 0")
@@ -661,10 +620,18 @@ def run_settings(hawks: HawksConfig, command: str,
                          f"run; run them all with `hawks-deap suite {file} --out DIR`")
     point = hawks.points[0]
     values = config.resolve(command, point.file_values, cli_values)
+    return {**values, **_extras_for(point, values["mean_mutation"])}
+
+
+def _extras_for(point: HawksPoint, mean_mutation: str) -> dict[str, Any]:
+    """A point's extra settings for a run with ``mean_mutation``.
+
+    The file's mean-mutation arguments are its operator's: another operator runs without.
+    """
     extras = dict(point.extras)
-    if values["mean_mutation"] != point.file_values["ga"]["mean_mutation"]:
-        extras.pop("mean_kwargs", None)  # they are the arguments of the file's operator
-    return {**values, **extras}
+    if mean_mutation != point.file_values["ga"]["mean_mutation"]:
+        extras.pop("mean_kwargs", None)
+    return extras
 
 
 def hawks_suite(hawks: HawksConfig, *, preset: str | None = None,
@@ -694,7 +661,8 @@ def hawks_suite(hawks: HawksConfig, *, preset: str | None = None,
         file_values = point.file_values
         if ga:
             file_values = {**file_values, "ga": {**file_values.get("ga", {}), **ga}}
-        configurations.append(checked_configuration(hawks.command, file_values, point.extras,
+        extras = _extras_for(point, file_values["ga"]["mean_mutation"])
+        configurations.append(checked_configuration(hawks.command, file_values, extras,
                                                     i, _short(point.hawks), hawks.where))
     # (a folder resumes only the same suite); without them the description stays as
     # suites written before these options had it

@@ -38,6 +38,7 @@ import math
 import operator
 import os
 import shutil
+import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,9 +47,16 @@ from typing import Any
 import numpy as np
 
 from hawks_deap import config
+from hawks_deap._dask import close_dask, connect_dask, iter_dask
 from hawks_deap._parallel import quiet_worker
 from hawks_deap._validation import check_choice, check_int, check_parent_dir, int_seed
-from hawks_deap.dataset import METADATA_FILE, files_are_whole, write_text_atomic
+from hawks_deap.dataset import (
+    METADATA_FILE,
+    check_replaceable,
+    files_are_whole,
+    write_text_atomic,
+)
+from hawks_deap.operators.mutation import check_mutation_options
 from hawks_deap.runs import build_problem, format_value, run_configuration
 
 __all__ = [
@@ -317,6 +325,8 @@ def checked_configuration(command: str, file_values: Mapping[str, Mapping[str, A
     values.update(extras)
     try:
         build_problem(command, {**values})
+        check_mutation_options(values["mean_mutation"], values.get("mean_kwargs"),
+                               values.get("cov_kwargs"))
     except (TypeError, ValueError) as error:
         raise type(error)(f"configuration {index} ({description}){where}: {error}") from None
     return values
@@ -338,11 +348,10 @@ def run_task(task: SuiteTask, out: str | os.PathLike) -> dict[str, str]:
     from hawks_deap.features import problem_features
 
     problem = build_problem(task.command, task.values)
-    values = dict(task.values)
-    if _in_worker_process():
-        # a run in a suite's (daemonic) worker may not start processes of its own: it
-        # evaluates serially (results never depend on n_jobs)
-        values["n_jobs"] = 1
+    # runs are the unit of parallelism (--workers): each evaluates serially, so that
+    # workers (daemonic pool or dask processes) start no processes of their own and a
+    # suite never runs more processes than its workers (results never depend on n_jobs)
+    values = {**task.values, "n_jobs": 1}
     run = run_configuration(problem, values, seed=task.seed, metadata={
         **task.metadata,
         "suite": {"config_id": task.config_id, "run": task.run, "seed": task.seed}})
@@ -360,16 +369,6 @@ def run_task(task: SuiteTask, out: str | os.PathLike) -> dict[str, str]:
         row[f"feature_{key}"] = format_value(value)
     row["path"] = f"{RUNS_DIR}/{task.name}"
     return row
-
-
-def _in_worker_process() -> bool:
-    """Whether this is a daemonic process (a pool or dask worker), which has no children."""
-    import multiprocessing
-
-    import multiprocess
-
-    return bool(multiprocessing.current_process().daemon
-                or multiprocess.current_process().daemon)
 
 
 def _run_task_star(args: tuple[SuiteTask, str]) -> dict[str, str]:
@@ -539,43 +538,38 @@ def suite_lock(out: Path) -> Iterator[None]:
         os.close(fd)  # releases the lock
 
 
+#: Where the folders of unfinished runs that cannot be replaced are moved.
+SET_ASIDE_DIR = "set-aside"
+
+
+def _set_aside(out: Path, name: str) -> None:
+    """Move an unfinished run's folder out of the way when it may not be replaced.
+
+    A run's folder is replaced when its run is redone, unless it holds what hawks-deap
+    did not write or its metadata cannot be read (a damaged disk, an edit): such a
+    folder moves to ``out/set-aside/<name>-<i>`` (nothing deleted) with a warning, and
+    the run is redone at its path.
+    """
+    folder = out / RUNS_DIR / name
+    if not (folder.exists() or folder.is_symlink()):
+        return
+    try:
+        check_replaceable(folder)
+    except ValueError as error:
+        (out / SET_ASIDE_DIR).mkdir(exist_ok=True)
+        aside = next(out / SET_ASIDE_DIR / f"{name}-{i}" for i in itertools.count(1)
+                     if not (out / SET_ASIDE_DIR / f"{name}-{i}").exists())
+        folder.rename(aside)
+        warnings.warn(f"{error}; moved to {aside} and the run is redone", RuntimeWarning,
+                      stacklevel=2)
+
+
 def _clean_partial(out: Path) -> None:
     runs = out / RUNS_DIR
     if runs.is_dir():
         for entry in runs.iterdir():
             if entry.name.startswith("."):
                 shutil.rmtree(entry, ignore_errors=True) if entry.is_dir() else entry.unlink()
-
-
-def connect_dask(workers: int, scheduler: str | None, timeout: float = 10.0):
-    """A ``dask.distributed.Client``: a new LocalCluster, or an existing scheduler.
-
-    Raises ``ValueError`` naming the address when the scheduler cannot be reached
-    within ``timeout`` seconds, and ``ImportError`` naming the extra when dask is
-    missing.
-    """
-    try:
-        from dask.distributed import Client, LocalCluster
-    except ImportError as error:
-        raise ImportError("the dask backend needs dask.distributed: install "
-                          f"hawks-deap[distributed] ({error})") from None
-    if scheduler is None:
-        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                               dashboard_address=None)
-        return Client(cluster)
-    try:
-        return Client(scheduler, timeout=f"{timeout}s")
-    except (OSError, TimeoutError) as error:
-        raise ValueError(f"--scheduler {scheduler}: cannot reach the dask scheduler within "
-                         f"{timeout:g} s ({type(error).__name__}: {error})") from None
-
-
-def close_dask(client: Any) -> None:
-    """Close a client from `connect_dask`, and the LocalCluster it started, if any."""
-    cluster = getattr(client, "cluster", None)
-    client.close()
-    if cluster is not None:
-        cluster.close()
 
 
 def cost_estimate(task: SuiteTask) -> float:
@@ -602,14 +596,6 @@ def _iter_processes(tasks: list[SuiteTask], out: str, workers: int):
     # can deadlock in libgomp; fresh interpreters cannot.
     with multiprocess.get_context("spawn").Pool(workers, initializer=quiet_worker) as pool:
         yield from pool.imap_unordered(_run_task_star, [(t, out) for t in tasks])
-
-
-def _iter_dask(tasks: list[SuiteTask], out: str, client):
-    from dask.distributed import as_completed
-
-    futures = client.map(run_task, tasks, out=out, pure=False)
-    for future in as_completed(futures):
-        yield future.result()
 
 
 def run_suite(suite: Suite, out: str | os.PathLike, *, workers: int = 1,
@@ -640,8 +626,12 @@ def run_suite(suite: Suite, out: str | os.PathLike, *, workers: int = 1,
     """
     workers = check_int("workers", workers, minimum=1)
     check_choice("backend", backend, BACKENDS)
-    if scheduler is not None and backend != "dask":
-        raise ValueError("--scheduler needs --backend dask")
+    if backend != "dask" and (scheduler is not None or client is not None):
+        raise ValueError(f"{'scheduler' if client is None else 'client'} needs "
+                         f"backend='dask', got backend={backend!r}")
+    if workers != 1 and (scheduler is not None or client is not None):
+        raise ValueError(f"workers={workers} starts a LocalCluster of that many workers; "
+                         "with a scheduler or a client their own workers run the suite")
     out = Path(out)
     own_client = None
     check_output(out, suite)  # before any work (a file, another suite), a cluster included
@@ -667,6 +657,8 @@ def _run_locked(suite: Suite, out: Path, workers: int, backend: str, client: Any
     tasks = suite.tasks()
     rows = _finished_rows(out, tasks)
     todo = [t for t in tasks if (t.config_id, t.run) not in rows]
+    for task in todo:
+        _set_aside(out, task.name)
     # longest first (an estimate), so no long run starts last while workers idle; among
     # equal costs run index first, so a suite stopped part way holds as many runs of
     # each configuration. The order changes nothing in the results (seeds come from
@@ -678,7 +670,7 @@ def _run_locked(suite: Suite, out: Path, workers: int, backend: str, client: Any
     bar = tqdm(total=total, initial=len(rows), disable=not progress, desc="runs")
     results: Iterable[dict[str, str]]
     if backend == "dask":
-        results = _iter_dask(todo, str(out), client)
+        results = iter_dask(todo, str(out), client)
     else:
         results = _iter_processes(todo, str(out), workers)
     try:

@@ -341,6 +341,15 @@ def test_command_line_options_override_the_file():
     # another operator: the file's arguments belong to rails, not to it
     v = hj.run_settings(hawks, "generate", {"mean_mutation": "gaussian"})
     assert v["mean_mutation"] == "gaussian" and "mean_kwargs" not in v
+    # so does a suite's [ga] setting, and the file's own arguments are checked as the
+    # operator checks them, with its defaults for the rest
+    rails = hj.hawks_suite(hawks, ga={"mean_mutation": "gaussian"})
+    assert "mean_kwargs" not in rails.configurations[0]
+    for args, match in (({"scalar_higher": -0.5}, r"got low=0, high=-0.5"),
+                        ({"scalar_lower": 2}, r"got low=2, high=1")):
+        with pytest.raises(ValueError, match=r"ga\.mut_args_mean\.rails .*" + match):
+            hj.translate_hawks_config({"ga": {"mut_method_mean": "rails",
+                                              "mut_args_mean": {"rails": args}}})
 
 
 def test_pso_informed_in_versus_mode_is_refused_before_running():

@@ -12,6 +12,7 @@ from hawks_deap.initialization import (
     rotation_powers,
 )
 from hawks_deap.operators import (
+    check_mutation_options,
     cx_uniform,
     mut_cov_haar,
     mut_mean_de,
@@ -345,6 +346,41 @@ def test_mutate_errors():
         mutate_many([ind], rng, layout=layout, cov_kwargs={"angle": 1.0})
     with pytest.raises(ValueError, match="alpha"):
         mutate_many([ind], rng, layout=layout, cov_kwargs={"alpha": 0.0})
+
+
+@pytest.mark.parametrize("op, mean_kwargs, cov_kwargs, error, match", [
+    ("rails", {"scale": 1.0}, None, TypeError,
+     r"mean_kwargs \{'scale': 1.0\} for mean_mutation 'rails': .*'scale'"),
+    ("pso", {"low": 2.0}, None, ValueError, r"low must be <= high, got low=2, high=1"),
+    ("pso", {"high": -0.5}, None, ValueError, r"got low=0, high=-0.5"),
+    ("pso", {"global_mean": [0.0]}, None, ValueError, r"may not set 'global_mean'"),
+    ("gaussian", {"dims": "some"}, None, ValueError, r"'gaussian': unknown dims 'some'"),
+    ("de", {"F": -1.0}, None, ValueError, r"'de': F must"),
+    ("gaussian", None, {"angle": 1.0}, TypeError, r"cov_kwargs \{'angle': 1.0\}"),
+    ("gaussian", None, {"power": -1.0}, ValueError, r"cov_kwargs .*power"),
+])
+def test_mutation_options_are_refused_before_any_work(op, mean_kwargs, cov_kwargs, error,
+                                                       match):
+    with pytest.raises(error, match=match):
+        check_mutation_options(op, mean_kwargs, cov_kwargs)
+    problem = hd.IndexProblem(60, 3, 2, target=0.5)
+    with pytest.raises(error, match=match):  # before the first evaluation
+        hd.evolve(problem, mean_mutation=op, mean_kwargs=mean_kwargs, cov_kwargs=cov_kwargs,
+                  generations=1, population_size=2, seed=0)
+    assert problem.layout is None
+    with pytest.raises(error, match=match):
+        hd.make_toolbox(problem, mean_mutation=op, mean_kwargs=mean_kwargs,
+                        cov_kwargs=cov_kwargs)
+
+
+def test_mutation_options_that_fit_pass():
+    check_mutation_options("pso", {"low": 0.2, "high": 0.4}, {"power": 0.1, "alpha": 2.0})
+    check_mutation_options("gaussian", {"scale": 0.5, "dims": "each"})
+
+    def own(individual, cluster, rng, **options):  # a researcher's operator takes anything
+        return (individual,)
+
+    check_mutation_options(own, {"step": 3})
 
 
 class Ind:

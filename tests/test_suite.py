@@ -13,6 +13,7 @@ import pytest
 import hawks_deap as hd
 from hawks_deap import config
 from hawks_deap import suite as hs
+from hawks_deap.dataset import METADATA_FILE
 
 GRID = """
 [suite]
@@ -150,10 +151,18 @@ def test_duplicate_grid_values_are_refused(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
-def test_versus_suite_in_worker_processes_gives_the_serial_results(tmp_path):
-    """A Versus run defaults to a pool of its own; inside a suite's worker it runs serially."""
+def test_versus_suite_runs_evaluate_serially_and_give_the_same_bytes(tmp_path, monkeypatch):
+    """A Versus run defaults to a pool of its own; in a suite, whose workers are the
+    parallelism, it evaluates serially, in the suite's own process too."""
+    import hawks_deap._parallel
+
+    def no_pool(*args, **kwargs):
+        raise AssertionError("a suite run started a pool of its own")
+
     suite = hs.load_suite(write_grid(tmp_path, text=VERSUS_GRID))
-    hs.run_suite(suite, tmp_path / "one", workers=1)
+    with monkeypatch.context() as patch:
+        patch.setattr(hawks_deap._parallel, "ProblemPool", no_pool)
+        hs.run_suite(suite, tmp_path / "one", workers=1)
     hs.run_suite(suite, tmp_path / "two", workers=2)
     ref = snapshot(tmp_path / "one")
     assert len([k for k in ref if k.endswith("data.csv")]) == 2
@@ -161,6 +170,32 @@ def test_versus_suite_in_worker_processes_gives_the_serial_results(tmp_path):
     redone = []
     hs.run_suite(suite, tmp_path / "two", on_row=redone.append)
     assert redone == []  # a Versus run's folder checks out on resume
+
+
+def test_a_client_or_scheduler_needs_dask_and_its_own_workers(tmp_path):
+    suite = hs.load_suite(write_grid(tmp_path))
+    with pytest.raises(ValueError, match="client needs backend='dask'"):
+        hs.run_suite(suite, tmp_path / "out", client=object())
+    with pytest.raises(ValueError, match="workers=2 starts a LocalCluster"):
+        hs.run_suite(suite, tmp_path / "out", backend="dask", scheduler="tcp://nowhere:1",
+                     workers=2)
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_damaged_run_folder_is_set_aside_and_the_run_redone(tmp_path):
+    suite = hs.load_suite(write_grid(tmp_path))
+    out = tmp_path / "out"
+    hs.run_suite(suite, out)
+    ref = snapshot(out)
+    folder = out / "runs" / "c000-r00"
+    (folder / METADATA_FILE).write_text("{")  # unreadable: not known to be hawks-deap's
+    redone = []
+    with pytest.warns(RuntimeWarning, match=r"moved to .*set-aside.c000-r00-1 and the run "
+                                            r"is redone"):
+        hs.run_suite(suite, out, on_row=redone.append)
+    assert [(r["config_id"], r["run"]) for r in redone] == [("c000", "0")]
+    assert snapshot(out) == ref  # the same bytes again, at the run's path
+    assert (out / "set-aside" / "c000-r00-1" / METADATA_FILE).read_text() == "{"
 
 
 def test_resume_skips_finished_runs_and_refuses_other_grids(tmp_path):

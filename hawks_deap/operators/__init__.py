@@ -5,6 +5,7 @@ from hawks_deap.operators.crossover import cx_uniform
 from hawks_deap.operators.mutation import (
     MEAN_CONTEXT,
     MEAN_MUTATIONS,
+    check_mutation_options,
     mean_context,
     mut_cov_haar,
     mut_mean_de,
@@ -30,6 +31,7 @@ __all__ = [
     "MEAN_MUTATIONS",
     "clone",
     "cx_uniform",
+    "check_mutation_options",
     "mean_context",
     "mut_cov_haar",
     "mut_mean_de",

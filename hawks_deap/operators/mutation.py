@@ -30,6 +30,7 @@ from hawks_deap.operators._rng import numpy_rng
 __all__ = [
     "MEAN_CONTEXT",
     "MEAN_MUTATIONS",
+    "check_mutation_options",
     "mean_context",
     "resolve_mean_mutation",
     "mut_mean_gaussian",
@@ -43,7 +44,7 @@ __all__ = [
 ]
 
 
-def _check_weights(low: float, high: float) -> None:
+def _check_weights(low: float = 0.0, high: float = 1.0) -> None:
     check_float("low", low)
     check_float("high", high)
     if low > high:
@@ -92,8 +93,7 @@ def mut_mean_gaussian(individual: Genotype, cluster: int, rng: np.random.Generat
         slow in 50-D" (Fig. S-4c) measures (BENCHMARKS.md, the operator study).
     """
     rng = numpy_rng(rng)
-    check_float("scale", scale, low=0.0)
-    check_choice("dims", dims, ("all", "each", "one"))
+    _gaussian_options(scale=scale, dims=dims)
     mean = individual[cluster].mean
     if dims == "all":
         new = rng.normal(mean, scale)
@@ -108,6 +108,11 @@ def mut_mean_gaussian(individual: Genotype, cluster: int, rng: np.random.Generat
         d = int(rng.integers(mean.shape[0]))
         new[d] = rng.normal(mean[d], scale)
     return _set_mean(individual, cluster, new)
+
+
+def _gaussian_options(*, scale: float = 1.0, dims: str = "all") -> None:
+    check_float("scale", scale, low=0.0)
+    check_choice("dims", dims, ("all", "each", "one"))
 
 
 def mut_mean_rails(individual: Genotype, cluster: int, rng: np.random.Generator, *,
@@ -183,7 +188,7 @@ def mut_mean_de(individual: Genotype, cluster: int, rng: np.random.Generator, *,
     without replacement from the other clusters. The supplement uses F = 1.
     """
     rng = numpy_rng(rng)
-    check_float("F", F, low=0.0)
+    _de_options(F=F)
     k = len(individual)
     if k < 3:
         raise ValueError(f"mut_mean_de needs at least 3 clusters, got {k}")
@@ -191,6 +196,10 @@ def mut_mean_de(individual: Genotype, cluster: int, rng: np.random.Generator, *,
     r1, r2 = rng.choice(others, size=2, replace=False)
     mu = individual[cluster].mean
     return _set_mean(individual, cluster, mu + F * (individual[r1].mean - individual[r2].mean))
+
+
+def _de_options(*, F: float = 1.0) -> None:  # noqa: N803
+    check_float("F", F, low=0.0)
 
 
 def mut_cov_haar(individual: Genotype, cluster: int, rng: np.random.Generator, *,
@@ -265,6 +274,56 @@ MEAN_MUTATIONS: Mapping[str, Callable[..., tuple[Genotype]]] = {
 #: Keywords a mean operator may declare, that the mutation supplies from its context:
 #: the mean of all data points, and the individual's index value with its target.
 MEAN_CONTEXT = ("global_mean", "index_value", "target")
+
+
+#: The checks of the built-in mean operators' options, with the operators' defaults
+#: (each operator runs its own check at every call).
+_OPTION_CHECKS: tuple[tuple[Callable[..., Any], Callable[..., None]], ...] = (
+    (mut_mean_gaussian, _gaussian_options), (mut_mean_rails, _check_weights),
+    (mut_mean_pso, _check_weights), (mut_mean_pso_informed, _check_weights),
+    (mut_mean_de, _de_options))
+
+
+def check_mutation_options(mean_mutation: str | Callable[..., Any],
+                           mean_kwargs: Mapping[str, Any] | None = None,
+                           cov_kwargs: Mapping[str, Any] | None = None) -> None:
+    """Refuse, before any work, options the operators would refuse at their first call.
+
+    ``mean_kwargs`` must be keywords the mean operator takes, other than those the
+    mutation supplies (`MEAN_CONTEXT`); a built-in operator's values are checked with
+    its defaults for the rest (e.g. ``low <= high``). ``cov_kwargs`` are
+    `mut_cov_haar`'s ``power`` and ``alpha``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        Naming ``mean_kwargs`` or ``cov_kwargs``, the operator and the option.
+    """
+    op = resolve_mean_mutation(mean_mutation)
+    options = dict(mean_kwargs or {})
+    name = mean_mutation if isinstance(mean_mutation, str) else getattr(op, "__name__", op)
+    supplied = sorted(set(options) & set(MEAN_CONTEXT))
+    if supplied:
+        raise ValueError(f"mean_kwargs may not set {', '.join(map(repr, supplied))}: the "
+                         "mutation passes it to the operator")
+    try:
+        signature = inspect.signature(op)
+    except ValueError:  # no signature (a builtin): trust it
+        signature = None
+    try:
+        if signature is not None:
+            signature.bind_partial(None, 0, None, **options)
+        check = next((c for o, c in _OPTION_CHECKS if o is op), None)
+        if check is not None:
+            check(**options)
+    except (TypeError, ValueError) as error:
+        raise type(error)(f"mean_kwargs {options} for mean_mutation {name!r}: "
+                          f"{error}") from None
+    try:
+        _cov_options(**dict(cov_kwargs or {}))
+    except (TypeError, ValueError) as error:
+        raise type(error)(f"cov_kwargs {dict(cov_kwargs or {})} (mut_cov_haar's power, "
+                          f"alpha): {error}") from None
 
 
 def resolve_mean_mutation(mean_mutation: str | Callable[..., Any]) -> Callable[..., Any]:

@@ -1,0 +1,48 @@
+"""The dask backend of suites: a client (a LocalCluster or a scheduler) and its runs."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+
+def connect_dask(workers: int, scheduler: str | None, timeout: float = 10.0):
+    """A ``dask.distributed.Client``: a new LocalCluster, or an existing scheduler.
+
+    Raises ``ValueError`` naming the address when the scheduler cannot be reached
+    within ``timeout`` seconds, and ``ImportError`` naming the extra when dask is
+    missing.
+    """
+    try:
+        from dask.distributed import Client, LocalCluster
+    except ImportError as error:
+        raise ImportError("the dask backend needs dask.distributed: install "
+                          f"hawks-deap[distributed] ({error})") from None
+    if scheduler is None:
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                               dashboard_address=None)
+        return Client(cluster)
+    try:
+        return Client(scheduler, timeout=f"{timeout}s")
+    except (OSError, TimeoutError) as error:
+        raise ValueError(f"--scheduler {scheduler}: cannot reach the dask scheduler within "
+                         f"{timeout:g} s ({type(error).__name__}: {error})") from None
+
+
+def close_dask(client: Any) -> None:
+    """Close a client from `connect_dask`, and the LocalCluster it started, if any."""
+    cluster = getattr(client, "cluster", None)
+    client.close()
+    if cluster is not None:
+        cluster.close()
+
+
+def iter_dask(tasks: list[Any], out: str, client: Any) -> Iterator[dict[str, str]]:
+    """The summary rows of ``tasks`` run by ``client``'s workers, as they finish."""
+    from dask.distributed import as_completed
+
+    from hawks_deap.suite import run_task
+
+    futures = client.map(run_task, tasks, out=out, pure=False)
+    for future in as_completed(futures):
+        yield future.result()
