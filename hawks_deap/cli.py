@@ -667,6 +667,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"{prog}: error: cannot write{where}: {error.strerror or error}",
                   file=sys.stderr)
             return EXIT_FAILURE
+        except (ValueError, TypeError, RuntimeError) as error:  # e.g. a clustering failure
+            print(f"{prog}: error while running: {type(error).__name__}: {error}",
+                  file=sys.stderr)
+            return EXIT_FAILURE
     except KeyboardInterrupt:  # Ctrl-C or SIGTERM, while validating or running
         print(f"{prog}: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED

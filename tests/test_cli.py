@@ -365,6 +365,18 @@ def test_a_full_disk_gets_one_line_not_a_traceback(tmp_path, capsys, monkeypatch
                            "No space left on device")
 
 
+def test_a_failure_while_running_gets_one_line_and_exit_1(tmp_path, capsys, monkeypatch):
+    def fails(*args, **kwargs):
+        raise RuntimeError("score 'ari' returned nan")
+
+    monkeypatch.setattr(hd, "evolve", fails)
+    code, _, err = main(capsys, "generate", *SMALL, "--out", tmp_path / "run")
+    assert code == 1 and "Traceback" not in err
+    assert err.strip() == ("hawks-deap generate: error while running: RuntimeError: score "
+                           "'ari' returned nan")
+    assert not (tmp_path / "run").exists()
+
+
 def test_ctrl_c_while_validating_a_grid_exits_130_quietly(tmp_path, capsys, monkeypatch):
     from hawks_deap import suite
 
