@@ -147,6 +147,10 @@ def from_settings(values: Mapping[str, Any]) -> list[Constraint]:
         bounds = {b: values.get(f"{b}_{measure}") for b in ("min", "max")}
         kwargs: dict[str, Any] = {b: v for b, v in bounds.items() if v is not None}
         if not kwargs:
+            if cls is Eccentricity and values.get("eccentricity_of") not in (None, "any"):
+                # it aggregates the bound's ratios: without a bound it would change nothing
+                raise ValueError(f"eccentricity_of = {values['eccentricity_of']!r} needs an "
+                                 "eccentricity bound (min_eccentricity or max_eccentricity)")
             continue
         if cls is Eccentricity:
             of = values.get("eccentricity_of") or "any"

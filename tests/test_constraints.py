@@ -543,3 +543,12 @@ def test_constraints_from_settings_follow_the_registry_order():
     assert from_settings({"max_overlap": None}) == []
     with pytest.raises(ValueError, match="Overlap"):
         from_settings({"min_overlap": 0.3, "max_overlap": 0.2})
+    # eccentricity_of aggregates a bound's ratios: set without one it would do nothing
+    assert from_settings({"eccentricity_of": "any"}) == []
+    with pytest.raises(ValueError, match="eccentricity_of = 'all' needs an eccentricity bound"):
+        from_settings({"eccentricity_of": "all", "max_overlap": 0.1})
+
+
+def test_equal_sizes_must_be_a_bool():
+    with pytest.raises(TypeError, match="equal_sizes must be True or False, got 'no'"):
+        hd.IndexProblem(100, 3, 2, 0.5, equal_sizes="no")

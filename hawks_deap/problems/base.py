@@ -125,6 +125,8 @@ class DatasetProblem(Problem):
         self.n_clusters = check_int("n_clusters", n_clusters, minimum=2)
         self.n_dims = check_int("n_dims", n_dims, minimum=1)
         self.min_size = check_int("min_size", min_size, minimum=1)
+        if not isinstance(equal_sizes, bool | np.bool_):  # ("no" would be truthy)
+            raise TypeError(f"equal_sizes must be True or False, got {equal_sizes!r}")
         self.equal_sizes = bool(equal_sizes)
         needed = self.n_clusters * (1 if self.equal_sizes else self.min_size)
         self.n_samples = check_int("n_samples", n_samples, minimum=1)
