@@ -354,6 +354,8 @@ def run_task(task: SuiteTask, out: str | os.PathLike) -> dict[str, str]:
     values = {**task.values, "n_jobs": 1}
     run = run_configuration(problem, values, seed=task.seed, metadata={
         **task.metadata,
+        # the configuration's settings (a preset among them), as a command's run records
+        "command": {"name": task.command, "settings": dict(task.values)},
         "suite": {"config_id": task.config_id, "run": task.run, "seed": task.seed}})
     run.save(Path(out) / RUNS_DIR / task.name, overwrite=True, format=task.format)
     row: dict[str, str] = {"config_id": task.config_id, "run": str(task.run),

@@ -484,5 +484,6 @@ def test_cli_suite_preset_gives_a_hawks_config_the_papers_clustering_settings(tm
         if problem["loser"] == "gmm":
             assert problem["loser_settings"]["n_init"] == 3
         assert meta["evolve"]["returns"] == "final-fittest"
+        assert meta["command"]["settings"]["preset"] == "hawks-tevc"  # as the README says
     code, _, err = main(capsys, "suite", path, "--out", out_dir, "--quiet")
     assert code == 2 and "holds a different suite" in err
