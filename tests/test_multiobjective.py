@@ -203,3 +203,14 @@ def test_multi_index_bad_targets(targets, match):
 def test_multi_index_takes_the_callers_min_size():
     p = hd.MultiIndexProblem(20, 3, 2, {"silhouette": 0.5, "davies_bouldin": 1.2}, min_size=2)
     assert [t for _, _, t in p.indices] == [0.5, 1.2]
+
+
+def test_a_silhouette_distance_needs_a_silhouette():
+    p = hd.MultiIndexProblem(100, 3, 2, {"davies_bouldin": 1.0, "silhouette": 0.5},
+                             metric="euclidean")
+    assert p.metric == "euclidean" and p.index == "davies_bouldin"
+    with pytest.raises(ValueError, match=r"the indices 'davies_bouldin', 'dunn' have none"):
+        hd.MultiIndexProblem(100, 3, 2, {"davies_bouldin": 1.0, "dunn": 0.5},
+                             metric="euclidean")
+    with pytest.raises(ValueError, match=r"the index 'davies_bouldin' has none"):
+        hd.IndexProblem(100, 3, 2, 1.0, index="davies_bouldin", metric="euclidean")

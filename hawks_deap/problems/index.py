@@ -50,6 +50,15 @@ def _resolve_index(index: str):
     return info.name, (None if info.name == "silhouette" else info)
 
 
+def _check_metric_used(metric: str, indices: list[str]) -> None:
+    """Refuse a silhouette distance other than the default when no index uses it."""
+    if metric != SILHOUETTE_METRICS[0] and "silhouette" not in indices:
+        which = (f"the index {indices[0]!r} has" if len(indices) == 1 else
+                 f"the indices {', '.join(map(repr, indices))} have")
+        raise ValueError(f"metric={metric!r} is the silhouette's distance, and {which} none: "
+                         "leave metric out")
+
+
 def _index_target(index: str, target: float, name: str = "target"):
     """(canonical name, MetricInfo or None, target checked against the index's range)."""
     index, info = _resolve_index(index)
@@ -103,6 +112,7 @@ class IndexProblem(DatasetProblem):
                  evaluator: str = "fast") -> None:
         self.index, self._index_info, self.target = _index_target(index, target)
         self.metric = check_choice("metric", metric, SILHOUETTE_METRICS)
+        _check_metric_used(self.metric, [self.index])
         super().__init__(n_samples=n_samples, n_clusters=n_clusters, n_dims=n_dims,
                          constraints=constraints, equal_sizes=equal_sizes, min_size=min_size,
                          initial_mean_upper=initial_mean_upper,
@@ -186,9 +196,15 @@ class MultiIndexProblem(IndexProblem):
             raise ValueError(f"targets must give at least 2 indices (one objective each), "
                              f"got {len(items)}; for one index use IndexProblem")
         indices = [_index_target(name, target, f"targets[{name!r}]") for name, target in items]
+        # the silhouette's distance, checked against every target's index (the first
+        # one's alone may have none)
+        metric = check_choice("metric", kwargs.pop("metric", SILHOUETTE_METRICS[0]),
+                              SILHOUETTE_METRICS)
+        _check_metric_used(metric, [n for n, _, _ in indices])
         first_name, first_target = items[0]
         super().__init__(n_samples, n_clusters, n_dims, first_target, index=first_name,
                          **kwargs)
+        self.metric = metric
         self.indices = indices
         names = [n for n, _, _ in self.indices]
         if len(set(names)) != len(names):
