@@ -39,7 +39,8 @@ def as_label_array(labels: object, *, n_samples: int | None = None,
     Raises
     ------
     ValueError
-        If ``labels`` is not 1-D, or not of length ``n_samples`` when that is given.
+        If ``labels`` is not 1-D, not of length ``n_samples`` when that is given, or
+        holds NaN.
     """
     if isinstance(labels, np.ndarray):
         arr = labels
@@ -56,6 +57,12 @@ def as_label_array(labels: object, *, n_samples: int | None = None,
                          f"rows of X), got shape {arr.shape}")
     if arr.ndim != 1:
         raise ValueError(f"{name} must be a 1-D array of labels, got shape {arr.shape}")
+    # NaN is no label: it equals nothing, not even itself, so it has no cluster (as
+    # scikit-learn, which refuses it)
+    if (np.isnan(arr).any() if arr.dtype.kind in "fc" else
+            arr.dtype.kind == "O" and any(v != v for v in arr.tolist())):
+        raise ValueError(f"{name} contains NaN; labels must be values that equal "
+                         "themselves (e.g. integers)")
     return arr
 
 

@@ -86,7 +86,13 @@ def check_X(X: object) -> np.ndarray:
     ValueError
         If ``X`` is not a non-empty 2-D array of finite numbers.
     """
-    X = np.asarray(X, dtype=float)
+    dtype = np.asarray(X).dtype
+    try:
+        if dtype.kind not in "biufO":  # complex would lose its imaginary part
+            raise TypeError
+        X = np.asarray(X, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"X must hold real numbers, got an array of dtype {dtype}") from None
     if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] == 0:
         raise ValueError(
             f"X must be a non-empty 2-D array (n_samples, n_features), got shape {X.shape}"

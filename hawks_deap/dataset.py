@@ -251,13 +251,19 @@ class Dataset:
     def __init__(self, X: Any, y: Any, genotype: Any = None,
                  metadata: dict[str, Any] | None = None) -> None:
         self.X = np.asarray(X, dtype=np.float64)
-        self.y = np.asarray(y)
+        self.y = _integer_labels(y)
         if self.X.ndim != 2:
             raise ValueError(f"X must be 2-D, got shape {self.X.shape}")
         if self.y.shape != (self.X.shape[0],):
             raise ValueError(f"y must have shape ({self.X.shape[0]},), got {self.y.shape}")
         self.genotype = None if genotype is None else Genotype(genotype)
         self.metadata = dict(metadata or {})
+        # what save writes, load must read back: labels 0.. (and the noise label)
+        negative = self.y[(self.y < 0) & ~self.noise_mask]
+        if negative.size:
+            raise ValueError(f"y has the negative label {int(negative[0])}; cluster labels "
+                             "are 0, 1, ... (a noise label must be named in "
+                             "metadata['noise_label'])")
 
     def __repr__(self) -> str:
         k = len(np.unique(self.y))
@@ -406,9 +412,7 @@ class Dataset:
         """
         from hawks_deap._validation import check_choice
 
-        check_choice("format", format, DATA_FORMATS)
-        if format == "npz" and np.asarray(self.y).dtype.kind not in "iub":
-            raise ValueError(f"format='npz' needs integer labels, got {np.asarray(self.y).dtype}")
+        check_choice("format", format, DATA_FORMATS)  # (labels are integers: __init__)
         path = Path(path)
         if path.exists() or path.is_symlink():
             if not overwrite:
@@ -484,6 +488,18 @@ class Dataset:
             clustered = y[~_noise_mask(y, metadata.get("noise_label"))]
             genotype = _read_genes(path / GENES_FILE, X, clustered) or None
         return cls(X, y, genotype, metadata)
+
+
+def _integer_labels(y: Any) -> np.ndarray:
+    """``y`` as integers: bools and integer-valued floats converted, anything else refused."""
+    y = np.asarray(y)
+    if y.dtype.kind == "b" or (y.dtype.kind == "f" and np.isfinite(y).all()
+                               and (y == np.round(y)).all()):
+        return y.astype(np.int64)
+    if y.dtype.kind not in "iu":
+        raise ValueError(f"y must hold integer cluster labels, got dtype {y.dtype} "
+                         f"(e.g. {y.reshape(-1)[:1].tolist()})")
+    return y
 
 
 def _noise_mask(y: np.ndarray, noise_label: Any) -> np.ndarray:

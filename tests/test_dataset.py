@@ -245,8 +245,8 @@ def test_npz_files_are_checked_and_named(tmp_path):
         hd.Dataset.load(path)
     with pytest.raises(ValueError, match="format"):
         hd.Dataset(np.zeros((2, 2)), [0, 1]).save(tmp_path / "x", format="parquet")
-    with pytest.raises(ValueError, match="integer labels"):
-        hd.Dataset(np.zeros((2, 2)), ["a", "b"]).save(tmp_path / "x", format="npz")
+    with pytest.raises(ValueError, match="integer cluster labels"):  # before any format
+        hd.Dataset(np.zeros((2, 2)), ["a", "b"])
     assert not (tmp_path / "x").exists()
 
 
@@ -266,3 +266,18 @@ def test_created_files_removes_only_the_files_it_created(tmp_path):
     with files.removed_on(KeyboardInterrupt):  # a block that finishes keeps its files
         files.write(tmp_path / "kept.txt", b"x")
     assert (tmp_path / "kept.txt").exists()
+
+
+def test_labels_are_integers_that_save_and_load_back(tmp_path):
+    X = np.zeros((3, 2))
+    assert hd.Dataset(X, [True, False, True]).y.tolist() == [1, 0, 1]
+    assert hd.Dataset(X, [0.0, 1.0, 1.0]).y.dtype == np.int64
+    with pytest.raises(ValueError, match="y must hold integer cluster labels"):
+        hd.Dataset(X, [0.5, 1.5, 1.5])
+    with pytest.raises(ValueError, match="y must hold integer cluster labels"):
+        hd.Dataset(X, ["a", "b", "a"])
+    with pytest.raises(ValueError, match=r"negative label -1; .*metadata\['noise_label'\]"):
+        hd.Dataset(X, [-1, 0, 0])
+    noisy = hd.Dataset(X, [-1, 0, 0], metadata={"noise_label": -1})
+    noisy.save(tmp_path / "d")
+    assert hd.Dataset.load(tmp_path / "d").y.tolist() == [-1, 0, 0]

@@ -447,3 +447,19 @@ def test_empty_labellings():
         assert math.isnan(f([], [])), f.__name__
     with pytest.raises(ValueError, match="same length"):
         hm.purity([], [0])
+
+
+def test_mutual_information_is_never_below_zero():
+    """Rounding leaves about -1.6e-16 on independent labellings; clipped, as scikit-learn."""
+    t, p = np.repeat([0, 1], 4), np.tile([0, 0, 1, 1], 2)
+    assert skm.mutual_info_score(t, p) == 0.0
+    for name in ("mi", "homogeneity", "completeness", "v_measure"):
+        assert hm.get(name)(t, p) == 0.0, name
+        assert hm.get(name).in_bounds(hm.get(name)(t, p))
+
+
+@pytest.mark.parametrize("labels", [[np.nan, np.nan, 1.0],
+                                    np.array([np.nan, np.nan, 1.0], dtype=object)])
+def test_nan_labels_are_refused(labels):
+    with pytest.raises(ValueError, match="labels_true contains NaN"):
+        hm.adjusted_rand_index(labels, [0, 0, 1])

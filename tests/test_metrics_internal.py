@@ -496,3 +496,15 @@ def test_index_mode_runs_where_sklearn_would_raise(index):
     result = hd.evolve(problem, population_size=4, generations=2, seed=0)
     assert result.best.fitness.values == (math.inf,)
     assert math.isnan(result.best.fitness.record["index"])
+
+
+def test_stability_refuses_an_algorithm_with_a_k_multiplier():
+    """A `-2k` algorithm would cluster into 2k while the result is keyed by k."""
+    with pytest.raises(ValueError, match=r"single-linkage-2k clusters into 2 k clusters"):
+        hm.stability(three_blobs(), "single-linkage-2k", [2, 3], n_bootstrap=2, seed=0)
+
+
+@pytest.mark.parametrize("X", [[[1j, 2.0], [3.0, 4.0]], [["a", "b"], ["c", "d"]]])
+def test_data_that_is_not_real_numbers_is_refused_by_name(X):
+    with pytest.raises(TypeError, match="X must hold real numbers"):
+        hm.silhouette(X, [0, 1])

@@ -155,3 +155,11 @@ def test_register_rejects_bad_entries(private_registry):
     hm.register("mine", f, kind="internal", bounds=(-math.inf, math.inf),
                 higher_is_better=True)
     assert hm.get("mine").bounds == (-math.inf, math.inf)
+
+
+def test_aliases_must_be_a_sequence_of_names():
+    """A string would register each of its characters as a name."""
+    with pytest.raises(TypeError, match="aliases must be a sequence of names, got 'xyz'"):
+        registry.register("mything", lambda t, p: 0.0, kind="external", bounds=(0, 1),
+                          higher_is_better=True, aliases="xyz")
+    assert "x" not in registry.available()

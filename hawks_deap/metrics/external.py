@@ -249,7 +249,8 @@ def _mutual_information(table: Contingency) -> float:
     values = table.values.astype(float)
     log_ratio = (np.log(values) - np.log(table.pred_sizes[table.cols].astype(float))) + (
         math.log(n) - np.log(table.true_sizes[table.rows].astype(float)))
-    return float(np.sum(values / n * log_ratio))
+    # >= 0 in exact arithmetic; rounding can leave -1e-16, clipped as scikit-learn does
+    return max(0.0, float(np.sum(values / n * log_ratio)))
 
 
 def _conditional_entropy(table: Contingency, *, given: str) -> float:

@@ -145,6 +145,8 @@ def register(name: str, function: Callable[..., float], *, kind: str,
         raise ValueError(f"bounds must be two real numbers, got {bounds!r}") from None
     if not low <= high:  # also rejects nan
         raise ValueError(f"bounds must satisfy low <= high, got {bounds!r}")
+    if isinstance(aliases, str) or not all(isinstance(a, str) for a in aliases):
+        raise TypeError(f"aliases must be a sequence of names, got {aliases!r}")
     alias_keys = tuple(dict.fromkeys(_normalise(a) for a in aliases if _normalise(a) != key))
     taken = _lookup()
     if overwrite and key in _METRICS:

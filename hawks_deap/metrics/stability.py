@@ -153,6 +153,10 @@ def stability(X: ArrayLike, algorithm: object, k_values: Iterable[int], *,
                         "parameter, so stability cannot set the number of clusters; give "
                         "a registered name, a callable func(X, n_clusters, seed) or an "
                         "estimator with one of these parameters")
+    if cluster.k_multiplier != 1:  # it would cluster into a multiple of the k reported
+        raise ValueError(f"algorithm {cluster.name} clusters into {cluster.k_multiplier} k "
+                         "clusters; stability compares partitions into k: give the "
+                         "algorithm without the multiplier")
     seq = as_seed_sequence(seed)  # (addressed: a caller's SeedSequence is not advanced)
     resample_seq, algorithm_seq = child_sequence(seq, 0), child_sequence(seq, 1)
     rng = np.random.default_rng(resample_seq)
