@@ -171,6 +171,9 @@ class ProblemPool:
         self.timeout = None if timeout is None else check_float("timeout", timeout, low=0.0,
                                                                 low_open=True)
         self.problem = problem
+        # the layout the workers hold: a problem prepared again since (a new run) must not
+        # be evaluated by the installed copy, whose layout is the old one
+        self._layout = None if problem is None else problem.layout
         # expensive evaluations go one per task, for balance; cheap ones one batch per
         # worker, since the pool's per-task cost would dominate
         self.per_item = problem is None or problem.parallel_by_default
@@ -189,8 +192,8 @@ class ProblemPool:
 
     def _pairs(self, func: Callable, items: list) -> list | None:
         """``(individual, eval_seed)`` pairs if ``func`` evaluates the installed problem."""
-        if self.problem is None:
-            return None
+        if self.problem is None or self.problem.layout is not self._layout:
+            return None  # the generic path sends the problem (its current layout) along
         if isinstance(func, partial) and not func.args and not func.keywords:
             func = func.func  # what deap.base.Toolbox.register makes of a function
         if isinstance(func, EvaluateTask) and func.problem is self.problem:

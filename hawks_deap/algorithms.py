@@ -9,6 +9,7 @@ uniform crossover, mutation of every offspring, evaluation of the changed ones t
 
 from __future__ import annotations
 
+import copy
 import math
 import os
 import pickle
@@ -626,7 +627,10 @@ class _Run:
                 self.save(checkpoint)
         entropy = self.ss.entropy
         seed_value = entropy if isinstance(entropy, int) else [int(e) for e in entropy]
-        return Result(problem=self.problem, population=self.population, logbook=self.logbook,
+        # a shallow copy keeps this run's layout (and evaluator): the caller's problem is
+        # prepared anew by its next run, which must not change this run's datasets
+        return Result(problem=copy.copy(self.problem), population=self.population,
+                      logbook=self.logbook,
                       hall_of_fame=self.hof, best=self.returned(), seed=seed_value,
                       settings=self.settings, generations_run=self.generation,
                       pareto_front=self.front, best_feasible=self.best)

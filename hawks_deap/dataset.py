@@ -360,7 +360,18 @@ class Dataset:
     @classmethod
     def from_individual(cls, problem: Any, individual: Genotype,
                         extra: dict[str, Any] | None = None) -> Dataset:
-        """The dataset of an evaluated individual of ``problem`` (current layout)."""
+        """The dataset of an evaluated individual of ``problem`` (current layout).
+
+        Raises ``ValueError`` if the individual was evaluated on another layout (the
+        problem was prepared again since, by another run or toolbox): its genes would
+        give another dataset than the one its fitness measured.
+        """
+        key = getattr(individual.fitness, "layout_key", None)
+        if key is not None and problem.layout is not None and key != problem.layout.key:
+            raise ValueError("this individual was evaluated on another layout than the "
+                             "problem's current one (the problem was prepared again since, "
+                             "by another run or toolbox): use the Result of its run "
+                             "(result.dataset(individual)), whose problem keeps its layout")
         X, y = problem.sample(individual)
         values = individual.fitness.values if individual.fitness.valid else ()
         metadata = {

@@ -221,3 +221,13 @@ def test_api_misuse_gets_named_errors_before_any_work():
 
     with pytest.raises(ValueError, match="map returned 3 results for 4 individuals"):
         hd.evolve(problem, population_size=4, generations=1, map=short_map, seed=0)
+
+
+def test_a_problem_reused_by_another_run_keeps_each_results_datasets():
+    """Each run prepares the problem anew; a result keeps its own run's layout."""
+    shared = problem()
+    first, _ = (hd.evolve(shared, population_size=4, generations=2, seed=s) for s in (0, 1))
+    alone = hd.evolve(problem(), population_size=4, generations=2, seed=0)
+    assert first.best_dataset().to_csv_text() == alone.best_dataset().to_csv_text()
+    with pytest.raises(ValueError, match="evaluated on another layout"):
+        hd.Dataset.from_individual(shared, first.best)  # the shared problem's is run 1's

@@ -230,3 +230,19 @@ def test_pool_carries_individuals_of_a_local_fitness_class():
 
     results = run_with_timeout(run)
     assert [r.record for r in results] == [p.evaluate(ind).record] * 3
+
+
+def test_a_pool_made_before_the_problem_is_prepared_again_evaluates_the_new_layout():
+    """evolve prepares the problem anew; the copy the workers hold has the old layout."""
+    from hawks_deap._parallel import ProblemPool
+
+    def fitnesses(result):
+        return [ind.fitness.values for ind in result.population]
+
+    problem = hd.IndexProblem(80, 3, 2, target=0.5)
+    problem.prepare(np.random.default_rng(9))
+    with ProblemPool(problem, 2) as pool:
+        pooled = hd.evolve(problem, seed=0, generations=2, population_size=4, map=pool.map)
+    serial = hd.evolve(hd.IndexProblem(80, 3, 2, target=0.5), seed=0, generations=2,
+                       population_size=4)
+    assert fitnesses(pooled) == fitnesses(serial)
