@@ -137,6 +137,10 @@ def make_toolbox(problem: Problem, *, seed: object = None,
     if p_cov is not None:
         check_probability("p_cov", p_cov)
     check_choice("algorithm", algorithm, ALGORITHMS)
+    population_size = check_int("population_size", population_size, minimum=2)
+    if nsga3_divisions is not None:
+        check_int("nsga3_divisions", nsga3_divisions, minimum=1)
+    _check_map(map, 1)
     if algorithm != "hawks" and len(problem.fitness_class().weights) < 2:
         raise ValueError(f"algorithm={algorithm!r} needs a multi-objective problem: pass "
                          "problem.as_multiobjective()")
@@ -193,7 +197,8 @@ def _build_toolbox(problem: Problem, rngs: dict[str, np.random.Generator], *,
         toolbox.register("parent_select", sel_tournament_crowded, rng=rngs["selection"])
     else:
         n_obj = len(problem.fitness_class().weights)
-        divisions = nsga3_divisions or _default_divisions(n_obj, population_size)
+        divisions = (_default_divisions(n_obj, population_size) if nsga3_divisions is None
+                     else nsga3_divisions)
         toolbox.register("select", sel_nsga3, rng=rngs["selection"],
                          ref_points=tools.uniform_reference_points(n_obj, divisions))
         toolbox.register("rank", toolbox.select)
@@ -356,6 +361,12 @@ def evolve(problem: Problem, *, population_size: int = 10, generations: int = 10
     hall_of_fame_size = check_int("hall_of_fame_size", hall_of_fame_size, minimum=1)
     checkpoint_every = check_int("checkpoint_every", checkpoint_every, minimum=1)
     check_checkpoint_path(checkpoint)
+    if checkpoint is not None:  # checkpoints are pickles: fail now, not at the first one
+        try:
+            pickle.dumps((problem, mean_mutation))
+        except (pickle.PicklingError, TypeError, AttributeError) as error:
+            raise TypeError(f"checkpoint= needs a problem and mean_mutation that pickle "
+                            f"(module-level functions, not lambdas): {error}") from None
     _check_mutation(problem, mean_mutation, mean_kwargs, cov_kwargs)
     callbacks = _check_callbacks(callbacks)
     _check_map(map, n_jobs)
@@ -457,10 +468,10 @@ def _default_n_jobs(problem: Problem, map_fn: Callable | None, population_size: 
 
 
 def _check_map(map_fn: Callable | None, n_jobs: int) -> None:
+    if map_fn is not None and not callable(map_fn):
+        raise TypeError(f"map must be a callable map(func, iterable), got {map_fn!r}")
     if map_fn is not None and n_jobs != 1:
         raise ValueError(f"give either map= or n_jobs= (got n_jobs={n_jobs} and a map)")
-    if map_fn is not None and not callable(map_fn):
-        raise TypeError(f"map must be callable, got {map_fn!r}")
 
 
 class _Run:

@@ -384,20 +384,22 @@ class Genotype(list):
         return self.fitness.record
 
     def clone(self) -> Genotype:
-        """A copy sharing the genes, with a copy of the fitness and its record.
+        """A copy sharing the genes, with a deep copy of everything else.
 
-        The copy has the class and the other attributes of this individual (e.g. those
-        of a ``deap.creator`` subclass).
+        Genes are immutable, so sharing them is safe and cheap; the fitness (with its
+        record) and the other attributes of this individual (e.g. those a
+        ``deap.creator`` subclass declares, such as a history list) are deep-copied, as
+        ``copy.deepcopy`` of a DEAP individual would.
         """
-        cls = type(self)
-        copy_ = cls.__new__(cls)
-        list.extend(copy_, self)
-        copy_.__dict__.update(self.__dict__)
-        copy_.fitness = copy.deepcopy(self.fitness)
-        return copy_
+        return self.__deepcopy__({})
 
     def __deepcopy__(self, memo: dict) -> Genotype:
-        return self.clone()
+        cls = type(self)
+        copy_ = cls.__new__(cls)
+        memo[id(self)] = copy_
+        list.extend(copy_, self)
+        copy_.__dict__.update(copy.deepcopy(self.__dict__, memo))
+        return copy_
 
     def __reduce__(self):
         return (_rebuild_genotype, (type(self), list(self), self.__dict__))

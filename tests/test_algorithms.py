@@ -231,3 +231,33 @@ def test_a_problem_reused_by_another_run_keeps_each_results_datasets():
     assert first.best_dataset().to_csv_text() == alone.best_dataset().to_csv_text()
     with pytest.raises(ValueError, match="evaluated on another layout"):
         hd.Dataset.from_individual(shared, first.best)  # the shared problem's is run 1's
+
+
+@pytest.mark.parametrize("kwargs, error, match", [
+    (dict(algorithm="nsga3", nsga3_divisions=0), ValueError, "nsga3_divisions must be >= 1"),
+    (dict(algorithm="nsga3", nsga3_divisions=-2), ValueError, "nsga3_divisions must be >= 1"),
+    (dict(population_size=0), ValueError, "population_size must be >= 2"),
+    (dict(map=3), TypeError, "map must be a callable"),
+])
+def test_make_toolbox_checks_what_evolve_checks(kwargs, error, match):
+    p = problem()
+    if kwargs.get("algorithm") == "nsga3":
+        p = p.as_multiobjective()
+    with pytest.raises(error, match=match):
+        hd.make_toolbox(p, **kwargs)
+
+
+def own_mutation(individual, cluster, rng):
+    return (individual,)
+
+
+def test_a_checkpoint_needs_picklable_settings_before_the_run(tmp_path):
+    path = tmp_path / "run.ckpt"
+    with pytest.raises(TypeError, match="checkpoint= needs a problem and mean_mutation that "
+                                        "pickle"):
+        hd.evolve(problem(), mean_mutation=lambda i, c, r: (i,), checkpoint=path,
+                  generations=2, population_size=2, seed=0)
+    assert not path.exists()
+    hd.evolve(problem(), mean_mutation=own_mutation, checkpoint=path, generations=2,
+              population_size=2, seed=0)  # a module-level function pickles
+    assert path.exists()

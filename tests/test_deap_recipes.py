@@ -210,6 +210,12 @@ def test_creator_subclasses_keep_class_fitness_and_attributes():
         assert other.origin == "seeded" and other.key == individual.key
         assert other.fitness.values == individual.fitness.values
         assert other.record == individual.record and other.fitness is not individual.fitness
+    # a mutable attribute is the copy's own, as with DEAP's deepcopy of any individual
+    individual.history = ["seeded"]
+    for other in (toolbox.clone(individual), copy.deepcopy(individual)):
+        other.history.append("mutated")
+        assert other[0] is individual[0]  # the (immutable) genes are shared
+    assert individual.history == ["seeded"]
 
 
 def mut_mean_towards_centre(individual, cluster, rng, *, global_mean, shrink=0.5):
