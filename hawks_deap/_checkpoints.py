@@ -31,7 +31,7 @@ def read_checkpoint(path: str | os.PathLike) -> dict[str, Any]:
         raise ValueError(f"checkpoint {str(path)!r} is a directory, not a checkpoint "
                          "file") from None
     except (pickle.UnpicklingError, EOFError, AttributeError, ImportError, IndexError,
-            TypeError, ValueError) as error:
+            KeyError, SystemError, TypeError, ValueError) as error:  # (damaged bytes)
         raise ValueError(f"checkpoint {str(path)!r} cannot be read (truncated, empty or not "
                          f"a hawks-deap checkpoint: {type(error).__name__}: {error})") from None
     if not isinstance(payload, dict) or payload.get("format") != CHECKPOINT_FORMAT:

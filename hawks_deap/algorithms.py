@@ -412,7 +412,8 @@ def resume(checkpoint: str | os.PathLike, *, generations: int | None = None,
     generations : int, optional
         Total number of generations to reach (default: the original run's).
     map, n_jobs, callbacks, progress
-        As in `evolve`.
+        As in `evolve`, except that ``n_jobs`` defaults to 1 for every problem (the
+        results do not depend on it).
     checkpoint_every : int
         Generations between checkpoints of the continued run.
     save_to : path, optional

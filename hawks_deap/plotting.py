@@ -269,7 +269,8 @@ def plot_dataset(data: Any, y: Any = None, *, genotype: Sequence[Any] | None = N
         title = f"N={X.shape[0]}, K={k}, D={X.shape[1]}"
         record = metadata.get("record") or {}
         if isinstance(record.get("index"), (int, float)):
-            title += f", silhouette {record['index']:.3f}"
+            index = (metadata.get("problem") or {}).get("index", "silhouette")
+            title += f", {index} {record['index']:.3f}"
     ax.set_title(title)
     return fig
 
@@ -318,6 +319,7 @@ def plot_convergence(logbook: Any, *, ax: Any = None, target: float | None = Non
     -------
     matplotlib.figure.Figure
     """
+    pyplot()  # (an ImportError naming the extra when matplotlib is missing)
     from matplotlib.ticker import MaxNLocator
 
     cols = _columns(logbook)
