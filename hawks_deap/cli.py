@@ -515,6 +515,9 @@ def _prepare_suite(args: argparse.Namespace) -> Callable[[], int]:
     config.check_command_line(args, "suite")
     if args.scheduler is not None and args.backend != "dask":
         raise UsageError("--scheduler needs --backend dask")
+    if args.scheduler is not None and args.workers != 1:
+        raise UsageError(f"--workers {args.workers} starts a LocalCluster of that many "
+                         "workers; with --scheduler the scheduler's workers run the suite")
     from hawks_deap import hawks_json
 
     if hawks_json.is_hawks_json(args.grid):
@@ -536,7 +539,8 @@ def _prepare_suite(args: argparse.Namespace) -> Callable[[], int]:
     def run() -> int:
         progress = not args.quiet and sys.stderr.isatty()
         try:
-            path = suite_module.run_suite(grid, out, workers=args.workers,
+            # (the client's workers run the suite: --workers made its LocalCluster)
+            path = suite_module.run_suite(grid, out, workers=1 if client else args.workers,
                                           backend=args.backend, progress=progress,
                                           client=client)
         except suite_module.SuiteBusy as error:  # found only once the run starts

@@ -105,6 +105,18 @@ def test_unreachable_scheduler_exit_2_within_timeout(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
+def test_the_readmes_dask_command_runs_and_scheduler_takes_no_workers(tmp_path):
+    path = write_grid(tmp_path)
+    r = cli("suite", str(path), "--out", str(tmp_path / "dask"), "--backend", "dask",
+            "--workers", "2", "--quiet")
+    assert r.returncode == 0, r.stderr
+    hs.run_suite(hs.load_suite(path), tmp_path / "one")
+    assert snapshot(tmp_path / "dask") == snapshot(tmp_path / "one")
+    r = cli("suite", str(path), "--out", str(tmp_path / "out"), "--backend", "dask",
+            "--scheduler", "tcp://127.0.0.1:1", "--workers", "2")
+    assert r.returncode == 2 and "with --scheduler the scheduler's workers" in r.stderr
+
+
 def test_workers_and_backends_give_identical_results(tmp_path):
     suite = hs.load_suite(write_grid(tmp_path))
     hs.run_suite(suite, tmp_path / "one", workers=1)
