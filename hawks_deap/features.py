@@ -391,11 +391,14 @@ def features_table(datasets: Iterable[Any], *, names: Sequence[str] | None = Non
     datasets = list(datasets)
     index = _names(datasets, names)
     rows = []
-    for item in datasets:
+    for i, item in enumerate(datasets):
         X, y, noise = _as_xy(item)
         if noise is not None:  # noise is no cluster: the features are the clusters'
             X, y = np.asarray(X)[~noise], np.asarray(y)[~noise]
-        feats = problem_features(X, y, **kwargs)
+        try:  # in a table of many, say which dataset is at fault
+            feats = problem_features(X, y, **kwargs)
+        except ValueError as error:
+            raise ValueError(f"dataset {index[i]!r} (row {i}): {error}") from None
         rows.append([float(feats[c]) for c in FEATURE_NAMES])
     values = np.array(rows, dtype=float).reshape(len(rows), len(FEATURE_NAMES))
     return Table(tuple(index), FEATURE_NAMES, values)
@@ -474,6 +477,11 @@ def performance_table(datasets: Iterable[Any], algorithms: Iterable[Any] | None 
         if noise is not None:  # as clustbench's get_score: cluster all, score non-noise
             scored = ~noise
             codes, k = encode_labels(np.asarray(y)[scored])
+        for runner in runners:  # checked here, before any clustering runs
+            if k * runner.k_multiplier > X.shape[0]:
+                raise ValueError(f"dataset {index[i]!r} (row {i}) has {X.shape[0]} points, "
+                                 f"too few for {runner.name!r}: it asks for {k} * "
+                                 f"{runner.k_multiplier} clusters")
         seeds = [int_seed(ss, i, j) for j in range(len(runners))]
         tasks.append((X, codes, k, scored, runners, seeds))
     if n_jobs > 1 and len(tasks) > 1:

@@ -296,6 +296,22 @@ def test_performance_table_same_with_two_workers():
     np.testing.assert_array_equal(one.values, two.values)
 
 
+def test_tables_name_the_dataset_that_is_too_small(monkeypatch):
+    rng = np.random.default_rng(3)
+    fine = (rng.normal(size=(40, 2)), np.repeat([0, 1], 20))
+    tiny = (rng.normal(size=(5, 2)), [0, 0, 1, 1, 2])
+    with pytest.raises(ValueError, match=r"dataset 'tiny' \(row 1\): n_neighbors must be "
+                                         r"<= n_samples - 1 = 4"):
+        features_table([fine, tiny], names=["fine", "tiny"])
+    assert performance_table([tiny], ["kmeans++", "single-linkage"]).values.shape == (1, 2)
+    runs = []
+    monkeypatch.setattr(hd.features, "_performance_row", lambda task: runs.append(task))
+    with pytest.raises(ValueError, match=r"dataset 'tiny' \(row 1\) has 5 points, too few "
+                                         r"for 'average-linkage-2k': it asks for 3 \* 2"):
+        performance_table([fine, tiny], names=["fine", "tiny"])
+    assert runs == []  # refused before any clustering ran
+
+
 def test_best_algorithms_with_ties():
     table = Table(("a", "b", "c"), ("x", "y", "z"),
                   np.array([[0.1, 0.9, 0.2], [1.0, 1.0, 0.5], [0.5, 0.49, 0.0]]))

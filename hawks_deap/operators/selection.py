@@ -140,7 +140,10 @@ def sel_hawks(individuals: Sequence[Any], k: int, rng: np.random.Generator | Any
     DEAP's customary eaSimple selection (``tools.selTournament(tournsize=3)``), where
     the HAWKS loop uses 2: eaSimple replaces the whole population by its offspring,
     without the elitist survivor step that gives the HAWKS loop the rest of its
-    pressure (``tests/test_deap_recipes.py`` measures the effect).
+    pressure (``tests/test_deap_recipes.py`` measures the effect). The call of
+    ``eaMuCommaLambda`` with ``lambda_ == mu`` looks like eaSimple's and gets the
+    tournaments; to keep every offspring there instead, register
+    `sel_stochastic_ranking` as ``select``.
 
     Returns references, as DEAP's selections do: clone before varying.
     """
