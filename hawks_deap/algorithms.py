@@ -270,7 +270,8 @@ def _log_row(gen: int, nevals: int, population: Sequence[Genotype]) -> dict[str,
 
 
 def evolve(problem: Problem, *, population_size: int = 10, generations: int = 100,
-           p_crossover: float = 0.7, p_f: float = 0.5, mean_mutation: str = "pso",
+           p_crossover: float = 0.7, p_f: float = 0.5,
+           mean_mutation: str | Callable[..., Any] = "pso",
            seed: object = None, map: Callable | None = None,  # noqa: A002 - DEAP's name
            n_jobs: int | None = None,
            callbacks: Iterable[Callable[[GenerationState], Any]] = (),
@@ -294,8 +295,9 @@ def evolve(problem: Problem, *, population_size: int = 10, generations: int = 10
         Probability that a pair of offspring is crossed (paper: 0.7).
     p_f : float
         Stochastic ranking's probability of comparing on fitness (paper: 0.5).
-    mean_mutation : {"gaussian", "rails", "pso", "pso-informed", "de"}
-        Mean operator (paper: "pso", PSO-random).
+    mean_mutation : {"gaussian", "rails", "pso", "pso-informed", "de"} or callable
+        Mean operator (paper: "pso", PSO-random), or a researcher's own, as in
+        `make_toolbox`.
     seed : int, SeedSequence, Generator or None
         Makes the run reproducible: the same problem arguments and seed give
         byte-identical datasets, whatever ``map`` or ``n_jobs``.

@@ -473,13 +473,14 @@ class Dataset:
         Raises
         ------
         FileNotFoundError
-            If the directory has no ``data.csv``.
+            If the directory has neither ``data.csv`` nor ``data.npz``.
         ValueError
-            Naming the file and what is wrong: a header that is not ``x0,...,label``,
-            ragged or non-numeric rows, no rows, non-finite coordinates, labels that are
-            not integers; genes that are not a JSON object with ``sizes`` and
-            ``clusters``, sizes that do not match the data, genes of another dimension,
-            rotations that are not proper rotations; metadata that is not a JSON object.
+            If it holds both; otherwise naming the file and what is wrong: a header
+            that is not ``x0,...,label``, ragged or non-numeric rows, no rows,
+            non-finite coordinates, labels that are not integers; genes that are not a
+            JSON object with ``sizes`` and ``clusters``, sizes that do not match the
+            data, genes of another dimension, rotations that are not proper rotations;
+            metadata that is not a JSON object.
         """
         path = Path(path)
         if not is_dataset_dir(path):

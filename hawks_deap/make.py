@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -14,7 +15,8 @@ __all__ = ["make_hawks"]
 def make_hawks(n_samples: int = 1000, n_features: int = 2, n_clusters: int = 5, *,
                silhouette: float = 0.5, max_overlap: float | None = 0.1,
                min_eccentricity: float | None = None, generations: int = 100,
-               population_size: int = 10, mean_mutation: str = "pso",
+               population_size: int = 10,
+               mean_mutation: str | Callable[..., Any] = "pso",
                random_state: Any = None, return_model: bool = False
                ) -> tuple[np.ndarray, np.ndarray] | tuple[np.ndarray, np.ndarray, Any]:
     """Evolve one HAWKS dataset whose silhouette is close to a target.

@@ -37,3 +37,28 @@ def test_operator_study_takes_a_custom_operator(tmp_path):
                           f"{ops}:missing"], capture_output=True, text=True, cwd=tmp_path,
                          timeout=600)
     assert bad.returncode == 2 and "--operator" in bad.stderr
+
+
+def test_operator_study_gaussian_dims_changes_only_the_original(tmp_path):
+    import json
+
+    study = Path(__file__).parent.parent / "examples" / "operator_study.py"
+    summaries = {}
+    for dims in ("each", "all"):
+        r = subprocess.run([sys.executable, str(study), "--quick", "--workers", "1",
+                            "--dims", "50", "--gaussian-dims", dims, "--out", dims],
+                           capture_output=True, text=True, cwd=tmp_path, timeout=600,
+                           env={**__import__("os").environ, "MPLBACKEND": "Agg"})
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert f"dims={dims!r}" in r.stdout
+        rows = json.loads((tmp_path / dims / "summary.json").read_text())
+        summaries[dims] = {(row["operator"], row["target"], row["init"]): row for row in rows}
+    each, every = summaries["each"], summaries["all"]
+    assert each.keys() == every.keys()
+    for key in each:  # the seeds do not depend on the option: only the original moves
+        same = each[key] == every[key]
+        assert same is (key[0] != "gaussian"), key
+    mixed = subprocess.run([sys.executable, str(study), "--quick", "--gaussian-dims", "all",
+                            "--out", "each"], capture_output=True, text=True, cwd=tmp_path,
+                           timeout=600)
+    assert mixed.returncode == 2 and "holds runs with 'each'" in mixed.stderr
