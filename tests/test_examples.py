@@ -62,3 +62,22 @@ def test_operator_study_gaussian_dims_changes_only_the_original(tmp_path):
                             "--out", "each"], capture_output=True, text=True, cwd=tmp_path,
                            timeout=600)
     assert mixed.returncode == 2 and "holds runs with 'each'" in mixed.stderr
+
+
+def test_fidelity_index_quick_and_its_report_of_the_first_runs_only(tmp_path):
+    script = Path(__file__).parent.parent / "benchmarks" / "fidelity_index.py"
+
+    def run(*args):
+        r = subprocess.run([sys.executable, str(script), *args, "--out", str(tmp_path)],
+                           capture_output=True, text=True, timeout=600)
+        assert r.returncode == 0, r.stdout + r.stderr
+        return r.stdout
+
+    full = run("all", "--quick", "--workers", "1")
+    assert "| all | final-fittest | hawks-tevc |" in full  # the "all" runs, substituted
+    assert "Eccentricity aggregation alone: the 8 runs" in full
+    none = run("report", "--all-runs", "0")  # as `evolve --all-runs 0` makes it
+    assert "| all |" not in none and "Eccentricity aggregation" not in none
+    row = "| any | best-feasible | default |"
+    assert [line for line in none.splitlines() if line.startswith(row)] == [
+        line for line in full.splitlines() if line.startswith(row)]  # "any" rows unchanged
