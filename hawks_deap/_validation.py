@@ -39,6 +39,13 @@ def check_int(name: str, value: object, *, minimum: int | None = None,
     return value
 
 
+def check_bool(name: str, value: object) -> bool:
+    """Return ``value`` as a bool, or raise: a string such as ``"no"`` is not taken as True."""
+    if not isinstance(value, bool | np.bool_):
+        raise TypeError(f"{name} must be True or False, got {value!r} ({type(value).__name__})")
+    return bool(value)
+
+
 def check_float(name: str, value: object, *, low: float | None = None,
                 high: float | None = None, low_open: bool = False,
                 high_open: bool = False) -> float:

@@ -24,6 +24,7 @@ from hawks_deap._checkpoints import CHECKPOINT_FORMAT, check_checkpoint_path, re
 from hawks_deap._parallel import EvaluateTask
 from hawks_deap._validation import (
     as_seed_sequence,
+    check_bool,
     check_choice,
     check_int,
     check_probability,
@@ -356,6 +357,7 @@ def evolve(problem: Problem, *, population_size: int = 10, generations: int = 10
     returns = check_choice("returns", returns, RETURNS)
     population_size = check_int("population_size", population_size, minimum=2)
     generations = check_int("generations", generations, minimum=1)
+    progress = check_bool("progress", progress)
     p_crossover = check_probability("p_crossover", p_crossover)
     p_f = check_probability("p_f", p_f)
     n_jobs = (_default_n_jobs(problem, map, population_size) if n_jobs is None
@@ -424,6 +426,7 @@ def resume(checkpoint: str | os.PathLike, *, generations: int | None = None,
     n_jobs = check_int("n_jobs", n_jobs, minimum=1)
     checkpoint_every = check_int("checkpoint_every", checkpoint_every, minimum=1)
     callbacks = _check_callbacks(callbacks)
+    progress = check_bool("progress", progress)
     _check_map(map, n_jobs)
     check_checkpoint_path(checkpoint if save_to is None else save_to)
     payload = read_checkpoint(checkpoint)

@@ -421,8 +421,9 @@ class Dataset:
             The points as ``data.csv`` (text, 17 significant digits: they read back bit
             for bit) or ``data.npz`` (compressed binary arrays, exact; integer labels).
         """
-        from hawks_deap._validation import check_choice
+        from hawks_deap._validation import check_bool, check_choice
 
+        overwrite = check_bool("overwrite", overwrite)
         check_choice("format", format, DATA_FORMATS)  # (labels are integers: __init__)
         path = Path(path)
         if path.exists() or path.is_symlink():

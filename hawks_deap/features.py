@@ -54,6 +54,7 @@ import numpy as np
 from hawks_deap._labels import encode_labels
 from hawks_deap._validation import (
     as_seed_sequence,
+    check_bool,
     check_choice,
     check_float,
     check_int,
@@ -125,6 +126,7 @@ def connectivity(X: Any, labels: Any, n_neighbors: int = 10, *,
     X, codes, _ = _check_data(X, labels, "labels")
     n = X.shape[0]
     n_neighbors = check_int("n_neighbors", n_neighbors, minimum=1)
+    normalize = check_bool("normalize", normalize)
     if n_neighbors > n - 1:
         raise ValueError(f"n_neighbors must be <= n_samples - 1 = {n - 1}, got {n_neighbors}")
     value = normalised_connectivity(X, codes, n_neighbors=n_neighbors)

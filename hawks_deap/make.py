@@ -7,9 +7,13 @@ from typing import Any
 
 import numpy as np
 
-from hawks_deap._validation import check_int
+from hawks_deap._validation import as_seed_sequence, check_bool, check_float, check_int
 
 __all__ = ["make_hawks"]
+
+
+#: Fewest points per cluster (`hawks_deap.IndexProblem`'s default ``min_size``).
+MIN_SIZE = 10
 
 
 def make_hawks(n_samples: int = 1000, n_features: int = 2, n_clusters: int = 5, *,
@@ -64,9 +68,25 @@ def make_hawks(n_samples: int = 1000, n_features: int = 2, n_clusters: int = 5, 
     """
     import hawks_deap as hd
 
-    if not isinstance(return_model, bool):
-        raise TypeError(f"return_model must be True or False, got {return_model!r}")
+    # checked here under make_hawks' own names (IndexProblem says n_dims, target, ...)
+    return_model = check_bool("return_model", return_model)
+    n_clusters = check_int("n_clusters", n_clusters, minimum=2)
+    n_samples = check_int("n_samples", n_samples, minimum=1)
+    if n_samples < MIN_SIZE * n_clusters:
+        raise ValueError(f"n_samples must be >= {MIN_SIZE} * n_clusters = "
+                         f"{MIN_SIZE * n_clusters} (every cluster gets at least {MIN_SIZE} "
+                         f"points, as in HAWKS), got {n_samples}")
     check_int("n_features", n_features, minimum=1)
+    check_float("silhouette", silhouette, low=-1.0, high=1.0)
+    if max_overlap is not None:
+        check_float("max_overlap", max_overlap, low=0.0, high=1.0)
+    if min_eccentricity is not None:
+        check_float("min_eccentricity", min_eccentricity, low=1.0)
+    if not isinstance(random_state, np.random.Generator):  # (a Generator is not consumed)
+        try:
+            as_seed_sequence(random_state)
+        except (TypeError, ValueError) as error:
+            raise type(error)(f"random_state: {error}") from None
     constraints: list[Any] = []
     if max_overlap is not None:
         constraints.append(hd.Overlap(max=max_overlap))

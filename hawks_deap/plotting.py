@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from hawks_deap._labels import as_label_array, encode_labels
-from hawks_deap._validation import check_int
+from hawks_deap._validation import check_bool, check_float, check_int, check_X
 
 __all__ = [
     "figure_bytes",
@@ -166,9 +166,7 @@ def _unpack_dataset(data: Any, y: Any, genotype: Any
         metadata = dict(getattr(data, "metadata", {}) or {})
     else:
         X = data
-    X = np.asarray(X, dtype=float)
-    if X.ndim != 2 or X.shape[0] == 0:
-        raise ValueError(f"X must be a non-empty 2-D array, got shape {X.shape}")
+    X = check_X(X)  # NaN or inf would silently drop out of the plot
     if y is None:
         y = np.zeros(X.shape[0], dtype=int)
     y = as_label_array(y, n_samples=X.shape[0], name="y")
@@ -217,6 +215,10 @@ def plot_dataset(data: Any, y: Any = None, *, genotype: Sequence[Any] | None = N
     small and grey, labelled ``"noise"`` (for D = 1 on a row of their own), with no
     ellipse, and K counts the clusters only.
     """
+    ellipses = check_bool("ellipses", ellipses)
+    n_std = check_float("n_std", n_std, low=0.0, low_open=True)
+    if point_size is not None:
+        point_size = check_float("point_size", point_size, low=0.0, low_open=True)
     X, y, noise, genotype, metadata = _unpack_dataset(data, y, genotype)
     fig, ax = _new_axes(ax, figsize=(5.5, 5))
     cluster_codes, k = encode_labels(y[~noise])

@@ -43,7 +43,7 @@ from typing import Any
 
 import numpy as np
 
-from hawks_deap._validation import check_choice, check_float, check_int
+from hawks_deap._validation import check_bool, check_choice, check_float, check_int
 from hawks_deap.features import FEATURE_NAMES, Table
 
 __all__ = [
@@ -282,8 +282,7 @@ def friedman_nemenyi(scores: Any, algorithms: Sequence[str] | None = None, *,
 
     values, names = _as_scores(scores, algorithms)
     alpha = check_float("alpha", alpha, low=0.0, high=1.0, low_open=True, high_open=True)
-    if not isinstance(higher_is_better, (bool, np.bool_)):
-        raise TypeError(f"higher_is_better must be a bool, got {higher_is_better!r}")
+    higher_is_better = check_bool("higher_is_better", higher_is_better)
     n, k = values.shape
     ranks = rankdata(-values if higher_is_better else values, method="average", axis=1)
     average = ranks.mean(axis=0)

@@ -49,7 +49,7 @@ import numpy as np
 from hawks_deap import config
 from hawks_deap._dask import close_dask, connect_dask, iter_dask
 from hawks_deap._parallel import quiet_worker
-from hawks_deap._validation import check_choice, check_int, check_parent_dir, int_seed
+from hawks_deap._validation import check_bool, check_choice, check_int, check_parent_dir, int_seed
 from hawks_deap.dataset import (
     METADATA_FILE,
     check_replaceable,
@@ -626,8 +626,14 @@ def run_suite(suite: Suite, out: str | os.PathLike, *, workers: int = 1,
     on_row : callable, optional
         Called with each new summary row (after it is written).
     """
+    if not isinstance(suite, Suite):
+        raise TypeError(f"suite must be a Suite (hawks_deap.suite.load_suite reads a grid "
+                        f"file), got {type(suite).__name__}")
     workers = check_int("workers", workers, minimum=1)
     check_choice("backend", backend, BACKENDS)
+    progress = check_bool("progress", progress)
+    if on_row is not None and not callable(on_row):
+        raise TypeError(f"on_row must be callable or None, got {type(on_row).__name__}")
     if backend != "dask" and (scheduler is not None or client is not None):
         raise ValueError(f"{'scheduler' if client is None else 'client'} needs "
                          f"backend='dask', got backend={backend!r}")

@@ -33,12 +33,20 @@ def test_make_hawks_is_generate_with_random_state_as_seed(tmp_path):
     assert isinstance(dataset, hd.Dataset) and len(dataset.genotype) == 3
 
 
-def test_make_hawks_validates_like_everything_else():
-    with pytest.raises(ValueError, match="target"):
-        hd.make_hawks(silhouette=1.5)
-    with pytest.raises(TypeError, match="n_features"):
-        hd.make_hawks(n_features=2.5)
-    with pytest.raises(TypeError, match="return_model"):
-        hd.make_hawks(return_model="yes")
-    with pytest.raises(ValueError, match="Overlap"):
-        hd.make_hawks(max_overlap=2.0)
+def test_make_hawks_validates_under_its_own_names(monkeypatch):
+    monkeypatch.setattr(hd, "evolve", lambda *a, **k: pytest.fail("work started"))
+    cases = [  # (keyword arguments, error, the message names make_hawks' parameter)
+        ({"silhouette": 1.5}, ValueError, r"silhouette must lie in \[-1, 1\], got 1.5"),
+        ({"n_features": 2.5}, TypeError, "n_features must be an integer"),
+        ({"return_model": "yes"}, TypeError, "return_model must be True or False"),
+        ({"max_overlap": 2.0}, ValueError, r"max_overlap must lie in \[0, 1\]"),
+        ({"min_eccentricity": 0.5}, ValueError, "min_eccentricity must lie in"),
+        ({"random_state": -1}, ValueError, "random_state: seed must be a non-negative"),
+        ({"random_state": "x"}, TypeError, "random_state: seed must be an int"),
+        ({"n_samples": 40}, ValueError, r"n_samples must be >= 10 \* n_clusters = 50 "
+                                        r"\(every cluster gets at least 10 points"),
+        ({"n_clusters": 1}, ValueError, "n_clusters must be >= 2"),
+    ]
+    for kwargs, error, message in cases:
+        with pytest.raises(error, match=message):
+            hd.make_hawks(**kwargs)

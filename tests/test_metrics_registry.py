@@ -149,7 +149,7 @@ def test_register_rejects_bad_entries(private_registry):
         hm.register("mine", f, kind="internal", bounds=("a", 1), higher_is_better=True)
     with pytest.raises(TypeError, match="callable"):
         hm.register("mine", 3, kind="internal", bounds=(0, 1), higher_is_better=True)
-    with pytest.raises(TypeError, match="higher_is_better must be a bool"):
+    with pytest.raises(TypeError, match="higher_is_better must be True or False"):
         hm.register("mine", f, kind="internal", bounds=(0, 1), higher_is_better=1)
     assert "mine" not in hm.available()
     hm.register("mine", f, kind="internal", bounds=(-math.inf, math.inf),

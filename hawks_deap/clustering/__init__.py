@@ -113,7 +113,7 @@ from __future__ import annotations
 
 from typing import Any, Literal, overload
 
-from hawks_deap._validation import check_choice, check_int
+from hawks_deap._validation import check_bool, check_choice, check_int
 from hawks_deap.clustering import _library as lib
 from hawks_deap.clustering._core import (
     AlgorithmSpec,
@@ -247,7 +247,7 @@ def available_algorithms(*, preset: str | None = None,
     3
     """
     preset = check_preset(preset)
-    if not settings:
+    if not check_bool("settings", settings):
         return list(_REGISTRY)
     return {name: _with_preset(algorithm, preset).settings
             for name, algorithm in _REGISTRY.items()}
@@ -345,7 +345,7 @@ def register_algorithm(name: str, func: ClusterFunction | Any, *, k_multiplier: 
     """
     if not isinstance(name, str) or not name:
         raise TypeError(f"name must be a non-empty string, got {name!r}")
-    if name in _REGISTRY and not overwrite:
+    if name in _REGISTRY and not check_bool("overwrite", overwrite):
         raise ValueError(f"an algorithm named {name!r} is already registered; pass "
                          "overwrite=True to replace it")
     k_multiplier = check_int("k_multiplier", k_multiplier, minimum=1)

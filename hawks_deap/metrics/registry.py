@@ -13,7 +13,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from hawks_deap._validation import check_choice
+from hawks_deap._validation import check_bool, check_choice
 from hawks_deap.metrics import external, internal, pairs
 
 __all__ = ["KINDS", "MetricInfo", "available", "get", "register"]
@@ -135,8 +135,8 @@ def register(name: str, function: Callable[..., float], *, kind: str,
     if not callable(function):
         raise TypeError(f"function must be callable, got {function!r}")
     check_choice("kind", kind, KINDS)
-    if not isinstance(higher_is_better, bool):
-        raise TypeError(f"higher_is_better must be a bool, got {higher_is_better!r}")
+    higher_is_better = check_bool("higher_is_better", higher_is_better)
+    symmetric = check_bool("symmetric", symmetric)
     if not isinstance(bounds, tuple | list) or len(bounds) != 2:
         raise ValueError(f"bounds must be a pair (low, high), got {bounds!r}")
     try:

@@ -16,9 +16,15 @@ def numpy_rng(rng: Any) -> np.random.Generator:
 
     Python's ``random`` module or a ``random.Random`` instance (DEAP's habit:
     ``toolbox.register("mutate", ..., rng=random)``) seeds a new Generator with 128 bits
-    drawn from it, so runs stay reproducible from ``random.seed``. Anything else (a
-    Generator, or an object with a Generator's methods) is used as it is.
+    drawn from it, so runs stay reproducible from ``random.seed``. A Generator, or an
+    object with a Generator's ``random`` and ``integers``, is used as it is. A seed is
+    refused: an operator is called many times, and re-seeding at each call would repeat
+    the same draws.
     """
     if isinstance(rng, random.Random) or (isinstance(rng, ModuleType) and rng is random):
         return np.random.default_rng(rng.getrandbits(128))
+    if not (hasattr(rng, "random") and hasattr(rng, "integers")):
+        raise TypeError(f"rng must be a numpy.random.Generator, or random / random.Random "
+                        f"(DEAP's), got {rng!r} ({type(rng).__name__}); for a seed, pass "
+                        "numpy.random.default_rng(seed) once and reuse it")
     return rng

@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from hawks_deap._threads import blas_thread_limit
-from hawks_deap._validation import check_choice, check_float, check_probability
+from hawks_deap._validation import check_choice, check_float, check_int, check_probability
 from hawks_deap.genotype import Genotype, Layout
 from hawks_deap.initialization import haar_from_normals, rotation_powers
 from hawks_deap.operators._rng import numpy_rng
@@ -49,6 +49,11 @@ def _check_weights(low: float = 0.0, high: float = 1.0) -> None:
     check_float("high", high)
     if low > high:
         raise ValueError(f"low must be <= high, got low={low:g}, high={high:g}")
+
+
+def _check_cluster(individual: Genotype, cluster: object) -> int:
+    """``cluster`` as an index into ``individual`` (a negative one would wrap silently)."""
+    return check_int("cluster", cluster, minimum=0, maximum=len(individual) - 1)
 
 
 def _other_cluster(individual: Genotype, cluster: int, rng: np.random.Generator) -> int:
@@ -93,6 +98,7 @@ def mut_mean_gaussian(individual: Genotype, cluster: int, rng: np.random.Generat
         slow in 50-D" (Fig. S-4c) measures (BENCHMARKS.md, the operator study).
     """
     rng = numpy_rng(rng)
+    cluster = _check_cluster(individual, cluster)
     _gaussian_options(scale=scale, dims=dims)
     mean = individual[cluster].mean
     if dims == "all":
@@ -124,6 +130,7 @@ def mut_mean_rails(individual: Genotype, cluster: int, rng: np.random.Generator,
     the order n, w, p.
     """
     rng = numpy_rng(rng)
+    cluster = _check_cluster(individual, cluster)
     _check_weights(low, high)
     n = _other_cluster(individual, cluster, rng)
     w = rng.uniform(low, high)
@@ -136,6 +143,7 @@ def mut_mean_rails(individual: Genotype, cluster: int, rng: np.random.Generator,
 def _pso_step(individual: Genotype, cluster: int, rng: np.random.Generator,
               global_mean: np.ndarray, low: float, high: float) -> np.ndarray:
     rng = numpy_rng(rng)
+    cluster = _check_cluster(individual, cluster)
     _check_weights(low, high)
     global_mean = np.asarray(global_mean, dtype=float)
     mu = individual[cluster].mean
@@ -158,6 +166,7 @@ def mut_mean_pso(individual: Genotype, cluster: int, rng: np.random.Generator, *
     the order n, (w1, w2), p.
     """
     rng = numpy_rng(rng)
+    cluster = _check_cluster(individual, cluster)
     step = _pso_step(individual, cluster, rng, global_mean, low, high)
     p = rng.random()
     mu = individual[cluster].mean
@@ -188,6 +197,7 @@ def mut_mean_de(individual: Genotype, cluster: int, rng: np.random.Generator, *,
     without replacement from the other clusters. The supplement uses F = 1.
     """
     rng = numpy_rng(rng)
+    cluster = _check_cluster(individual, cluster)
     _de_options(F=F)
     k = len(individual)
     if k < 3:
@@ -213,6 +223,7 @@ def mut_cov_haar(individual: Genotype, cluster: int, rng: np.random.Generator, *
     is 1 and the determinant is preserved. Draws: Q, then x.
     """
     rng = numpy_rng(rng)
+    cluster = _check_cluster(individual, cluster)
     power, alpha = _cov_options(power=power, alpha=alpha)
     _apply_cov([_draw_cov(individual, cluster, rng, alpha)], power)
     return (individual,)

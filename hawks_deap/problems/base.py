@@ -16,7 +16,7 @@ import numpy as np
 
 from hawks_deap._memory import check_fits, run_bytes
 from hawks_deap._threads import blas_thread_limit
-from hawks_deap._validation import check_float, check_int
+from hawks_deap._validation import check_bool, check_float, check_int
 from hawks_deap.constraints import Constraint, Eccentricity, Overlap, check_constraints, penalty
 from hawks_deap.evaluation import Evaluator
 from hawks_deap.genotype import Evaluation, Genotype, Layout, RecordFitness
@@ -125,9 +125,7 @@ class DatasetProblem(Problem):
         self.n_clusters = check_int("n_clusters", n_clusters, minimum=2)
         self.n_dims = check_int("n_dims", n_dims, minimum=1)
         self.min_size = check_int("min_size", min_size, minimum=1)
-        if not isinstance(equal_sizes, bool | np.bool_):  # ("no" would be truthy)
-            raise TypeError(f"equal_sizes must be True or False, got {equal_sizes!r}")
-        self.equal_sizes = bool(equal_sizes)
+        self.equal_sizes = check_bool("equal_sizes", equal_sizes)
         needed = self.n_clusters * (1 if self.equal_sizes else self.min_size)
         self.n_samples = check_int("n_samples", n_samples, minimum=1)
         if self.n_samples < needed:

@@ -1,0 +1,106 @@
+"""Bad input is refused up front, naming the parameter: flags that are not bools (a
+string such as "no" is truthy), seeds where an operator needs a generator, cluster
+indices out of range, a grid path where a Suite is needed."""
+
+import numpy as np
+import pytest
+
+import hawks_deap as hd
+from hawks_deap import batteries, clustering, features, metrics, operators
+from hawks_deap import suite as hs
+
+
+@pytest.fixture
+def dataset():
+    rng = np.random.default_rng(0)
+    return hd.Dataset(rng.normal(size=(30, 2)), np.repeat([0, 1, 2], 10))
+
+
+def test_string_flags_are_refused_before_anything_is_written(dataset, tmp_path):
+    folder = dataset.save(tmp_path / "run")
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    with pytest.raises(TypeError, match="overwrite must be True or False, got 'no'"):
+        dataset.save(folder, overwrite="no")
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before  # untouched
+    batteries.write_battery([dataset], tmp_path / "out", battery="b", names=["d"])
+    with pytest.raises(TypeError, match="overwrite must be True or False"):
+        batteries.write_battery([dataset], tmp_path / "out", battery="b", names=["d"],
+                                overwrite="no")
+    with pytest.raises(TypeError, match="not one string"):
+        batteries.write_battery([dataset], tmp_path / "out2", battery="b", names="d")
+    with pytest.raises(TypeError, match="not one string"):
+        batteries.read_battery(tmp_path / "out" / "b", names="d")
+    with pytest.raises(TypeError, match="normalize must be True or False"):
+        features.connectivity(dataset.X, dataset.y, 5, normalize="no")
+    with pytest.raises(TypeError, match="settings must be True or False"):
+        clustering.available_algorithms(settings="yes")
+    with pytest.raises(TypeError, match="symmetric must be True or False"):
+        metrics.register("my-score", lambda a, b: 0.0, kind="external", bounds=(0, 1),
+                         higher_is_better=True, symmetric="no")
+    problem = hd.IndexProblem(30, 3, 2, target=0.5)
+    with pytest.raises(TypeError, match="progress must be True or False"):
+        hd.evolve(problem, generations=1, progress="no")
+
+
+def test_numpy_bools_are_bools(dataset, tmp_path):
+    assert features.connectivity(dataset.X, dataset.y, 5, normalize=np.True_) == \
+        features.connectivity(dataset.X, dataset.y, 5)
+    assert dataset.save(tmp_path / "a", overwrite=np.False_).is_dir()
+    assert clustering.available_algorithms(settings=np.False_) == \
+        clustering.available_algorithms()
+
+
+def _individual(k=3):
+    problem = hd.IndexProblem(60, k, 2, target=0.5)
+    toolbox = hd.make_toolbox(problem, seed=0)
+    return toolbox.individual()
+
+
+def test_operators_refuse_a_seed_for_rng_and_a_cluster_out_of_range():
+    ind = _individual()
+    rng = np.random.default_rng(1)
+    for bad in (0, None, np.int64(1), "x"):
+        with pytest.raises(TypeError, match="rng must be a numpy.random.Generator"):
+            operators.mut_mean_gaussian(ind, 0, bad)
+        with pytest.raises(TypeError, match="rng must be a numpy.random.Generator"):
+            operators.cx_uniform(ind, _individual(), bad)
+    for bad, error in ((-1, ValueError), (3, ValueError), (True, TypeError),
+                       (2.5, TypeError)):
+        centre = np.zeros(2)
+        for op, kwargs in ((operators.mut_mean_gaussian, {}), (operators.mut_mean_rails, {}),
+                           (operators.mut_mean_pso, {"global_mean": centre}),
+                           (operators.mut_mean_pso_informed, {
+                               "global_mean": centre, "index_value": 0.3, "target": 0.5}),
+                           (operators.mut_mean_de, {}), (operators.mut_cov_haar, {})):
+            with pytest.raises(error, match="cluster"):
+                op(ind, bad, rng, **kwargs)
+    before = [g.key for g in ind]
+    operators.mut_mean_gaussian(ind, 2, rng)  # the last cluster, by its own index
+    assert [g.key for g in ind][:2] == before[:2]
+
+
+def test_run_suite_wants_a_suite_and_a_callable_on_row(tmp_path):
+    grid = tmp_path / "grid.toml"
+    grid.write_text('[dataset]\nn_samples = 40\nn_clusters = 2\n[ga]\ngenerations = 1\n'
+                    'population_size = 2\n[suite]\nruns = 1\n')
+    with pytest.raises(TypeError, match="suite must be a Suite .*load_suite"):
+        hs.run_suite(str(grid), tmp_path / "out")
+    with pytest.raises(TypeError, match="on_row must be callable"):
+        hs.run_suite(hs.load_suite(grid), tmp_path / "out", on_row=5)
+    assert not (tmp_path / "out").exists()  # refused before any run
+
+
+def test_plot_dataset_refuses_non_finite_points_and_bad_options(dataset):
+    pytest.importorskip("matplotlib")
+    from hawks_deap.plotting import plot_dataset
+
+    X = dataset.X.copy()
+    X[0, 0] = np.nan
+    with pytest.raises(ValueError, match="finite"):
+        plot_dataset(X, dataset.y)
+    with pytest.raises(TypeError, match="ellipses must be True or False"):
+        plot_dataset(dataset, ellipses="no")
+    with pytest.raises(ValueError, match="n_std"):
+        plot_dataset(dataset, n_std=-1)
+    with pytest.raises(ValueError, match="point_size"):
+        plot_dataset(dataset, point_size=-5)
