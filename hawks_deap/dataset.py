@@ -250,20 +250,28 @@ class Dataset:
 
     def __init__(self, X: Any, y: Any, genotype: Any = None,
                  metadata: dict[str, Any] | None = None) -> None:
-        self.X = np.asarray(X, dtype=np.float64)
+        from hawks_deap._validation import check_X
+
+        # what save writes, load must read back: finite points, labels 0.. (and the noise
+        # label), genes of the data's dimension with proper rotations
+        self.X = check_X(X)
         self.y = _integer_labels(y)
-        if self.X.ndim != 2:
-            raise ValueError(f"X must be 2-D, got shape {self.X.shape}")
         if self.y.shape != (self.X.shape[0],):
             raise ValueError(f"y must have shape ({self.X.shape[0]},), got {self.y.shape}")
-        self.genotype = None if genotype is None else Genotype(genotype)
         self.metadata = dict(metadata or {})
-        # what save writes, load must read back: labels 0.. (and the noise label)
-        negative = self.y[(self.y < 0) & ~self.noise_mask]
-        if negative.size:
-            raise ValueError(f"y has the negative label {int(negative[0])}; cluster labels "
-                             "are 0, 1, ... (a noise label must be named in "
+        clustered = self.y[~self.noise_mask]
+        if clustered.size and clustered.min() < 0:
+            raise ValueError(f"y has the negative label {int(clustered.min())}; cluster "
+                             "labels are 0, 1, ... (a noise label must be named in "
                              "metadata['noise_label'])")
+        self.genotype = None
+        if genotype is not None:
+            genes = list(genotype)
+            _check_genes(genes, self.X.shape[1], "genotype: ")
+            if clustered.size and clustered.max() >= len(genes):
+                raise ValueError(f"y has the label {int(clustered.max())}, but the genotype "
+                                 f"has {len(genes)} genes (one per label 0..K-1)")
+            self.genotype = Genotype(genes)
 
     def __repr__(self) -> str:
         k = len(np.unique(self.y))
@@ -618,13 +626,25 @@ def _read_genes(path: Path, X: np.ndarray, y: np.ndarray) -> list[Cluster]:
             gene = Cluster.from_dict(data)
         except (KeyError, TypeError, ValueError) as error:
             raise ValueError(f"{path}: cluster {k}: {error}") from None
+        out.append(gene)
+    _check_genes(out, X.shape[1], f"{path}: ")
+    return out
+
+
+def _check_genes(genes: list[Any], n_dims: int, where: str) -> None:
+    """Check genes as `Dataset.load` does (errors start with ``where``).
+
+    Each must be a Cluster of the data's dimension with a proper rotation.
+    """
+    for k, gene in enumerate(genes):
+        if not isinstance(gene, Cluster):
+            raise TypeError(f"{where}cluster {k} must be a hawks_deap.Cluster gene, got "
+                            f"{type(gene).__name__}")
+        if gene.n_dims != n_dims:
+            raise ValueError(f"{where}cluster {k} has {gene.n_dims} dimensions, the data "
+                             f"{n_dims}")
         r = gene.rotation
-        if gene.n_dims != X.shape[1]:
-            raise ValueError(f"{path}: cluster {k} has {gene.n_dims} dimensions, the data "
-                             f"{X.shape[1]}")
         if not (np.allclose(r @ r.T, np.eye(r.shape[0]), atol=1e-8)
                 and np.linalg.det(r) > 0):
-            raise ValueError(f"{path}: cluster {k}: the rotation is not a proper rotation "
+            raise ValueError(f"{where}cluster {k}: the rotation is not a proper rotation "
                              "(orthogonal, determinant +1)")
-        out.append(gene)
-    return out

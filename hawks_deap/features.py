@@ -526,6 +526,13 @@ def best_algorithms(table: Table, *, tol: float = 0.0, tie_label: str = "tied") 
     list of str
     """
     tol = check_float("tol", tol, low=0.0)
+    if not isinstance(table, Table):
+        raise TypeError(f"table must be a hawks_deap.features.Table, got "
+                        f"{type(table).__name__}")
+    bad = [name for name, row in zip(table.index, table.values, strict=True)
+           if not np.all(np.isfinite(row))]
+    if bad:  # a NaN compares false with everything: the row would read as "tied"
+        raise ValueError(f"table has non-finite scores in rows {bad}")
     out = []
     for row in table.values:
         best = np.flatnonzero(row >= row.max() - tol)

@@ -27,6 +27,8 @@ from typing import Any
 import numpy as np
 from deap import base
 
+from hawks_deap._validation import check_int
+
 __all__ = [
     "Cluster",
     "Evaluation",
@@ -456,12 +458,19 @@ class Layout:
 
     def __init__(self, sizes: Sequence[int], n_dims: int, z: Sequence[np.ndarray] | None = None,
                  rng: np.random.Generator | None = None) -> None:
-        self.sizes = np.asarray(sizes, dtype=np.int64)
+        given = np.asarray(sizes)
+        if given.ndim != 1 or given.size == 0 or given.dtype.kind not in "iu":
+            raise TypeError(f"sizes must be a non-empty sequence of integers, got {sizes!r}")
+        if given.min() < 0:
+            raise ValueError(f"sizes must be >= 0, got {given.tolist()}")
+        self.sizes = given.astype(np.int64)
         self.sizes.setflags(write=False)
-        self.n_dims = int(n_dims)
+        self.n_dims = check_int("n_dims", n_dims, minimum=1)
         if z is None:
             if rng is None:
                 raise ValueError("Layout needs either z or rng")
+            if not hasattr(rng, "standard_normal"):
+                raise TypeError(f"rng must be a numpy.random.Generator, got {rng!r}")
             z = [rng.standard_normal((int(n), self.n_dims)) for n in self.sizes]
         self.z = [np.array(zk, dtype=np.float64) for zk in z]
         for k, zk in enumerate(self.z):

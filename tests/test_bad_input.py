@@ -104,3 +104,54 @@ def test_plot_dataset_refuses_non_finite_points_and_bad_options(dataset):
         plot_dataset(dataset, n_std=-1)
     with pytest.raises(ValueError, match="point_size"):
         plot_dataset(dataset, point_size=-5)
+
+
+def test_dataset_refuses_what_load_would_refuse(tmp_path):
+    rng = np.random.default_rng(2)
+    X, y = rng.normal(size=(6, 2)), [0, 0, 1, 1, 2, 2]
+    gene = hd.Cluster([0.0, 0.0], [1.0, 1.0], np.eye(2))
+    with pytest.raises(ValueError, match="finite"):
+        hd.Dataset(np.where(np.eye(6, 2) > 0, np.nan, X), y)
+    with pytest.raises(ValueError, match="non-empty 2-D"):
+        hd.Dataset(np.zeros((0, 2)), [])
+    with pytest.raises(TypeError, match="genotype: cluster 0 must be a hawks_deap.Cluster"):
+        hd.Dataset(X, y, genotype=[1, 2, 3])
+    with pytest.raises(ValueError, match="genotype: cluster 1 has 3 dimensions, the data 2"):
+        hd.Dataset(X, y, genotype=[gene, hd.Cluster([0.0] * 3, [1.0] * 3, np.eye(3)), gene])
+    with pytest.raises(ValueError, match="not a proper rotation"):
+        hd.Dataset(X, y, genotype=[gene, hd.Cluster([0.0, 0.0], [1.0, 1.0], np.zeros((2, 2))),
+                                   gene])
+    with pytest.raises(ValueError, match="label 2, but the genotype has 2 genes"):
+        hd.Dataset(X, y, genotype=[gene, gene])
+    good = hd.Dataset(X, y, genotype=[gene, gene, gene])
+    back = hd.Dataset.load(good.save(tmp_path / "d"))
+    assert back.genotype is not None and len(back.genotype) == 3
+
+
+def test_layout_refuses_what_it_would_truncate():
+    rng = np.random.default_rng(0)
+    with pytest.raises(TypeError, match="n_dims must be an integer"):
+        hd.Layout([5, 5], 2.5, rng=rng)
+    with pytest.raises(TypeError, match="n_dims must be an integer"):
+        hd.Layout([5, 5], True, rng=rng)
+    with pytest.raises(TypeError, match="sizes must be a non-empty sequence of integers"):
+        hd.Layout([2.7, 3.2], 2, rng=rng)
+    with pytest.raises(ValueError, match="sizes must be >= 0"):
+        hd.Layout([5, -1], 2, rng=rng)
+    with pytest.raises(TypeError, match="rng must be a numpy.random.Generator"):
+        hd.Layout([5, 5], 2, rng=0)
+    assert hd.Layout(np.array([5, 5], dtype=np.int32), np.int64(2), rng=rng).n_dims == 2
+
+
+def test_evaluator_arrays_and_best_algorithms_refuse_non_finite_values():
+    layout = hd.Layout([10, 10], 2, rng=np.random.default_rng(0))
+    evaluator = hd.Evaluator(layout)
+    with pytest.raises(ValueError, match="finite"):
+        evaluator.silhouette(np.full((20, 2), np.nan))
+    with pytest.raises(ValueError, match=r"layout's shape \(20, 2\), got \(3, 2\)"):
+        evaluator.overlap(np.zeros((3, 2)))
+    table = features.Table(("a", "b"), ("x", "y"), np.array([[0.5, np.nan], [1.0, 0.2]]))
+    with pytest.raises(ValueError, match=r"non-finite scores in rows \['a'\]"):
+        features.best_algorithms(table)
+    with pytest.raises(TypeError, match="table must be a hawks_deap.features.Table"):
+        features.best_algorithms(np.zeros((2, 2)))

@@ -114,7 +114,10 @@ def test_writes_are_reproducible_and_checked_before_anything_is_written(tmp_path
     write_battery([ds], tmp_path / "c", battery="b", names=["x"])
     for f in ("x.data.gz", "x.labels0.gz", "x.txt", "README.txt"):
         assert (tmp_path / "a/b" / f).read_bytes() == (tmp_path / "c/b" / f).read_bytes()
-    bad = hd.Dataset(np.array([[0.0], [np.inf]]), [0, 1])
+    with pytest.raises(ValueError, match="finite"):  # refused when made, so ...
+        hd.Dataset(np.array([[0.0], [np.inf]]), [0, 1])
+    bad = hd.Dataset(np.array([[0.0], [1.0]]), [0, 1])
+    bad.X[1, 0] = np.inf  # ... changed afterwards: write_battery checks again
     cases = [
         (dict(datasets=[ds, ds], names=["x", "x"]), ValueError, "repeated: x"),
         (dict(datasets=[ds], names=[".x"]), ValueError, "does not start with a dot"),

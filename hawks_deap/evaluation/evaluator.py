@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from hawks_deap._threads import blas_thread_limit
-from hawks_deap._validation import check_choice, check_int
+from hawks_deap._validation import check_choice, check_int, check_X
 from hawks_deap.evaluation._cache import ByteLRU, GeneStore, Tuning
 from hawks_deap.evaluation._overlap import overlap, prefetch_overlap
 from hawks_deap.evaluation._silhouette import silhouette_eu, silhouette_sq
@@ -107,6 +107,15 @@ class Evaluator:
         with blas_thread_limit(self.threads):
             yield
 
+    def _layout_data(self, X: np.ndarray) -> np.ndarray:
+        """``X`` checked: finite, and one row per point of the layout."""
+        X = check_X(X)
+        layout = self.store.layout
+        expected = (int(layout.sizes.sum()), layout.n_dims)
+        if X.shape != expected:
+            raise ValueError(f"data must have the layout's shape {expected}, got {X.shape}")
+        return X
+
     def points(self, genotype: Sequence) -> np.ndarray:
         """The dataset X of a genotype, shape (N, D) (bit-identical to ``layout.sample``)."""
         store = self.store
@@ -122,6 +131,7 @@ class Evaluator:
         """
         store = self.store
         if isinstance(data, np.ndarray):
+            data = self._layout_data(data)
             k = store.layout.n_clusters
             if self.metric == "sqeuclidean":
                 sums = silhouette_sums_sqeuclidean(data, store.codes, k)
@@ -143,7 +153,7 @@ class Evaluator:
             A genotype (fast path, cached) or its data X (plain computation).
         """
         if isinstance(data, np.ndarray):
-            return float(np.mean(overlap_flags(data, self.store.codes)))
+            return float(np.mean(overlap_flags(self._layout_data(data), self.store.codes)))
         with self.limit_threads():
             return overlap(self.store, data)
 
