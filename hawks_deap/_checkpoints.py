@@ -47,6 +47,9 @@ def check_checkpoint_path(path: str | os.PathLike | None) -> None:
     """Refuse, before any work, a checkpoint path that could never be written."""
     if path is None:
         return
+    if not isinstance(path, str | os.PathLike):
+        raise TypeError(f"checkpoint must be a file path (str or os.PathLike) or None, got "
+                        f"{path!r}")
     path = Path(path)
     if path.is_dir():
         raise ValueError(f"checkpoint {str(path)!r} is a directory; give a file path")

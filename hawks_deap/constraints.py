@@ -164,6 +164,9 @@ def check_constraints(constraints: Iterable[Constraint]) -> tuple[Constraint, ..
     """Validate a collection of constraints: right type, at most one per measure."""
     if isinstance(constraints, Constraint):
         constraints = (constraints,)
+    if constraints is None or isinstance(constraints, str | bytes):
+        raise TypeError(f"constraints must be an iterable of Constraint objects (Overlap, "
+                        f"Eccentricity); () for none, got {constraints!r}")
     out = tuple(constraints)
     seen: set[str] = set()
     for c in out:

@@ -342,7 +342,11 @@ class MultiObjectiveFitness(RecordFitness):
         What a problem declares as its ``fitness_class``: ``fitness_class()`` makes an
         invalid fitness with the problem's weights, as DEAP's ``creator`` classes do.
         """
-        return _weighted_fitness(tuple(float(w) for w in weights))
+        weights = tuple(float(w) for w in weights)
+        if not weights or not all(np.isfinite(w) for w in weights):
+            raise ValueError(f"weights must be one finite number per objective, got "
+                             f"{weights}")
+        return _weighted_fitness(weights)
 
     def __reduce__(self):
         return (_rebuild_fitness, (MultiObjectiveFitness, self.__dict__))

@@ -202,6 +202,9 @@ def _as_scores(scores: Any, algorithms: Sequence[str] | None
         if values.ndim != 2:
             raise ValueError(f"scores must be 2-D (n_datasets, n_algorithms), got shape "
                              f"{values.shape}")
+        if isinstance(algorithms, str):
+            raise TypeError(f"algorithms must be a sequence of names, not one string: "
+                            f"{algorithms!r}")
         names = (tuple(str(j) for j in range(values.shape[1])) if algorithms is None
                  else tuple(str(a) for a in algorithms))
         if len(names) != values.shape[1]:

@@ -155,3 +155,26 @@ def test_evaluator_arrays_and_best_algorithms_refuse_non_finite_values():
         features.best_algorithms(table)
     with pytest.raises(TypeError, match="table must be a hawks_deap.features.Table"):
         features.best_algorithms(np.zeros((2, 2)))
+
+
+def test_more_arguments_named_when_wrong(tmp_path):
+    from hawks_deap import stats
+    from hawks_deap.genotype import MultiObjectiveFitness
+
+    with pytest.raises(TypeError, match=r"constraints must be an iterable .*\(\) for none"):
+        hd.IndexProblem(60, 3, 2, target=0.5, constraints=None)
+    problem = hd.IndexProblem(60, 3, 2, target=0.5)
+    with pytest.raises(TypeError, match="mean_kwargs must be a mapping"):
+        hd.evolve(problem, generations=1, mean_kwargs=[1])
+    with pytest.raises(TypeError, match="cov_kwargs must be a mapping"):
+        hd.make_toolbox(problem, seed=0, cov_kwargs=(("power", 0.3),))
+    with pytest.raises(TypeError, match="checkpoint must be a file path"):
+        hd.evolve(problem, generations=1, checkpoint=5)
+    scores = np.random.default_rng(0).random((5, 3))
+    with pytest.raises(TypeError, match="not one string"):
+        stats.friedman_nemenyi(scores, "abc")
+    with pytest.raises(TypeError, match="k must be an integer"):
+        operators.sel_hawks([_individual()], None, np.random.default_rng(0))
+    for weights in ((), (np.nan, 1.0)):
+        with pytest.raises(ValueError, match="weights must be one finite number"):
+            MultiObjectiveFitness.with_weights(weights)

@@ -311,6 +311,10 @@ def check_mutation_options(mean_mutation: str | Callable[..., Any],
         Naming ``mean_kwargs`` or ``cov_kwargs``, the operator and the option.
     """
     op = resolve_mean_mutation(mean_mutation)
+    for label, given in (("mean_kwargs", mean_kwargs), ("cov_kwargs", cov_kwargs)):
+        if given is not None and not isinstance(given, Mapping):
+            raise TypeError(f"{label} must be a mapping of option names to values, or None, "
+                            f"got {given!r}")
     options = dict(mean_kwargs or {})
     name = mean_mutation if isinstance(mean_mutation, str) else getattr(op, "__name__", op)
     supplied = sorted(set(options) & set(MEAN_CONTEXT))

@@ -148,6 +148,7 @@ def sel_hawks(individuals: Sequence[Any], k: int, rng: np.random.Generator | Any
     Returns references, as DEAP's selections do: clone before varying.
     """
     rng = numpy_rng(rng)
+    k = check_int("k", k, minimum=0)
     if k < len(individuals):
         return sel_stochastic_ranking(individuals, k, rng, p_f=p_f)
     ranked = sel_stochastic_ranking(individuals, len(individuals), rng, p_f=p_f)
