@@ -85,13 +85,14 @@ def check_choice(name: str, value: object, choices: Iterable[str]) -> str:
     return value
 
 
-def check_X(X: object) -> np.ndarray:
+def check_X(X: object, name: str = "X") -> np.ndarray:
     """Return ``X`` as a finite float array of shape (n_samples, n_features), or raise.
 
     Raises
     ------
     ValueError
-        If ``X`` is not a non-empty 2-D array of finite numbers.
+        If ``X`` (called ``name`` in the messages) is not a non-empty 2-D array of
+        finite numbers.
     """
     dtype = np.asarray(X).dtype
     try:
@@ -99,13 +100,13 @@ def check_X(X: object) -> np.ndarray:
             raise TypeError
         X = np.asarray(X, dtype=float)
     except (TypeError, ValueError):
-        raise TypeError(f"X must hold real numbers, got an array of dtype {dtype}") from None
+        raise TypeError(f"{name} must hold real numbers, got an array of dtype {dtype}") from None
     if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] == 0:
         raise ValueError(
-            f"X must be a non-empty 2-D array (n_samples, n_features), got shape {X.shape}"
+            f"{name} must be a non-empty 2-D array (n_samples, n_features), got shape {X.shape}"
         )
     if not np.all(np.isfinite(X)):
-        raise ValueError("X must contain only finite values")
+        raise ValueError(f"{name} must contain only finite values")
     return X
 
 

@@ -265,8 +265,8 @@ class Dataset:
                              "labels are 0, 1, ... (a noise label must be named in "
                              "metadata['noise_label'])")
         self.genotype = None
-        if genotype is not None:
-            genes = list(genotype)
+        genes = None if genotype is None else list(genotype)
+        if genes:  # (no genes, as load reads an empty list: none)
             _check_genes(genes, self.X.shape[1], "genotype: ")
             if clustered.size and clustered.max() >= len(genes):
                 raise ValueError(f"y has the label {int(clustered.max())}, but the genotype "

@@ -24,10 +24,9 @@ Features of a labelled dataset (X of shape (N, D), labels y with K distinct valu
     the clusters. A cluster with fewer than 2 points, or whose points are all equal,
     has no measurable elongation and counts as 1 (round).
 ``entropy``
-    Entropy of the cluster sizes in base K (paper Eq. 8):
-    ``H = -sum_k (n_k / N) log_K (n_k / N)``: 1 for equal sizes, towards 0 when one
-    cluster holds almost every point. For K = 1 the sizes are trivially equal and H is
-    defined as 1.
+    Entropy of the cluster sizes in base K (paper Eq. 8): ``H = -sum_k (n_k / N) log_K
+    (n_k / N)``: 1 for equal sizes, towards 0 when one cluster holds almost every point;
+    for K = 1 the sizes are trivially equal and H is defined as 1.
 ``n_clusters``
     K, the number of distinct labels.
 ``silhouette``, ``silhouette_std``
@@ -37,9 +36,8 @@ Features of a labelled dataset (X of shape (N, D), labels y with K distinct valu
     that Index mode targets, `hawks_deap.silhouette_samples`); ``metric="euclidean"``
     gives the textbook silhouette. Both are NaN when K = 1 or K = N (undefined).
 
-The paper gives no tie rule for nearest neighbours; with ties (duplicate points or
-equal distances) the order among tied neighbours is that of scipy's KD-tree (connectivity
-is `hawks_deap.metrics.connectivity`).
+The paper gives no tie rule for nearest neighbours; with ties (duplicate points, equal
+distances) tied neighbours come in scipy's KD-tree order (`hawks_deap.metrics.connectivity`).
 """
 
 from __future__ import annotations
@@ -392,11 +390,17 @@ def features_table(datasets: Iterable[Any], *, names: Sequence[str] | None = Non
     """
     datasets = list(datasets)
     index = _names(datasets, names)
-    rows = []
-    for i, item in enumerate(datasets):
+    items, neighbours = [], kwargs.get("n_neighbors", 10)
+    for i, item in enumerate(datasets):  # every size checked before any work
         X, y, noise = _as_xy(item)
         if noise is not None:  # noise is no cluster: the features are the clusters'
             X, y = np.asarray(X)[~noise], np.asarray(y)[~noise]
+        if isinstance(neighbours, int) and len(y) <= neighbours:
+            raise ValueError(f"dataset {index[i]!r} (row {i}): n_neighbors must be <= "
+                             f"n_samples - 1 = {len(y) - 1}, got {neighbours}")
+        items.append((X, y))
+    rows = []
+    for i, (X, y) in enumerate(items):
         try:  # in a table of many, say which dataset is at fault
             feats = problem_features(X, y, **kwargs)
         except ValueError as error:
@@ -527,11 +531,10 @@ def best_algorithms(table: Table, *, tol: float = 0.0, tie_label: str = "tied") 
     """
     tol = check_float("tol", tol, low=0.0)
     if not isinstance(table, Table):
-        raise TypeError(f"table must be a hawks_deap.features.Table, got "
-                        f"{type(table).__name__}")
+        raise TypeError(f"table must be a hawks_deap.features.Table, not {type(table)}")
     bad = [name for name, row in zip(table.index, table.values, strict=True)
-           if not np.all(np.isfinite(row))]
-    if bad:  # a NaN compares false with everything: the row would read as "tied"
+           if not np.all(np.isfinite(row))]  # NaN would compare false: the row, "tied"
+    if bad:
         raise ValueError(f"table has non-finite scores in rows {bad}")
     out = []
     for row in table.values:

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import math
+import numbers
 from collections.abc import Iterable, Sequence
 from functools import cache
 from operator import mul
@@ -333,6 +335,8 @@ class MultiObjectiveFitness(RecordFitness):
         self.weights = tuple(float(w) for w in weights) or type(self).weights
         if not self.weights:
             raise ValueError("MultiObjectiveFitness needs weights=(w1, w2, ...)")
+        if not all(math.isfinite(w) for w in self.weights):
+            raise ValueError(f"weights must be finite numbers, got {self.weights}")
         super().__init__(values)
 
     @classmethod
@@ -451,7 +455,7 @@ class Layout:
     Parameters
     ----------
     sizes : sequence of int
-        Cluster sizes n_1..n_K (they sum to N).
+        Cluster sizes n_1..n_K (each >= 1; they sum to N).
     n_dims : int
         Dimension D.
     z : list of arrays, optional
@@ -463,10 +467,13 @@ class Layout:
     def __init__(self, sizes: Sequence[int], n_dims: int, z: Sequence[np.ndarray] | None = None,
                  rng: np.random.Generator | None = None) -> None:
         given = np.asarray(sizes)
-        if given.ndim != 1 or given.size == 0 or given.dtype.kind not in "iu":
+        integral = given.dtype.kind in "iu" or (given.ndim == 1 and all(
+            isinstance(n, numbers.Integral) and not isinstance(n, bool | np.bool_)
+            for n in sizes))  # e.g. [np.uint64(5), 5], which numpy makes floats
+        if given.ndim != 1 or given.size == 0 or not integral:
             raise TypeError(f"sizes must be a non-empty sequence of integers, got {sizes!r}")
-        if given.min() < 0:
-            raise ValueError(f"sizes must be >= 0, got {given.tolist()}")
+        if given.min() < 1:  # an empty slot has no centroid (its z mean would be NaN)
+            raise ValueError(f"sizes must be >= 1, got {given.tolist()}")
         self.sizes = given.astype(np.int64)
         self.sizes.setflags(write=False)
         self.n_dims = check_int("n_dims", n_dims, minimum=1)

@@ -23,9 +23,11 @@ def test_string_flags_are_refused_before_anything_is_written(dataset, tmp_path):
         dataset.save(folder, overwrite="no")
     assert {p.name: p.read_bytes() for p in folder.iterdir()} == before  # untouched
     batteries.write_battery([dataset], tmp_path / "out", battery="b", names=["d"])
+    written = {p.name: p.read_bytes() for p in (tmp_path / "out" / "b").iterdir()}
     with pytest.raises(TypeError, match="overwrite must be True or False"):
         batteries.write_battery([dataset], tmp_path / "out", battery="b", names=["d"],
                                 overwrite="no")
+    assert {p.name: p.read_bytes() for p in (tmp_path / "out" / "b").iterdir()} == written
     with pytest.raises(TypeError, match="not one string"):
         batteries.write_battery([dataset], tmp_path / "out2", battery="b", names="d")
     with pytest.raises(TypeError, match="not one string"):
@@ -34,6 +36,12 @@ def test_string_flags_are_refused_before_anything_is_written(dataset, tmp_path):
         features.connectivity(dataset.X, dataset.y, 5, normalize="no")
     with pytest.raises(TypeError, match="settings must be True or False"):
         clustering.available_algorithms(settings="yes")
+    with pytest.raises(TypeError, match="overwrite must be True or False"):
+        metrics.register("silhouette", lambda X, y: 0.0, kind="internal", bounds=(-1, 1),
+                         higher_is_better=True, overwrite="no")
+    with pytest.raises(TypeError, match="overwrite must be True or False"):
+        clustering.register_algorithm("never-registered", lambda X, k, s: [0] * len(X),
+                                      overwrite="no")
     with pytest.raises(TypeError, match="symmetric must be True or False"):
         metrics.register("my-score", lambda a, b: 0.0, kind="external", bounds=(0, 1),
                          higher_is_better=True, symmetric="no")
@@ -76,7 +84,26 @@ def test_operators_refuse_a_seed_for_rng_and_a_cluster_out_of_range():
                 op(ind, bad, rng, **kwargs)
     before = [g.key for g in ind]
     operators.mut_mean_gaussian(ind, 2, rng)  # the last cluster, by its own index
-    assert [g.key for g in ind][:2] == before[:2]
+    after = [g.key for g in ind]
+    assert after[:2] == before[:2] and after[2] != before[2]
+
+
+def test_a_refused_call_does_not_draw_from_random_and_legacy_numpy_sources_work():
+    import random
+
+    ind = _individual()
+    random.seed(5)
+    state = random.getstate()
+    with pytest.raises(ValueError, match="cluster"):
+        operators.mut_mean_gaussian(ind, 7, random)
+    with pytest.raises(TypeError, match="k must be an integer"):
+        operators.sel_hawks([ind], None, random)
+    assert random.getstate() == state  # refused before numpy_rng drew from random
+    for legacy in (np.random.RandomState(0), np.random):
+        child, other = operators.cx_uniform(ind.clone(), _individual(), legacy)
+        assert len(child) == 3
+        operators.mut_cov_haar(child, 0, legacy)
+        assert len(operators.sel_stochastic_ranking([child, other], 1, legacy)) == 1
 
 
 def test_run_suite_wants_a_suite_and_a_callable_on_row(tmp_path):
@@ -123,7 +150,8 @@ def test_dataset_refuses_what_load_would_refuse(tmp_path):
                                    gene])
     with pytest.raises(ValueError, match="label 2, but the genotype has 2 genes"):
         hd.Dataset(X, y, genotype=[gene, gene])
-    good = hd.Dataset(X, y, genotype=[gene, gene, gene])
+    assert hd.Dataset(X, y, genotype=[]).genotype is None  # as load reads empty genes
+    good = hd.Dataset(X, y, genotype=(gene, gene, gene))
     back = hd.Dataset.load(good.save(tmp_path / "d"))
     assert back.genotype is not None and len(back.genotype) == 3
 
@@ -136,17 +164,20 @@ def test_layout_refuses_what_it_would_truncate():
         hd.Layout([5, 5], True, rng=rng)
     with pytest.raises(TypeError, match="sizes must be a non-empty sequence of integers"):
         hd.Layout([2.7, 3.2], 2, rng=rng)
-    with pytest.raises(ValueError, match="sizes must be >= 0"):
-        hd.Layout([5, -1], 2, rng=rng)
+    for sizes in ([5, -1], [5, 0]):
+        with pytest.raises(ValueError, match="sizes must be >= 1"):
+            hd.Layout(sizes, 2, rng=rng)
     with pytest.raises(TypeError, match="rng must be a numpy.random.Generator"):
         hd.Layout([5, 5], 2, rng=0)
     assert hd.Layout(np.array([5, 5], dtype=np.int32), np.int64(2), rng=rng).n_dims == 2
+    # numpy makes [uint64, int] a float array: each entry is an integer all the same
+    assert hd.Layout([np.uint64(5), 5, 1], 2, rng=rng).sizes.tolist() == [5, 5, 1]
 
 
 def test_evaluator_arrays_and_best_algorithms_refuse_non_finite_values():
     layout = hd.Layout([10, 10], 2, rng=np.random.default_rng(0))
     evaluator = hd.Evaluator(layout)
-    with pytest.raises(ValueError, match="finite"):
+    with pytest.raises(ValueError, match="data must contain only finite values"):
         evaluator.silhouette(np.full((20, 2), np.nan))
     with pytest.raises(ValueError, match=r"layout's shape \(20, 2\), got \(3, 2\)"):
         evaluator.overlap(np.zeros((3, 2)))
@@ -178,3 +209,5 @@ def test_more_arguments_named_when_wrong(tmp_path):
     for weights in ((), (np.nan, 1.0)):
         with pytest.raises(ValueError, match="weights must be one finite number"):
             MultiObjectiveFitness.with_weights(weights)
+    with pytest.raises(ValueError, match="weights must be finite numbers"):
+        MultiObjectiveFitness(weights=(np.nan, 1.0))

@@ -345,7 +345,8 @@ def register_algorithm(name: str, func: ClusterFunction | Any, *, k_multiplier: 
     """
     if not isinstance(name, str) or not name:
         raise TypeError(f"name must be a non-empty string, got {name!r}")
-    if name in _REGISTRY and not check_bool("overwrite", overwrite):
+    overwrite = check_bool("overwrite", overwrite)
+    if name in _REGISTRY and not overwrite:
         raise ValueError(f"an algorithm named {name!r} is already registered; pass "
                          "overwrite=True to replace it")
     k_multiplier = check_int("k_multiplier", k_multiplier, minimum=1)

@@ -109,7 +109,7 @@ class Evaluator:
 
     def _layout_data(self, X: np.ndarray) -> np.ndarray:
         """``X`` checked: finite, and one row per point of the layout."""
-        X = check_X(X)
+        X = check_X(X, "data")
         layout = self.store.layout
         expected = (int(layout.sizes.sum()), layout.n_dims)
         if X.shape != expected:

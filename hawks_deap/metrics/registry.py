@@ -136,6 +136,7 @@ def register(name: str, function: Callable[..., float], *, kind: str,
         raise TypeError(f"function must be callable, got {function!r}")
     check_choice("kind", kind, KINDS)
     higher_is_better = check_bool("higher_is_better", higher_is_better)
+    overwrite = check_bool("overwrite", overwrite)
     symmetric = check_bool("symmetric", symmetric)
     if not isinstance(bounds, tuple | list) or len(bounds) != 2:
         raise ValueError(f"bounds must be a pair (low, high), got {bounds!r}")

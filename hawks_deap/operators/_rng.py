@@ -16,13 +16,16 @@ def numpy_rng(rng: Any) -> np.random.Generator:
 
     Python's ``random`` module or a ``random.Random`` instance (DEAP's habit:
     ``toolbox.register("mutate", ..., rng=random)``) seeds a new Generator with 128 bits
-    drawn from it, so runs stay reproducible from ``random.seed``. A Generator, or an
+    drawn from it, so runs stay reproducible from ``random.seed``; so does numpy's
+    legacy ``RandomState`` (or the ``numpy.random`` module). A Generator, or an
     object with a Generator's ``random`` and ``integers``, is used as it is. A seed is
     refused: an operator is called many times, and re-seeding at each call would repeat
     the same draws.
     """
     if isinstance(rng, random.Random) or (isinstance(rng, ModuleType) and rng is random):
         return np.random.default_rng(rng.getrandbits(128))
+    if isinstance(rng, np.random.RandomState) or rng is np.random:  # numpy's legacy source
+        return np.random.default_rng(rng.randint(0, 2**32, size=4, dtype=np.uint64))
     if not (hasattr(rng, "random") and hasattr(rng, "integers")):
         raise TypeError(f"rng must be a numpy.random.Generator, or random / random.Random "
                         f"(DEAP's), got {rng!r} ({type(rng).__name__}); for a seed, pass "

@@ -97,8 +97,8 @@ def mut_mean_gaussian(individual: Genotype, cluster: int, rng: np.random.Generat
         times less per call, which is what the supplement's "the original operator is
         slow in 50-D" (Fig. S-4c) measures (BENCHMARKS.md, the operator study).
     """
+    cluster = _check_cluster(individual, cluster)  # before numpy_rng draws from random
     rng = numpy_rng(rng)
-    cluster = _check_cluster(individual, cluster)
     _gaussian_options(scale=scale, dims=dims)
     mean = individual[cluster].mean
     if dims == "all":
@@ -129,8 +129,8 @@ def mut_mean_rails(individual: Genotype, cluster: int, rng: np.random.Generator,
     n uniform over the other clusters, ``w ~ U(low, high)`` and ``p ~ U(0, 1)``, drawn in
     the order n, w, p.
     """
+    cluster = _check_cluster(individual, cluster)  # before numpy_rng draws from random
     rng = numpy_rng(rng)
-    cluster = _check_cluster(individual, cluster)
     _check_weights(low, high)
     n = _other_cluster(individual, cluster, rng)
     w = rng.uniform(low, high)
@@ -142,8 +142,8 @@ def mut_mean_rails(individual: Genotype, cluster: int, rng: np.random.Generator,
 
 def _pso_step(individual: Genotype, cluster: int, rng: np.random.Generator,
               global_mean: np.ndarray, low: float, high: float) -> np.ndarray:
+    cluster = _check_cluster(individual, cluster)  # before numpy_rng draws from random
     rng = numpy_rng(rng)
-    cluster = _check_cluster(individual, cluster)
     _check_weights(low, high)
     global_mean = np.asarray(global_mean, dtype=float)
     mu = individual[cluster].mean
@@ -165,8 +165,8 @@ def mut_mean_pso(individual: Genotype, cluster: int, rng: np.random.Generator, *
     uniform over the other clusters, ``w1, w2 ~ U(low, high)``, ``p ~ U(0, 1)``; drawn in
     the order n, (w1, w2), p.
     """
+    cluster = _check_cluster(individual, cluster)  # before numpy_rng draws from random
     rng = numpy_rng(rng)
-    cluster = _check_cluster(individual, cluster)
     step = _pso_step(individual, cluster, rng, global_mean, low, high)
     p = rng.random()
     mu = individual[cluster].mean
@@ -196,8 +196,8 @@ def mut_mean_de(individual: Genotype, cluster: int, rng: np.random.Generator, *,
     i, r1, r2 are distinct (needs K >= 3); (r1, r2) is an ordered pair drawn uniformly
     without replacement from the other clusters. The supplement uses F = 1.
     """
+    cluster = _check_cluster(individual, cluster)  # before numpy_rng draws from random
     rng = numpy_rng(rng)
-    cluster = _check_cluster(individual, cluster)
     _de_options(F=F)
     k = len(individual)
     if k < 3:
@@ -222,8 +222,8 @@ def mut_cov_haar(individual: Genotype, cluster: int, rng: np.random.Generator, *
     ``x ~ Dirichlet(alpha, ..., alpha)``; since ``sum x_i = 1`` the product of the factors
     is 1 and the determinant is preserved. Draws: Q, then x.
     """
+    cluster = _check_cluster(individual, cluster)  # before numpy_rng draws from random
     rng = numpy_rng(rng)
-    cluster = _check_cluster(individual, cluster)
     power, alpha = _cov_options(power=power, alpha=alpha)
     _apply_cov([_draw_cov(individual, cluster, rng, alpha)], power)
     return (individual,)

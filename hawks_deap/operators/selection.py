@@ -97,10 +97,10 @@ def sel_stochastic_ranking(individuals: Sequence[Any], k: int, rng: np.random.Ge
         The first ``k`` of the ranked pool, best first (references, as DEAP's selections
         return; clone before varying).
     """
-    rng = numpy_rng(rng)
     p_f = check_probability("p_f", p_f)
     k = check_int("k", k, minimum=0, maximum=len(individuals))
     check_same_layout(individuals)
+    rng = numpy_rng(rng)  # after the checks: it may draw from Python's random
     ranked = list(individuals)
     n = len(ranked)
     n_sweeps = 2 * k if n_sweeps is None else check_int("n_sweeps", n_sweeps, minimum=0)
@@ -147,8 +147,8 @@ def sel_hawks(individuals: Sequence[Any], k: int, rng: np.random.Generator | Any
 
     Returns references, as DEAP's selections do: clone before varying.
     """
-    rng = numpy_rng(rng)
     k = check_int("k", k, minimum=0)
+    rng = numpy_rng(rng)
     if k < len(individuals):
         return sel_stochastic_ranking(individuals, k, rng, p_f=p_f)
     ranked = sel_stochastic_ranking(individuals, len(individuals), rng, p_f=p_f)
@@ -164,11 +164,11 @@ def sel_tournament_rank(individuals: Sequence[Any], k: int, rng: np.random.Gener
     replacement (as ``deap.tools.selTournament``) and keeps the best-ranked one.
     Returns references: clone before varying.
     """
-    rng = numpy_rng(rng)
     k = check_int("k", k, minimum=0)
     tournsize = check_int("tournsize", tournsize, minimum=1)
     if not individuals:
         raise ValueError("individuals must not be empty")
+    rng = numpy_rng(rng)
     picks = rng.integers(len(individuals), size=(k, tournsize)).min(axis=1)
     return [individuals[i] for i in picks]
 
