@@ -360,6 +360,12 @@ def test_stability_bad_input():
         hm.stability(X, kmeans, [2], n_bootstrap=1)
     with pytest.raises(ValueError, match="score must be an external index"):
         hm.stability(X, kmeans, [2], score="silhouette")
+    with pytest.raises(ValueError, match="unknown score 'rand_indx' \\(did you mean 'rand_index'"):
+        hm.stability(X, kmeans, [2], score="rand_indx")
+    try:  # the valid names offered are the external indices only
+        hm.stability(X, kmeans, [2], score="x")
+    except ValueError as error:
+        assert "'adjusted_rand_index'" in str(error) and "'silhouette'" not in str(error)
     with pytest.raises(RuntimeError, match="labels of shape"):
         hm.stability(X, lambda X, k, s: np.zeros(3), [2], n_bootstrap=2)
     with pytest.raises(TypeError, match="_NoSize has no n_clusters"):

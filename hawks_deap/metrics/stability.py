@@ -23,7 +23,13 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from hawks_deap._validation import as_seed_sequence, check_int, child_sequence, int_seed
+from hawks_deap._validation import (
+    as_seed_sequence,
+    check_choice,
+    check_int,
+    child_sequence,
+    int_seed,
+)
 from hawks_deap.metrics import registry
 from hawks_deap.metrics._common import SeedLike, check_X
 
@@ -137,12 +143,15 @@ def stability(X: ArrayLike, algorithm: object, k_values: Iterable[int], *,
     n = X.shape[0]
     ks = _check_k_values(k_values, n)
     n_bootstrap = check_int("n_bootstrap", n_bootstrap, minimum=2)
-    info = registry.get(score)
+    external = registry.available("external")
+    try:
+        info = registry.get(score)
+    except ValueError:  # the registry's message lists every index, internal ones too
+        check_choice("score", score, external)  # raises, naming the external ones
+        raise
     if info.kind != "external":
-        raise ValueError(
-            f"score must be an external index, got {score!r} ({info.kind}); valid: "
-            + ", ".join(repr(name) for name in registry.available("external"))
-        )
+        raise ValueError(f"score must be an external index, got {score!r} ({info.kind}); "
+                         "valid: " + ", ".join(map(repr, external)))
     from hawks_deap.clustering import get_algorithm
 
     # one way to run an algorithm: the Versus registry's (names, estimators, callables;
