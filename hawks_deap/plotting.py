@@ -410,7 +410,7 @@ def plot_versus(X: Any, y: Any, winner_labels: Any, loser_labels: Any, *,
     -------
     matplotlib.figure.Figure
     """
-    X = np.asarray(X, dtype=float)
+    X = check_X(X)
     parts = [as_label_array(p, n_samples=X.shape[0], name=name) for name, p in
              (("y", y), ("winner_labels", winner_labels), ("loser_labels", loser_labels))]
     if axes is None:

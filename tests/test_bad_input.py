@@ -131,6 +131,10 @@ def test_plot_dataset_refuses_non_finite_points_and_bad_options(dataset):
         plot_dataset(dataset, n_std=-1)
     with pytest.raises(ValueError, match="point_size"):
         plot_dataset(dataset, point_size=-5)
+    from hawks_deap.plotting import plot_versus
+
+    with pytest.raises(ValueError, match="non-empty 2-D"):
+        plot_versus(dataset.X[:, 0], dataset.y, dataset.y, dataset.y)
 
 
 def test_dataset_refuses_what_load_would_refuse(tmp_path):
