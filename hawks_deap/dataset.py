@@ -374,6 +374,9 @@ class Dataset:
         problem was prepared again since, by another run or toolbox): its genes would
         give another dataset than the one its fitness measured.
         """
+        if not isinstance(individual, Genotype):
+            raise TypeError(f"individual must be a Genotype (an individual of the run), got "
+                            f"{type(individual).__name__}")
         key = getattr(individual.fitness, "layout_key", None)
         if key is not None and problem.layout is not None and key != problem.layout.key:
             raise ValueError("this individual was evaluated on another layout than the "

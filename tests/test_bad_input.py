@@ -215,3 +215,11 @@ def test_more_arguments_named_when_wrong(tmp_path):
             MultiObjectiveFitness.with_weights(weights)
     with pytest.raises(ValueError, match="weights must be finite numbers"):
         MultiObjectiveFitness(weights=(np.nan, 1.0))
+
+
+def test_wrappers_name_a_wrong_type():
+    with pytest.raises(TypeError, match="base must be a Problem"):
+        hd.MultiObjectiveProblem("x")
+    result = hd.evolve(hd.IndexProblem(60, 3, 2, target=0.5), generations=1, n_jobs=1, seed=0)
+    with pytest.raises(TypeError, match="individual must be a Genotype"):
+        result.dataset(None)

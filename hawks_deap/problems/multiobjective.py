@@ -54,6 +54,9 @@ class MultiObjectiveProblem(Problem):
     def __init__(self, base: Problem, objectives: Sequence[str] | None = None) -> None:
         if isinstance(base, MultiObjectiveProblem):
             raise TypeError("base is already a multi-objective problem")
+        if not isinstance(base, Problem):
+            raise TypeError(f"base must be a Problem (e.g. hawks_deap.IndexProblem), got "
+                            f"{type(base).__name__}")
         constraints = {c.measure: c for c in getattr(base, "constraints", ())}
         if objectives is None:
             objectives = list(constraints)
