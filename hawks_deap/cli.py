@@ -306,6 +306,9 @@ def _algorithm_list(text: str | None) -> list[str]:
             check_choice("--algorithms entry", name, valid)
         except ValueError as error:
             raise UsageError(str(error)) from None
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:  # performance_table would refuse them, after the features' work
+        raise UsageError(f"--algorithms names {', '.join(repeated)} more than once")
     return names
 
 
@@ -635,7 +638,9 @@ def _build_parser() -> argparse.ArgumentParser:
                         version=f"%(prog)s {package_version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, command in _COMMANDS.items():
-        parser_of = sub.add_parser(name, help=command.summary, description=command.description)
+        # no abbreviations: --gen would silently be --generations
+        parser_of = sub.add_parser(name, help=command.summary, description=command.description,
+                                   allow_abbrev=False)
         config.add_arguments(parser_of, name, config.SCHEMA)
     return parser
 
@@ -648,10 +653,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     parser = _build_parser()
     try:
-        args = parser.parse_args(argv)
+        args, extras = parser.parse_known_args(argv)
     except SystemExit as exit_:  # argparse: --help, --version or a usage error
         code = exit_.code
         return code if isinstance(code, int) else (EXIT_OK if code is None else EXIT_USAGE)
+    if extras:  # named with the command, and a did-you-mean (argparse gives neither)
+        print(config.unknown_arguments(parser, args.command, extras), file=sys.stderr)
+        return EXIT_USAGE
     prog = f"hawks-deap {args.command}"
     main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _terminate) if main_thread else None

@@ -548,3 +548,24 @@ def cli_values(namespace: argparse.Namespace, command: str,
         if value is not _UNSET:
             out[opt.key] = value
     return out
+
+
+def unknown_arguments(parser: argparse.ArgumentParser, command: str,
+                      extras: Sequence[str]) -> str:
+    """The error for arguments a command does not take, with a did-you-mean per option.
+
+    argparse names neither the command nor a close option; a TOML typo gets both.
+    """
+    import difflib
+
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    options = [o for o in sub.choices[command]._option_string_actions if o.startswith("--")]
+    hints = []
+    for given in (e.split("=")[0] for e in extras if e.startswith("--")):
+        close = ([o for o in options if o.startswith(given)]  # a cut-short name
+                 or difflib.get_close_matches(given.replace("_", "-"), options, n=1,
+                                              cutoff=0.75))
+        if close:
+            hints.append(f"{given}: did you mean {close[0]}?")
+    return (f"hawks-deap {command}: error: unrecognized arguments: {' '.join(extras)}"
+            + (f" ({'; '.join(hints)})" if hints else "") + f"; see hawks-deap {command} --help")

@@ -466,3 +466,25 @@ def test_generate_and_features_with_npz(tmp_path, capsys):
     assert code == 0, err
     rows = [line for line in out.splitlines() if line.strip()]
     assert len(rows) >= 3 and rows[-1].split(",")[1:] == rows[-2].split(",")[1:]
+
+
+def test_unknown_options_name_the_command_and_a_close_option(tmp_path, capsys):
+    out = str(tmp_path / "x")
+    cases = [(("generate", "--n-sampels", "100"), "--n-sampels: did you mean --n-samples?"),
+             (("generate", "--max_overlap", "0.1"), "--max_overlap: did you mean --max-overlap?"),
+             (("generate", "--gen", "1"), "--gen: did you mean --generations?")]  # no abbrev
+    for args, hint in cases:
+        code, _, err = main(capsys, *args, "--out", out)
+        assert code == 2 and not (tmp_path / "x").exists()
+        assert err.startswith("hawks-deap generate: error: unrecognized arguments:"), err
+        assert hint in err and "see hawks-deap generate --help" in err
+
+
+def test_repeated_algorithms_are_refused_before_any_work(tmp_path, capsys):
+    X = np.random.default_rng(0).normal(size=(30, 2))
+    for name in ("a", "b"):
+        hd.Dataset(X, np.repeat([0, 1, 2], 10)).save(tmp_path / name)
+    code, _, err = main(capsys, "plot", str(tmp_path / "a"), str(tmp_path / "b"), "--out",
+                        str(tmp_path / "figures"), "--algorithms", "gmm,gmm")
+    assert code == 2 and "--algorithms names gmm more than once" in err
+    assert not (tmp_path / "figures").exists()
