@@ -46,6 +46,14 @@ def check_bool(name: str, value: object) -> bool:
     return bool(value)
 
 
+def check_names(name: str, value: object) -> list[str]:
+    """Return ``value`` as a list of names; one string is refused, not split into letters."""
+    if isinstance(value, str):
+        raise TypeError(f"{name} must be a sequence of names, not one string: "
+                        f"[{value!r}], not {value!r}")
+    return list(value)  # type: ignore[call-overload]
+
+
 def check_float(name: str, value: object, *, low: float | None = None,
                 high: float | None = None, low_open: bool = False,
                 high_open: bool = False) -> float:

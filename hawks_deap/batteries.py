@@ -63,7 +63,7 @@ from typing import Any
 import numpy as np
 
 from hawks_deap._labels import encode_labels
-from hawks_deap._validation import check_bool, check_int, check_parent_dir, check_X
+from hawks_deap._validation import check_bool, check_int, check_names, check_parent_dir, check_X
 from hawks_deap.dataset import CreatedFiles, Dataset, package_version
 
 __all__ = [
@@ -214,14 +214,6 @@ def read_battery_dataset(path: str | os.PathLike, name: str, *, labels: int = 0)
     return Dataset(X, y, None, metadata)
 
 
-def _name_list(names: object) -> list[str]:
-    """``names`` as a list; one string is refused, not split into letters."""
-    if isinstance(names, str):
-        raise TypeError(f"names must be a sequence of dataset names, not one string: "
-                        f"[{names!r}], not {names!r}")
-    return list(names)  # type: ignore[call-overload]
-
-
 def iter_battery(path: str | os.PathLike, *, labels: int = 0,
                  names: Sequence[str] | None = None) -> Iterator[Dataset]:
     """The datasets of a battery one at a time (see `read_battery`)."""
@@ -234,7 +226,7 @@ def iter_battery(path: str | os.PathLike, *, labels: int = 0,
         names = available
         if not names:
             raise ValueError(f"{folder} is not a battery: it holds no NAME{DATA_SUFFIX} file")
-    names = _name_list(names)
+    names = check_names("names", names)
     for name in names:
         yield read_battery_dataset(folder, name, labels=labels)
 
@@ -318,7 +310,7 @@ def check_battery_output(out: str | os.PathLike, battery: str, names: Sequence[s
     """
     overwrite = check_bool("overwrite", overwrite)
     battery = _check_name("battery", battery)
-    names = [_check_name("names entry", n) for n in _name_list(names)]
+    names = [_check_name("names entry", n) for n in check_names("names", names)]
     repeated = sorted({n for n in names if names.count(n) > 1})
     if repeated:
         raise ValueError(f"dataset names must be distinct; repeated: {', '.join(repeated)}")
@@ -461,7 +453,7 @@ def prepare_battery(datasets: Iterable[Any], out: str | os.PathLike, *, battery:
     if not datasets:
         raise ValueError("datasets must hold at least one dataset, got none")
     names = ([_default_name(d, i) for i, d in enumerate(datasets)] if names is None
-             else _name_list(names))
+             else check_names("names", names))
     if len(names) != len(datasets):
         raise ValueError(f"names must have one entry per dataset ({len(datasets)}), got "
                          f"{len(names)}")

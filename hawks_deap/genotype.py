@@ -332,11 +332,7 @@ class MultiObjectiveFitness(RecordFitness):
     weights: tuple[float, ...] = ()
 
     def __init__(self, values: Sequence[float] = (), weights: Sequence[float] = ()) -> None:
-        self.weights = tuple(float(w) for w in weights) or type(self).weights
-        if not self.weights:
-            raise ValueError("MultiObjectiveFitness needs weights=(w1, w2, ...)")
-        if not all(math.isfinite(w) for w in self.weights):
-            raise ValueError(f"weights must be finite numbers, got {self.weights}")
+        self.weights = _check_weights(tuple(float(w) for w in weights) or type(self).weights)
         super().__init__(values)
 
     @classmethod
@@ -346,14 +342,16 @@ class MultiObjectiveFitness(RecordFitness):
         What a problem declares as its ``fitness_class``: ``fitness_class()`` makes an
         invalid fitness with the problem's weights, as DEAP's ``creator`` classes do.
         """
-        weights = tuple(float(w) for w in weights)
-        if not weights or not all(np.isfinite(w) for w in weights):
-            raise ValueError(f"weights must be one finite number per objective, got "
-                             f"{weights}")
-        return _weighted_fitness(weights)
+        return _weighted_fitness(_check_weights(tuple(float(w) for w in weights)))
 
     def __reduce__(self):
         return (_rebuild_fitness, (MultiObjectiveFitness, self.__dict__))
+
+
+def _check_weights(weights: tuple[float, ...]) -> tuple[float, ...]:
+    if not weights or not all(math.isfinite(w) for w in weights):
+        raise ValueError(f"weights must be one finite number per objective, got {weights}")
+    return weights
 
 
 @cache

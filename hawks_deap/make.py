@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -10,10 +11,6 @@ import numpy as np
 from hawks_deap._validation import as_seed_sequence, check_bool, check_float, check_int
 
 __all__ = ["make_hawks"]
-
-
-#: Fewest points per cluster (`hawks_deap.IndexProblem`'s default ``min_size``).
-MIN_SIZE = 10
 
 
 def make_hawks(n_samples: int = 1000, n_features: int = 2, n_clusters: int = 5, *,
@@ -70,11 +67,12 @@ def make_hawks(n_samples: int = 1000, n_features: int = 2, n_clusters: int = 5, 
 
     # checked here under make_hawks' own names (IndexProblem says n_dims, target, ...)
     return_model = check_bool("return_model", return_model)
+    min_size = inspect.signature(hd.IndexProblem).parameters["min_size"].default
     n_clusters = check_int("n_clusters", n_clusters, minimum=2)
     n_samples = check_int("n_samples", n_samples, minimum=1)
-    if n_samples < MIN_SIZE * n_clusters:
-        raise ValueError(f"n_samples must be >= {MIN_SIZE} * n_clusters = "
-                         f"{MIN_SIZE * n_clusters} (every cluster gets at least {MIN_SIZE} "
+    if n_samples < min_size * n_clusters:
+        raise ValueError(f"n_samples must be >= {min_size} * n_clusters = "
+                         f"{min_size * n_clusters} (every cluster gets at least {min_size} "
                          f"points, as in HAWKS), got {n_samples}")
     check_int("n_features", n_features, minimum=1)
     check_float("silhouette", silhouette, low=-1.0, high=1.0)

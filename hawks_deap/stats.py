@@ -43,7 +43,7 @@ from typing import Any
 
 import numpy as np
 
-from hawks_deap._validation import check_bool, check_choice, check_float, check_int
+from hawks_deap._validation import check_bool, check_choice, check_float, check_int, check_names
 from hawks_deap.features import FEATURE_NAMES, Table
 
 __all__ = [
@@ -202,11 +202,8 @@ def _as_scores(scores: Any, algorithms: Sequence[str] | None
         if values.ndim != 2:
             raise ValueError(f"scores must be 2-D (n_datasets, n_algorithms), got shape "
                              f"{values.shape}")
-        if isinstance(algorithms, str):
-            raise TypeError(f"algorithms must be a sequence of names, not one string: "
-                            f"{algorithms!r}")
         names = (tuple(str(j) for j in range(values.shape[1])) if algorithms is None
-                 else tuple(str(a) for a in algorithms))
+                 else tuple(str(a) for a in check_names("algorithms", algorithms)))
         if len(names) != values.shape[1]:
             raise ValueError(f"algorithms must name the {values.shape[1]} columns, got "
                              f"{len(names)} names")

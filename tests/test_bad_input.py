@@ -213,7 +213,7 @@ def test_more_arguments_named_when_wrong(tmp_path):
     for weights in ((), (np.nan, 1.0)):
         with pytest.raises(ValueError, match="weights must be one finite number"):
             MultiObjectiveFitness.with_weights(weights)
-    with pytest.raises(ValueError, match="weights must be finite numbers"):
+    with pytest.raises(ValueError, match="weights must be one finite number per objective"):
         MultiObjectiveFitness(weights=(np.nan, 1.0))
 
 

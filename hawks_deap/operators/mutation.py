@@ -142,8 +142,7 @@ def mut_mean_rails(individual: Genotype, cluster: int, rng: np.random.Generator,
 
 def _pso_step(individual: Genotype, cluster: int, rng: np.random.Generator,
               global_mean: np.ndarray, low: float, high: float) -> np.ndarray:
-    cluster = _check_cluster(individual, cluster)  # before numpy_rng draws from random
-    rng = numpy_rng(rng)
+    # (cluster and rng checked by the two public PSO operators that call it)
     _check_weights(low, high)
     global_mean = np.asarray(global_mean, dtype=float)
     mu = individual[cluster].mean
@@ -184,6 +183,8 @@ def mut_mean_pso_informed(individual: Genotype, cluster: int, rng: np.random.Gen
     """
     check_float("index_value", index_value)
     check_float("target", target)
+    cluster = _check_cluster(individual, cluster)  # before numpy_rng draws from random
+    rng = numpy_rng(rng)
     step = _pso_step(individual, cluster, rng, global_mean, low, high)
     mu = individual[cluster].mean
     return _set_mean(individual, cluster, mu + step if index_value > target else mu - step)
