@@ -152,6 +152,9 @@ class ProblemPool:
         import dill
         import multiprocess
 
+        if problem is not None and not callable(getattr(problem, "evaluate", None)):
+            raise TypeError(f"problem must be a prepared hawks-deap problem or None, got "
+                            f"{type(problem).__name__}")
         self.n_jobs = check_int("n_jobs", n_jobs, minimum=1)
         methods = multiprocess.get_all_start_methods()
         start_method = start_method if start_method is not None else DEFAULT_START_METHOD

@@ -244,3 +244,4 @@ def check_parent_dir(path: str | os.PathLike, label: str) -> None:
             if not os.access(parent, os.W_OK):
                 raise ValueError(f"{label}: {parent} is not writable")
             return
+

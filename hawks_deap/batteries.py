@@ -354,6 +354,9 @@ def _battery_labels(dataset: Any) -> np.ndarray:
 
 def battery_description(dataset: Any, name: str, battery: str) -> str:
     """The ``NAME.txt`` of an exported dataset: how it was made, then its metadata."""
+    if not isinstance(dataset, Dataset):
+        raise TypeError(f"dataset must be a hawks_deap.Dataset, got {type(dataset).__name__}")
+    name, battery = _check_name("name", name), _check_name("battery", battery)
     return _description(dataset, name, battery, _battery_labels(dataset))
 
 

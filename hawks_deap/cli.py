@@ -45,6 +45,7 @@ and returns the function that does the work.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import math
 import signal
@@ -139,12 +140,9 @@ def _versus_summary(values: Mapping[str, Any], result: Any) -> str:
             f"{result.generations_run} generations")
 
 
-def _prepare_generate(args: argparse.Namespace) -> Callable[[], int]:
-    return _prepare_run(args, "generate", _generate_summary)
-
-
-def _prepare_versus(args: argparse.Namespace) -> Callable[[], int]:
-    return _prepare_run(args, "versus", _versus_summary)
+_prepare_generate = functools.partial(_prepare_run, command="generate",
+                                      summary=_generate_summary)
+_prepare_versus = functools.partial(_prepare_run, command="versus", summary=_versus_summary)
 
 
 # ------------------------------------------------------------ collections (features, plot, export)
@@ -169,6 +167,9 @@ def _collection_input(args: argparse.Namespace, command: str
     """The datasets (loaded and checked) and clustering algorithms a command names."""
     config.check_command_line(args, command)
     items = _collection_items(args.paths)
+    if args.labels and all(item.dataset is None for item in items):
+        raise UsageError(f"--labels {args.labels} chooses a battery dataset's partition; "
+                         "no PATH is a battery (a dataset directory has one partition)")
     algorithms = _algorithm_list(getattr(args, "algorithms", None))
     preset = getattr(args, "preset", None)
     if preset is not None and not algorithms:
@@ -185,12 +186,10 @@ def _collection_input(args: argparse.Namespace, command: str
 
 def _check_pairwise_memory(items: Sequence[_Item], datasets: Sequence[Any],
                            algorithms: Sequence[ClusteringAlgorithm]) -> None:
-    """Refuse, before any work, a dataset too large for a pairwise algorithm here.
+    """Refuse, before any work, a dataset too large for a `pairwise` algorithm here.
 
-    Those of ``algorithms`` that declare themselves `pairwise` (average, complete, Ward
-    linkage) hold every distance.
-    Real batteries hold datasets of 100,000 points (sipu/birch1): their 5e9 distances
-    need 40 GB, which would fail (or swap) after minutes of other work.
+    Those (average, complete, Ward linkage) hold every distance: sipu/birch1's 100,000
+    points need 40 GB, which would fail (or swap) after minutes of other work.
     """
     from hawks_deap._memory import check_fits
 
@@ -323,9 +322,13 @@ def _check_out_file(path: Path, overwrite: bool, option: str = "--out") -> None:
 
 
 def _prepare_features(args: argparse.Namespace) -> Callable[[], int]:
-    out = Path(args.out) if args.out else None
+    out, fmt = (Path(args.out) if args.out else None), args.format
     if out is not None:
         _check_out_file(out, args.overwrite)
+        fmt = "json" if out.suffix.lower() == ".json" else "csv"
+        if args.format not in ("table", fmt):  # "table" is the default: not a choice
+            raise UsageError(f"--format {args.format} disagrees with --out {out}, written "
+                             f"as {fmt} (.json: JSON, otherwise CSV)")
     items, datasets, algorithms = _collection_input(args, "features")
 
     def run() -> int:
@@ -340,9 +343,6 @@ def _prepare_features(args: argparse.Namespace) -> Callable[[], int]:
                                      preset=args.preset)
             table = Table(table.index, table.columns + tuple(f"ari_{c}" for c in perf.columns),
                           np.hstack([table.values, perf.values]))
-        fmt = args.format
-        if out is not None:
-            fmt = "json" if out.suffix.lower() == ".json" else "csv"
         text = _table_text(table, fmt)
         if out is None:
             sys.stdout.write(text)

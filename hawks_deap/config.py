@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import json
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -57,7 +58,7 @@ from hawks_deap._options import COMMANDS, NONE, Option
 
 __all__ = [
     "COMMANDS", "COMMAND_LINE_OPTIONS", "NONE", "OPTIONS", "SCHEMA", "SUITE_BACKENDS",
-    "Option", "add_arguments", "check_command_line", "cli_values",
+    "Option", "add_arguments", "check_command_line", "cli_values", "differences",
     "find_option", "load_config", "load_toml", "options_for", "resolve", "sections",
     "validate_config"
 ]
@@ -569,3 +570,52 @@ def unknown_arguments(parser: argparse.ArgumentParser, command: str,
             hints.append(f"{given}: did you mean {close[0]}?")
     return (f"hawks-deap {command}: error: unrecognized arguments: {' '.join(extras)}"
             + (f" ({'; '.join(hints)})" if hints else "") + f"; see hawks-deap {command} --help")
+
+
+def differences(before: object, after: object, *, limit: int = 3) -> list[str]:
+    """The first ``limit`` places where two JSON values differ, as ``path: old -> new``.
+
+    For refusals that must say what changed (a suite folder holding another grid), so
+    the user need not diff two JSON files by hand.
+
+    Parameters
+    ----------
+    before, after : object
+        JSON values (dicts, lists, scalars).
+    limit : int
+        At most this many differences, in sorted key order.
+
+    Returns
+    -------
+    list of str
+        Empty when the two are equal.
+
+    Examples
+    --------
+    >>> differences({"ga": {"generations": 4}, "runs": 2}, {"ga": {"generations": 3},
+    ...                                                     "runs": 2})
+    ['ga.generations: 4 -> 3']
+    """
+    found: list[str] = []
+
+    def walk(a: object, b: object, path: str) -> None:
+        if len(found) >= limit or a == b:
+            return
+        if isinstance(a, dict) and isinstance(b, dict):
+            for key in sorted(a.keys() | b.keys(), key=str):
+                here = f"{path}.{key}" if path else str(key)
+                walk(a.get(key, "(absent)"), b.get(key, "(absent)"), here)
+        elif isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+            for i, (x, y) in enumerate(zip(a, b, strict=True)):
+                walk(x, y, f"{path}[{i}]")
+        else:
+            found.append(f"{path or '(whole)'}: {_json_text(a)} -> {_json_text(b)}")
+
+    walk(before, after, "")
+    return found
+
+
+def _json_text(value: object, width: int = 60) -> str:
+    """``value`` as compact JSON, cut to ``width`` characters."""
+    text = json.dumps(value, default=str)
+    return text if len(text) <= width else text[:width - 3] + "..."

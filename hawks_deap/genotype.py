@@ -435,6 +435,9 @@ def _rebuild_genotype(cls: type, genes: list, state: dict) -> Genotype:
 
 def clone(individual: Genotype) -> Genotype:
     """Clone an individual cheaply (genes shared); for ``toolbox.register("clone", ...)``."""
+    if not isinstance(individual, Genotype):
+        raise TypeError(f"individual must be a hawks_deap Genotype, got "
+                        f"{type(individual).__name__}")
     return individual.clone()
 
 

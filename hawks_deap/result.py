@@ -26,13 +26,26 @@ def select_best(individuals: Iterable[Genotype]) -> Genotype | None:
     Ties in penalty are broken by fitness. Individuals without a valid fitness are
     ignored; returns None when there is none.
     """
-    valid = [ind for ind in individuals if ind.fitness.valid]
+    valid = _evaluated(individuals, "individuals")
     if not valid:
         return None
     feasible = [ind for ind in valid if record_penalty(ind) == 0.0]
     if feasible:
         return max(feasible, key=lambda ind: ind.fitness.wvalues)
     return min(valid, key=lambda ind: (record_penalty(ind), tuple(-w for w in ind.fitness.wvalues)))
+
+
+def _evaluated(individuals: Iterable[Genotype], name: str) -> list[Genotype]:
+    """The individuals with a valid fitness; anything but an iterable of Genotypes is refused."""
+    if not isinstance(individuals, Iterable):
+        raise TypeError(f"{name} must be an iterable of individuals, got "
+                        f"{type(individuals).__name__}")
+    individuals = list(individuals)
+    for ind in individuals:
+        if not isinstance(ind, Genotype):
+            raise TypeError(f"{name} must hold hawks_deap individuals (Genotype), got "
+                            f"{type(ind).__name__}")
+    return [ind for ind in individuals if ind.fitness.valid]
 
 
 #: Which individual a run returns as ``Result.best`` (`evolve`'s ``returns``).
@@ -49,7 +62,7 @@ def final_fittest(population: Iterable[Genotype]) -> Genotype | None:
     earlier individual, i.e. the better ranked in a ranked population. Individuals
     without a valid fitness are ignored; returns None when there is none.
     """
-    valid = [ind for ind in population if ind.fitness.valid]
+    valid = _evaluated(population, "population")
     if not valid:
         return None
     return max(valid, key=lambda ind: ind.fitness.wvalues[0])

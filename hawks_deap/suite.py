@@ -434,11 +434,9 @@ def _holds_run(folder: Path, task: SuiteTask) -> bool:
     A run's folder is renamed into place once all its files are written
     (`hawks_deap.Dataset.save`) and its summary row is written after that, so a run cut
     short by a kill is never at its path (only a hidden temporary folder, removed on
-    resume). Checked: its ``metadata.json`` reads and names the task's configuration,
-    run and seed (a folder of another run or suite is not trusted), and its other files
-    were not cut short by a disk that lost them (`hawks_deap.dataset.files_are_whole`,
-    for the metadata's number of points). The points are not parsed: that would cost
-    time in proportion to the data on every resume.
+    resume). Checked: its ``metadata.json`` names the task's configuration, run and seed
+    (another run's folder is not trusted), and its other files were not cut short
+    (`hawks_deap.dataset.files_are_whole`; not by parsing the points: too slow per resume).
     """
     try:
         metadata = json.loads((folder / METADATA_FILE).read_text(encoding="utf-8"))
@@ -487,8 +485,9 @@ def check_output(out: Path, suite: Suite) -> None:
         described = json.loads(json.dumps(suite.describe(), default=str))
         # more runs resume (only the new ones are done); fewer would leave finished runs
         if previous != described and not _more_runs(previous, described, suite):
-            raise ValueError(f"--out {out} holds a different suite ({grid}); use a new "
-                             "directory to run this grid (only [suite] runs may grow)")
+            changed = "; ".join(config.differences(previous, described))
+            raise ValueError(f"--out {out} holds a different suite ({grid}; {changed}); use "
+                             "a new directory to run this grid (only [suite] runs may grow)")
     elif out.exists() and not (out / LOCK_FILE).exists() and any(out.iterdir()):
         # (a folder with the lock is a suite starting: judged again under the lock)
         raise ValueError(f"--out {out} exists and is not a suite directory")

@@ -223,3 +223,38 @@ def test_wrappers_name_a_wrong_type():
     result = hd.evolve(hd.IndexProblem(60, 3, 2, target=0.5), generations=1, n_jobs=1, seed=0)
     with pytest.raises(TypeError, match="individual must be a Genotype"):
         result.dataset(None)
+
+
+def test_helpers_of_the_public_api_name_a_wrong_type(dataset):
+    """Each used to fail inside with an AttributeError on the wrong object."""
+    from deap import tools
+
+    with pytest.raises(TypeError, match="problem must be a prepared hawks-deap problem or "
+                                        "None, got str"):
+        hd.ProblemPool("x", 2)
+    with pytest.raises(TypeError, match="individual must be a hawks_deap Genotype, got str"):
+        hd.clone("x")
+    with pytest.raises(TypeError, match="individuals must hold hawks_deap individuals"):
+        hd.select_best(["x"])
+    with pytest.raises(TypeError, match="individuals must be an iterable"):
+        hd.select_best(None)
+    with pytest.raises(TypeError, match="population must hold hawks_deap individuals"):
+        hd.final_fittest([1])
+    with pytest.raises(TypeError, match="dataset must be a hawks_deap.Dataset"):
+        batteries.battery_description("x", "a", "b")
+    with pytest.raises(ValueError, match="battery must be a file name"):
+        batteries.battery_description(dataset, "a", "b/c")
+    rng = np.random.default_rng(0)
+    population = []
+    for _ in range(10):
+        ind = hd.Genotype([], hd.MultiObjectiveFitness(weights=(-1.0, -1.0)))
+        ind.fitness.values = tuple(rng.random(2))
+        population.append(ind)
+    n_obj = 2
+    for bad in (None, np.ones(n_obj), np.ones((3, n_obj + 1)), np.full((3, n_obj), np.nan)):
+        with pytest.raises(ValueError, match=f"ref_points must be a finite 2-D array with one "
+                                             f"column per objective \\({n_obj}\\)"):
+            operators.sel_nsga3(population, 4, np.random.default_rng(0), ref_points=bad)
+    chosen = operators.sel_nsga3(population, 4, np.random.default_rng(0),
+                                 ref_points=tools.uniform_reference_points(n_obj, 4))
+    assert len(chosen) == 4

@@ -231,6 +231,19 @@ def test_features_and_plot_bad_paths(tmp_path, capsys):
     code, _, err = main(capsys, "features", tmp_path / "d", "--out", tmp_path / "t.csv")
     assert code == 2 and "already exists" in err
     assert (tmp_path / "t.csv").read_text() == "x"
+    # --format and the file's suffix disagree: refused, not written silently as the suffix
+    code, _, err = main(capsys, "features", tmp_path / "d", "--format", "json",
+                        "--out", tmp_path / "f.csv")
+    assert code == 2 and "--format json disagrees with --out" in err
+    assert not (tmp_path / "f.csv").exists()
+    big = hd.Dataset(np.random.default_rng(0).normal(size=(40, 2)), [0, 1] * 20)
+    big.save(tmp_path / "big")
+    code, _, err = main(capsys, "features", tmp_path / "big", "--format", "csv",
+                        "--out", tmp_path / "f.csv")
+    assert code == 0 and (tmp_path / "f.csv").read_text().startswith("dataset,")
+    # a dataset directory has one partition: --labels 1 would be silently ignored
+    code, _, err = main(capsys, "features", tmp_path / "d", "--labels", "1")
+    assert code == 2 and "--labels 1 chooses a battery dataset's partition" in err
 
 
 def test_pairwise_algorithms_are_refused_on_data_too_large_for_their_distances(

@@ -218,8 +218,10 @@ def test_resume_skips_finished_runs_and_refuses_other_grids(tmp_path):
     hs.run_suite(suite, out, on_row=seen.append)
     assert seen == []
     other = hs.load_suite(write_grid(tmp_path, generations=3))
-    with pytest.raises(ValueError, match="different suite"):
+    with pytest.raises(ValueError, match="different suite") as refused:
         hs.run_suite(other, out)
+    # the refusal says what changed, so the user need not diff the two grids
+    assert "generations" in str(refused.value) and "-> 3" in str(refused.value)
 
 
 def test_raising_runs_adds_runs_and_keeps_the_finished_ones(tmp_path):
@@ -470,3 +472,16 @@ def test_shared_grid_checks_accept_what_they_should_and_name_what_they_refuse():
     with pytest.raises(ValueError, match=r"^configuration 3 \(n=5\) in g.toml: "):
         hs.checked_configuration("generate", {"dataset": {"n_samples": 5, "n_clusters": 4}},
                                  {"min_size": 2}, 3, "n=5", " in g.toml")
+
+
+def test_differences_names_each_changed_place_up_to_the_limit():
+    differences = config.differences
+    before = {"runs": 2, "grid": {"ga": {"generations": 4, "pop": 10}}, "k": [1, 2], "x": [1]}
+    after = {"runs": 2, "grid": {"ga": {"generations": 3}}, "k": [1, 5], "x": [1, 2],
+             "new": "a"}
+    assert differences(before, after, limit=10) == [
+        "grid.ga.generations: 4 -> 3", 'grid.ga.pop: 10 -> "(absent)"', "k[1]: 2 -> 5",
+        'new: "(absent)" -> "a"', "x: [1] -> [1, 2]"]
+    assert differences(before, after) == differences(before, after, limit=10)[:3]
+    assert differences(before, json.loads(json.dumps(before))) == []
+    assert differences(1, "1") == ["(whole): 1 -> \"1\""]

@@ -191,6 +191,14 @@ def sel_nsga3(individuals: Sequence[Any], k: int, rng: np.random.Generator, *,
     if nd not in ("log", "standard"):
         raise ValueError(f"nd must be 'log' or 'standard', got {nd!r}")
     sort = emo.sortLogNondominated if nd == "log" else emo.sortNondominated
+    n_obj = len(individuals[0].fitness.wvalues) if len(individuals) else 0
+    ref_points = np.asarray(ref_points, dtype=float) if isinstance(
+        ref_points, (np.ndarray, list, tuple)) else None
+    if ref_points is None or ref_points.ndim != 2 or len(ref_points) == 0 or (
+            n_obj and ref_points.shape[1] != n_obj) or not np.isfinite(ref_points).all():
+        raise ValueError(f"ref_points must be a finite 2-D array with one column per "
+                         f"objective ({n_obj}), e.g. deap.tools.uniform_reference_points"
+                         f"({n_obj}, p)")
     fronts = sort(list(individuals), k)
     fitnesses = -np.array([ind.fitness.wvalues for front in fronts for ind in front])
     best_point = fitnesses.min(axis=0)
@@ -198,7 +206,7 @@ def sel_nsga3(individuals: Sequence[Any], k: int, rng: np.random.Generator, *,
     extreme = emo.find_extreme_points(fitnesses, best_point)
     front_worst = fitnesses[: sum(len(f) for f in fronts)].max(axis=0)
     intercepts = emo.find_intercepts(extreme, best_point, worst_point, front_worst)
-    niches, dist = emo.associate_to_niche(fitnesses, np.asarray(ref_points), best_point,
+    niches, dist = emo.associate_to_niche(fitnesses, ref_points, best_point,
                                           intercepts)
     counts = np.zeros(len(ref_points), dtype=np.int64)
     n_before = len(fitnesses) - len(fronts[-1])
