@@ -56,6 +56,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from hawks_deap import config, runs
+from hawks_deap._validation import check_choice, check_parent_dir
 from hawks_deap.dataset import DATA_FILE, DATA_NPZ, CreatedFiles, is_dataset_dir
 
 if TYPE_CHECKING:  # annotations only: each command imports what it runs
@@ -280,7 +281,6 @@ def _load_datasets(items: Sequence[_Item], labels: int = 0) -> list[Any]:
 def _algorithm_list(text: str | None) -> list[str]:
     if text is None:
         return []
-    from hawks_deap._validation import check_choice
     from hawks_deap.clustering import PAPER_ALGORITHMS, available_algorithms, get_algorithm
 
     valid = available_algorithms()
@@ -301,10 +301,7 @@ def _algorithm_list(text: str | None) -> list[str]:
         raise UsageError("--algorithms needs 'all', 'paper' or comma-separated names; valid: "
                          + ", ".join(valid))
     for name in names:
-        try:
-            check_choice("--algorithms entry", name, valid)
-        except ValueError as error:
-            raise UsageError(str(error)) from None
+        check_choice("--algorithms entry", name, valid)  # a ValueError: exit 2, as usage
     repeated = sorted({n for n in names if names.count(n) > 1})
     if repeated:  # performance_table would refuse them, after the features' work
         raise UsageError(f"--algorithms names {', '.join(repeated)} more than once")
@@ -316,6 +313,7 @@ def _check_out_file(path: Path, overwrite: bool, option: str = "--out") -> None:
         raise UsageError(f"{option} {path} already exists; pass --overwrite to replace it")
     if path.exists() and path.is_dir():
         raise UsageError(f"{option} {path} is a directory")
+    check_parent_dir(path, f"{option} {path}")  # before the work, not when writing it
 
 
 # --------------------------------------------------------------------------- features

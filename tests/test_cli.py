@@ -241,6 +241,11 @@ def test_features_and_plot_bad_paths(tmp_path, capsys):
     code, _, err = main(capsys, "features", tmp_path / "big", "--format", "csv",
                         "--out", tmp_path / "f.csv")
     assert code == 0 and (tmp_path / "f.csv").read_text().startswith("dataset,")
+    # an --out that can never be written is refused before the features are computed
+    code, _, err = main(capsys, "features", tmp_path / "big", "--out", tmp_path / "t.csv" / "f")
+    assert code == 2 and f"{tmp_path / 't.csv'} is not a directory" in err
+    code, _, err = main(capsys, "plot", tmp_path / "big", "--out", tmp_path / "t.csv" / "figs")
+    assert code == 2 and f"{tmp_path / 't.csv'} is not a directory" in err
     # a dataset directory has one partition: --labels 1 would be silently ignored
     code, _, err = main(capsys, "features", tmp_path / "d", "--labels", "1")
     assert code == 2 and "--labels 1 chooses a battery dataset's partition" in err
@@ -278,6 +283,15 @@ def test_pairwise_algorithms_are_refused_on_data_too_large_for_their_distances(
                           ",".join(others), "--format", "csv")
     assert code == 0, err
     assert all(f"ari_{a}" in out.splitlines()[0] for a in others)
+    # Versus problems check it when built: the versus command, suites and the API
+    code, _, err = main(capsys, "versus", "gmm", "average-linkage", "--n-samples", n,
+                        "--n-clusters", 2, "--out", tmp_path / "v")
+    assert code == 2 and "loser 'average-linkage' (all 1,770 pairwise distances)" in err
+    assert not (tmp_path / "v").exists()
+    with pytest.raises(ValueError, match="other 'ward-linkage' .* needs at least 14.2 kB"):
+        hd.MultiVersusProblem("gmm", ["kmeans++"], others=["single-linkage", "ward-linkage"],
+                              n_samples=n, n_clusters=2, n_dims=2)
+    hd.VersusProblem("gmm", "single-linkage", n_samples=n, n_clusters=2, n_dims=2)
 
 
 def test_versus_needs_winner_and_loser(tmp_path, capsys):

@@ -33,6 +33,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from hawks_deap import metrics
+from hawks_deap._memory import check_fits
 from hawks_deap._threads import native_thread_limit
 from hawks_deap._validation import check_choice, check_int, seed_words
 from hawks_deap.clustering import (
@@ -204,11 +205,22 @@ class VersusProblem(DatasetProblem):
                          constraints=constraints, equal_sizes=equal_sizes, min_size=min_size,
                          initial_mean_upper=initial_mean_upper,
                          initial_cov_upper=initial_cov_upper, cache_bytes=cache_bytes)
-        for role, algorithm in (("winner", self.winner), ("loser", self.loser)):
+        self._check_sizes([("winner", self.winner), ("loser", self.loser)])
+
+    def _check_sizes(self, roles: Iterable[tuple[str, ClusteringAlgorithm]]) -> None:
+        """Refuse, before any run, an algorithm that cannot cluster ``n_samples`` points.
+
+        It asks for more clusters than points, or (a `pairwise` one) its distances need
+        more than this machine's memory.
+        """
+        for role, algorithm in roles:
             k = self.n_clusters * algorithm.k_multiplier
             if k > self.n_samples:
                 raise ValueError(f"{role} {algorithm.name!r} asks for {k} clusters, more than "
                                  f"n_samples = {self.n_samples}")
+            n = self.n_samples
+            check_fits(f"{role} {algorithm.name!r} (all {n * (n - 1) // 2:,} pairwise "
+                       "distances)", algorithm.memory_bytes(n), {"n_samples": n})
 
     def loop_context(self) -> contextlib.AbstractContextManager:
         """BLAS and OpenMP at ``n_threads`` (None: the libraries' own setting).
@@ -379,12 +391,8 @@ class MultiVersusProblem(VersusProblem):
         names = [a.name for a in (self.winner, *self.losers, *self.others)]
         if len(set(names)) != len(names):
             raise ValueError(f"winner, losers and others must all differ, got {names}")
-        for role, algorithm in [("loser", a) for a in self.losers] + [
-                ("other", a) for a in self.others]:
-            k = self.n_clusters * algorithm.k_multiplier
-            if k > self.n_samples:
-                raise ValueError(f"{role} {algorithm.name!r} asks for {k} clusters, more "
-                                 f"than n_samples = {self.n_samples}")
+        self._check_sizes([("loser", a) for a in self.losers]
+                          + [("other", a) for a in self.others])
         self.objective_names = tuple([f"gap_{a.name}" for a in self.losers]
                                      + (["spread"] if self.others else []))
         if len(self.objective_names) < 2:
