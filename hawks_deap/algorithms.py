@@ -142,9 +142,12 @@ def make_toolbox(problem: Problem, *, seed: object = None,
     if nsga3_divisions is not None:
         check_int("nsga3_divisions", nsga3_divisions, minimum=1)
     _check_map(map, 1)
-    if algorithm != "hawks" and len(problem.fitness_class().weights) < 2:
+    n_obj = len(problem.fitness_class().weights)
+    if algorithm != "hawks" and n_obj < 2:
         raise ValueError(f"algorithm={algorithm!r} needs a multi-objective problem: pass "
                          "problem.as_multiobjective()")
+    if algorithm == "hawks":
+        _check_single_objective(n_obj)
     _, rngs = _streams(seed)
     return _build_toolbox(problem, rngs, mean_mutation=mean_mutation, p_f=p_f, p_mean=p_mean,
                           p_cov=p_cov, mean_kwargs=mean_kwargs, cov_kwargs=cov_kwargs,
@@ -232,9 +235,7 @@ def _resolve_problem(problem: Problem, algorithm: str) -> Problem:
     check_choice("algorithm", algorithm, ALGORITHMS)
     n_obj = len(problem.fitness_class().weights)
     if algorithm == "hawks":
-        if n_obj != 1:
-            raise ValueError(f"algorithm='hawks' needs a single-objective problem, got {n_obj} "
-                             "objectives; use algorithm='nsga2' or 'nsga3'")
+        _check_single_objective(n_obj)
         return problem
     if not isinstance(problem, MultiObjectiveProblem) and n_obj == 1:
         if not hasattr(problem, "as_multiobjective"):
@@ -245,6 +246,13 @@ def _resolve_problem(problem: Problem, algorithm: str) -> Problem:
         raise ValueError(f"algorithm={algorithm!r} needs at least 2 objectives, the problem "
                          f"has {n_obj}: add constraints, or objectives to as_multiobjective()")
     return problem
+
+
+def _check_single_objective(n_obj: int) -> None:
+    # sel_hawks compares whole fitnesses: lexicographic, meaningless for several objectives
+    if n_obj != 1:
+        raise ValueError(f"algorithm='hawks' needs a single-objective problem, got {n_obj} "
+                         "objectives; use algorithm='nsga2' or 'nsga3'")
 
 
 def _eval_seed(ss: np.random.SeedSequence, generation: int, position: int) -> int:

@@ -257,6 +257,17 @@ def test_bad_custom_mean_operators_are_refused_up_front():
         hd.make_toolbox(versus_problem(), mean_mutation=informed)
 
 
+def test_the_algorithm_and_the_number_of_objectives_must_agree():
+    """sel_hawks would compare several objectives lexicographically; NSGA needs several."""
+    multi = index_problem().as_multiobjective()
+    with pytest.raises(ValueError, match="algorithm='hawks' needs a single-objective problem, "
+                                         "got 2 objectives"):
+        hd.make_toolbox(multi, seed=0)
+    with pytest.raises(ValueError, match="algorithm='nsga2' needs a multi-objective problem"):
+        hd.make_toolbox(index_problem(), seed=0, algorithm="nsga2")
+    assert hd.make_toolbox(multi, seed=0, algorithm="nsga2").select.func is tools.selNSGA2
+
+
 def test_python_random_as_rng_is_accepted_and_reproducible():
     problem = index_problem()
     toolbox = hd.make_toolbox(problem, seed=0)
