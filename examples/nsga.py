@@ -33,7 +33,10 @@ def make_problem(n_samples: int) -> hd.IndexProblem:
 def by_hand(selection: str, seed: int, generations: int, population_size: int,
             n_samples: int) -> tools.ParetoFront:
     problem = make_problem(n_samples).as_multiobjective()
-    toolbox = hd.make_toolbox(problem, seed=seed)
+    # algorithm= says the problem is multi-objective (the default, "hawks", refuses it: its
+    # stochastic ranking would compare the objectives lexicographically); the select below
+    # replaces the registered one to show the composition
+    toolbox = hd.make_toolbox(problem, seed=seed, algorithm=selection)
     if selection == "nsga2":
         toolbox.register("select", tools.selNSGA2)
     else:

@@ -12,6 +12,21 @@ def connect_dask(workers: int, scheduler: str | None, timeout: float = 10.0):
     Raises ``ValueError`` naming the address when the scheduler cannot be reached
     within ``timeout`` seconds, and ``ImportError`` naming the extra when dask is
     missing.
+
+    Parameters
+    ----------
+    workers : int
+        Workers of the new LocalCluster (one process, one thread each); unused with a
+        ``scheduler``.
+    scheduler : str or None
+        Address of an existing scheduler (``tcp://host:8786``); None starts a
+        LocalCluster.
+    timeout : float
+        Seconds to wait for the scheduler (default 10).
+
+    Returns
+    -------
+    dask.distributed.Client
     """
     try:
         from dask.distributed import Client, LocalCluster
@@ -30,7 +45,13 @@ def connect_dask(workers: int, scheduler: str | None, timeout: float = 10.0):
 
 
 def close_dask(client: Any) -> None:
-    """Close a client from `connect_dask`, and the LocalCluster it started, if any."""
+    """Close a client from `connect_dask`, and the LocalCluster it started, if any.
+
+    Parameters
+    ----------
+    client : dask.distributed.Client
+        The client; its ``cluster``, if any, is closed after it.
+    """
     cluster = getattr(client, "cluster", None)
     client.close()
     if cluster is not None:

@@ -45,7 +45,9 @@ class Option:
     help : str
         One line of help.
     low, high : float, optional
-        Bounds of numbers; ``low_open`` / ``high_open`` make them strict.
+        Bounds of numbers (inclusive unless ``low_open`` / ``high_open``).
+    low_open, high_open : bool
+        Make ``low`` / ``high`` a strict bound (default False).
     choices : tuple of str or callable, optional
         Allowed strings, or a function returning them (evaluated lazily, e.g. the
         clustering registry).
@@ -134,7 +136,13 @@ class Option:
         return text
 
     def default_for(self, command: str | None = None) -> Any:
-        """The default value for a command."""
+        """The default value for a command.
+
+        Parameters
+        ----------
+        command : str, optional
+            The command; its entry of ``command_defaults`` wins over ``default``.
+        """
         if command is not None and command in self.command_defaults:
             return self.command_defaults[command]
         return self.default
@@ -145,6 +153,19 @@ class Option:
         Raises ``TypeError`` for a wrong type and ``ValueError`` for a value out of range
         or not among the choices; the message starts with ``name`` (default: the
         qualified TOML name; ``""`` for none) and states the allowed values.
+
+        Parameters
+        ----------
+        value : object
+            The value; with ``nullable``, None or ``"none"`` (any case) gives None.
+        name : str, optional
+            The name that starts error messages.
+
+        Returns
+        -------
+        object
+            The value: an ``int`` / ``float`` for numbers (a float must be finite), the
+            string itself for strings, or what ``check`` returns.
         """
         name = self.qualified if name is None else name
         lead = f"{name} must be" if name else "must be"
@@ -188,7 +209,27 @@ class Option:
         return value
 
     def parse_text(self, text: str, name: str | None = None) -> Any:
-        """Convert command-line text to a value and validate it."""
+        """Convert command-line text to a value and validate it.
+
+        Parameters
+        ----------
+        text : str
+            The text given on the command line (with ``nullable``, ``none`` in any
+            case gives None).
+        name : str, optional
+            The name that starts error messages (default: the flag; ``""`` for none).
+
+        Returns
+        -------
+        object
+            The value, as `validate` returns it.
+
+        Raises
+        ------
+        TypeError, ValueError
+            ``TypeError`` for text that is not a number of the option's kind; else as
+            `validate`.
+        """
         name = self.flag if name is None else name
         if self.nullable and text.strip().lower() == NONE:
             return None

@@ -209,6 +209,21 @@ class ProblemPool:
     def map(self, func: Callable, iterable: Iterable) -> list:
         """``[func(x) for x in iterable]`` in the workers, in order (DEAP's ``map``).
 
+        Parameters
+        ----------
+        func : callable
+            Picklable by ``dill``. The installed problem's ``evaluate`` (bound, or as
+            ``toolbox.evaluate`` registers it) or an `EvaluateTask` of it, while the
+            problem keeps the pool's layout, ships the items alone; any other function
+            is sent with every task.
+        iterable : iterable
+            The arguments, consumed into a list first.
+
+        Returns
+        -------
+        list
+            The results, in the order of ``iterable``.
+
         Raises
         ------
         Exception
@@ -231,7 +246,22 @@ class ProblemPool:
         return [value for chunk in self._run(_evaluate_batch, chunks) for value in chunk]
 
     def evaluate(self, items: Iterable[tuple[Any, int | None]]) -> list:
-        """Evaluate ``(individual, eval_seed)`` pairs with the installed problem, in order."""
+        """Evaluate ``(individual, eval_seed)`` pairs with the installed problem, in order.
+
+        Parameters
+        ----------
+        items : iterable of (Genotype, int or None)
+            Individuals with their evaluation seeds (None: the problem's default). The
+            pool needs a problem (a RuntimeError otherwise).
+
+        Returns
+        -------
+        list of Evaluation
+            As `map`, which it calls with an `EvaluateTask`.
+        """
+        if self.problem is None:
+            raise RuntimeError("this pool has no problem installed (ProblemPool(None, ...)): "
+                               "use map(func, items)")
         return self.map(EvaluateTask(self.problem), items)
 
     def _check_workers(self) -> None:

@@ -102,6 +102,16 @@ def battery_dataset_names(path: str | os.PathLike) -> list[str]:
 
     Like ``clustbench.get_dataset_names``: every ``NAME.data.gz`` whose name does not
     start with a dot (hidden files, and our own temporary files, are left out).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The battery folder.
+
+    Returns
+    -------
+    list of str
+        The names (``NAME``); empty when ``path`` is not a folder.
     """
     path = Path(path)
     if not path.is_dir():
@@ -112,7 +122,17 @@ def battery_dataset_names(path: str | os.PathLike) -> list[str]:
 
 
 def is_battery_dir(path: str | os.PathLike) -> bool:
-    """Whether ``path`` is a folder holding at least one ``NAME.data.gz`` dataset."""
+    """Whether ``path`` is a folder holding at least one ``NAME.data.gz`` dataset.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The folder (`battery_dataset_names` lists its datasets).
+
+    Returns
+    -------
+    bool
+    """
     return bool(battery_dataset_names(path))
 
 
@@ -216,7 +236,23 @@ def read_battery_dataset(path: str | os.PathLike, name: str, *, labels: int = 0)
 
 def iter_battery(path: str | os.PathLike, *, labels: int = 0,
                  names: Sequence[str] | None = None) -> Iterator[Dataset]:
-    """The datasets of a battery one at a time (see `read_battery`)."""
+    """The datasets of a battery one at a time (see `read_battery`).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The battery folder; ``ValueError`` when it is not a folder, or holds no
+        dataset and ``names`` is None.
+    labels : int
+        Which reference partition of each dataset (``labels0`` by default).
+    names : sequence of str, optional
+        Only these datasets, in this order (default: all, `battery_dataset_names`).
+
+    Yields
+    ------
+    Dataset
+        One per dataset, as `read_battery_dataset` gives it.
+    """
     folder = Path(path)
     if not folder.is_dir():
         raise ValueError(f"{folder} is not a folder (a battery is a folder of "
@@ -298,6 +334,22 @@ def check_battery_output(out: str | os.PathLike, battery: str, names: Sequence[s
                          overwrite: bool = False) -> Path:
     """Check that `write_battery` may write these datasets; return the battery folder.
 
+    Parameters
+    ----------
+    out : str or os.PathLike
+        The root of the benchmark suite.
+    battery : str
+        The battery's name (its folder, ``out/battery``).
+    names : sequence of str
+        The names of the datasets to write.
+    overwrite : bool
+        Whether datasets of the same names that hawks-deap wrote may be replaced.
+
+    Returns
+    -------
+    Path
+        The battery folder (which may not exist yet).
+
     Raises
     ------
     FileExistsError
@@ -353,7 +405,23 @@ def _battery_labels(dataset: Any) -> np.ndarray:
 
 
 def battery_description(dataset: Any, name: str, battery: str) -> str:
-    """The ``NAME.txt`` of an exported dataset: how it was made, then its metadata."""
+    """The ``NAME.txt`` of an exported dataset: how it was made, then its metadata.
+
+    Parameters
+    ----------
+    dataset : Dataset
+        The dataset (``TypeError`` for anything else; ``ValueError`` when all its
+        points are noise).
+    name, battery : str
+        The dataset's and the battery's names (plain file names: no spaces or slashes,
+        not starting with a dot; ``ValueError`` otherwise).
+
+    Returns
+    -------
+    str
+        The text, starting with the line `write_battery` looks for before it replaces
+        a dataset.
+    """
     if not isinstance(dataset, Dataset):
         raise TypeError(f"dataset must be a hawks_deap.Dataset, got {type(dataset).__name__}")
     name, battery = _check_name("name", name), _check_name("battery", battery)
@@ -451,6 +519,24 @@ def prepare_battery(datasets: Iterable[Any], out: str | os.PathLike, *, battery:
 
     A command checks its whole input before any work this way, then writes. Parameters
     and errors are `write_battery`'s.
+
+    Parameters
+    ----------
+    datasets : iterable of Dataset
+        Labelled datasets (at least one).
+    out : str or os.PathLike
+        The root of the benchmark suite.
+    battery : str
+        The battery's name (its folder).
+    names : sequence of str, optional
+        One dataset name per dataset (default as in `write_battery`).
+    overwrite : bool
+        Replace datasets of the same names that hawks-deap wrote.
+
+    Returns
+    -------
+    BatteryExport
+        The checked export; its ``write()`` writes it.
     """
     datasets = list(datasets)
     if not datasets:

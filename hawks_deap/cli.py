@@ -22,21 +22,18 @@ Commands (each has ``--help``):
     Run a parameter-grid campaign (`hawks_deap.suite`), resumably; ``GRID.json``: a
     HAWKS 0.2.0 config (`hawks_deap.hawks_json`).
 
-``features``, ``plot`` and ``export`` read collections: dataset directories, folders
-of them, a suite's output folder, and clustering-benchmarks batteries (``--labels K``
-picks a battery's reference partition; its noise points are kept but left out of the
-features and of the ARI).
+``features``, ``plot`` and ``export`` read collections: dataset directories, folders of them, a
+suite's output folder, and clustering-benchmarks batteries (``--labels K`` picks a battery's
+reference partition; its noise points are kept but left out of the features and of the ARI).
 
-Every command's options come from one schema (`hawks_deap.config.SCHEMA`). The
-settings of ``generate`` and ``versus`` are shared with TOML config files
-(``--config FILE.toml``), or come from a HAWKS 0.2.0 config (``--config FILE.json``,
-`hawks_deap.hawks_json`); options on the command line override the file. Runs are
-evolved and saved by `hawks_deap.runs`, as in suites.
+Every command's options come from one schema (`hawks_deap.config.SCHEMA`). The settings of
+``generate`` and ``versus`` are shared with TOML config files (``--config FILE.toml``), or come
+from a HAWKS 0.2.0 config (``--config FILE.json``, `hawks_deap.hawks_json`); options on the
+command line override the file. Runs are evolved and saved by `hawks_deap.runs`, as in suites.
 
-Everything is validated before anything is written. Exit codes: 0 success; 2 bad input
-(message on stderr naming the option or key; nothing written); 1 a missing optional
-dependency; 130 interrupted (nothing written). Output directories and files are
-written atomically.
+Everything is validated before anything is written. Exit codes: 0 success; 2 bad input (message
+on stderr naming the option or key; nothing written); 1 a missing optional dependency, or a failed
+write or clustering while running; 130 interrupted. Outputs are written atomically, never in part.
 
 This module is one part per command: each ``_prepare_<command>`` validates its input
 and returns the function that does the work.
@@ -648,6 +645,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     Every command first validates its input (config file, options, paths, output
     locations) and only then computes and writes.
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        The arguments after the program name (default: ``sys.argv[1:]``).
     """
     parser = _build_parser()
     try:

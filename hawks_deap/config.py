@@ -276,18 +276,40 @@ _check_schema(SCHEMA)
 
 
 def sections(options: Sequence[Option] = OPTIONS) -> list[str]:
-    """TOML section names, in schema order."""
+    """TOML section names, in schema order.
+
+    Parameters
+    ----------
+    options : sequence of Option
+        The schema (default `OPTIONS`); options without a section add none.
+    """
     return list(dict.fromkeys(opt.section for opt in options if opt.section is not None))
 
 
 def options_for(command: str | None, options: Sequence[Option] = OPTIONS) -> list[Option]:
-    """The options a command uses (all of them for ``None``)."""
+    """The options a command uses (all of them for ``None``).
+
+    Parameters
+    ----------
+    command : str or None
+        The command, e.g. ``"generate"``.
+    options : sequence of Option
+        The schema (default `OPTIONS`), whose order is kept.
+    """
     return [opt for opt in options if command is None or command in opt.commands]
 
 
 def find_option(section: str, key: str, options: Sequence[Option] = OPTIONS
                 ) -> Option | None:
-    """The option at ``[section] key``, or None."""
+    """The option at ``[section] key``, or None.
+
+    Parameters
+    ----------
+    section, key : str
+        The TOML section and key, e.g. ``"ga"``, ``"generations"``.
+    options : sequence of Option
+        The schema (default `OPTIONS`); the first match is returned.
+    """
     for opt in options:
         if opt.section == section and opt.key == key:
             return opt
@@ -383,6 +405,11 @@ def load_toml(path: str | Path) -> dict[str, Any]:
     """Parse a TOML file (``tomllib``, or ``tomli`` on Python 3.10).
 
     Raises ``ValueError`` naming the file for a missing file or invalid TOML.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The file (UTF-8 text); its parsed tables are returned, not validated.
     """
     if sys.version_info >= (3, 11):
         import tomllib
@@ -405,7 +432,20 @@ def load_toml(path: str | Path) -> dict[str, Any]:
 def load_config(path: str | Path, *, command: str | None = None,
                 options: Sequence[Option] = OPTIONS, allow_lists: bool = False
                 ) -> dict[str, dict[str, Any]]:
-    """Read and validate a TOML config file (see `validate_config`)."""
+    """Read and validate a TOML config file (see `validate_config`).
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The file (`load_toml`); its name is the ``source`` of messages.
+    command : str, optional
+        When given, keys the command does not use are errors.
+    options : sequence of Option
+        The schema (default `OPTIONS`).
+    allow_lists : bool
+        Accept a list of values for any key (grid files), as `validate_config`, whose
+        result is returned.
+    """
     return validate_config(load_toml(path), command=command, options=options,
                            allow_lists=allow_lists, source=str(path))
 
@@ -502,6 +542,15 @@ def add_arguments(parser: argparse.ArgumentParser, command: str,
     defaults and a config file can supply them; positional settings default to an unset
     marker. Command-line-only options (`COMMAND_LINE_OPTIONS`, e.g. with
     ``options=SCHEMA``) follow, in argparse's own groups, with their defaults.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The parser (e.g. the command's subparser), changed in place.
+    command : str
+        The command whose options (`options_for`) are added.
+    options : sequence of Option
+        The schema (default `OPTIONS`: the settings only).
     """
     for section in sections(options):
         opts = [o for o in options_for(command, options) if o.section == section]
@@ -531,6 +580,15 @@ def check_command_line(namespace: argparse.Namespace, command: str,
 
     Raises ``ValueError`` (``--flag must be >= low, got value``) for the first value
     below its bound.
+
+    Parameters
+    ----------
+    namespace : argparse.Namespace
+        The parsed command line (a missing or None value is not checked).
+    command : str
+        The command whose options are checked.
+    options : sequence of Option
+        The schema (default `COMMAND_LINE_OPTIONS`); options with a section are skipped.
     """
     for opt in options_for(command, options):
         if opt.section is not None or opt.low is None:
@@ -542,7 +600,17 @@ def check_command_line(namespace: argparse.Namespace, command: str,
 
 def cli_values(namespace: argparse.Namespace, command: str,
                options: Sequence[Option] = OPTIONS) -> dict[str, Any]:
-    """The schema options given on the command line, ``{key: value}``."""
+    """The schema options given on the command line, ``{key: value}``.
+
+    Parameters
+    ----------
+    namespace : argparse.Namespace
+        Parsed by a parser from `add_arguments` (settings left out are absent from it).
+    command : str
+        The command whose options are read.
+    options : sequence of Option
+        The schema (default `OPTIONS`).
+    """
     out = {}
     for opt in options_for(command, options):
         value = getattr(namespace, opt.key, _UNSET)

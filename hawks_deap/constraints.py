@@ -26,6 +26,14 @@ class Constraint:
 
     Subclasses set ``measure`` (the record key) and the admissible threshold range, and
     implement `compute`.
+
+    Parameters
+    ----------
+    min, max : float, optional
+        Lower and upper bound of the measure (keyword-only; at least one, and
+        ``min <= max``), each within the class's admissible range (``[0, inf)`` unless a
+        subclass narrows it: [0, 1] for `Overlap`, ``[1, inf)`` for `Eccentricity`).
+        Otherwise a ValueError (a TypeError for a non-number).
     """
 
     measure: ClassVar[str] = ""
@@ -49,7 +57,18 @@ class Constraint:
         return self.measure
 
     def violation(self, value: float) -> float:
-        """Distance from ``value`` to the allowed interval (0 when satisfied)."""
+        """Distance from ``value`` to the allowed interval (0 when satisfied).
+
+        Parameters
+        ----------
+        value : float
+            The measured value.
+
+        Returns
+        -------
+        float
+            ``value - max`` above the interval, ``min - value`` below it, else 0.
+        """
         if self.max is not None and value > self.max:
             return float(value - self.max)
         if self.min is not None and value < self.min:
@@ -57,7 +76,22 @@ class Constraint:
         return 0.0
 
     def compute(self, genotype: Sequence[Cluster], X: np.ndarray, labels: np.ndarray) -> float:
-        """The measure of a dataset (plain computation; evaluators may cache)."""
+        """The measure of a dataset (plain computation; evaluators may cache).
+
+        Parameters
+        ----------
+        genotype : sequence of Cluster
+            The genes of the dataset.
+        X : numpy.ndarray of shape (N, D)
+            Its data.
+        labels : numpy.ndarray of shape (N,)
+            Its cluster labels.
+
+        Returns
+        -------
+        float
+            The measured value; the base class raises NotImplementedError.
+        """
         raise NotImplementedError
 
     def to_dict(self) -> dict[str, Any]:
@@ -87,7 +121,22 @@ class Overlap(Constraint):
     _high = 1.0
 
     def compute(self, genotype: Sequence[Cluster], X: np.ndarray, labels: np.ndarray) -> float:
-        """Overlap of the dataset."""
+        """Overlap of the dataset.
+
+        Parameters
+        ----------
+        genotype : sequence of Cluster
+            Unused (the overlap is measured on the data).
+        X : numpy.ndarray of shape (N, D)
+            The data.
+        labels : numpy.ndarray of shape (N,)
+            Cluster labels.
+
+        Returns
+        -------
+        float
+            `hawks_deap.evaluation.nearest_neighbour_overlap`, in [0, 1].
+        """
         return nearest_neighbour_overlap(X, labels)
 
 
@@ -114,7 +163,20 @@ class Eccentricity(Constraint):
 
     def compute(self, genotype: Sequence[Cluster], X: np.ndarray | None = None,
                 labels: np.ndarray | None = None) -> float:
-        """Aggregated eigenvalue ratio of the genes."""
+        """Aggregated eigenvalue ratio of the genes.
+
+        Parameters
+        ----------
+        genotype : sequence of Cluster
+            The genes; each one's ratio is ``Cluster.eccentricity``.
+        X, labels : numpy.ndarray or None
+            Unused (the ratio comes from the genes' variances).
+
+        Returns
+        -------
+        float
+            The largest ratio (``aggregate="max"``) or the smallest (``"min"``).
+        """
         ratios = [gene.eccentricity for gene in genotype]
         return float(max(ratios) if self.aggregate == "max" else min(ratios))
 
@@ -141,6 +203,24 @@ def from_settings(values: Mapping[str, Any]) -> list[Constraint]:
     The eccentricity constraint also reads ``eccentricity_of``: ``"any"`` (default: some
     cluster must be that eccentric, the largest ratio, as Eq. 6 and HAWKS 0.2.0) or
     ``"all"`` (every cluster, the smallest ratio, as the paper's text says).
+
+    Parameters
+    ----------
+    values : mapping of str to object
+        Settings; read are ``min_overlap``, ``max_overlap``, ``min_eccentricity``,
+        ``max_eccentricity`` and ``eccentricity_of``, other keys are ignored.
+
+    Returns
+    -------
+    list of Constraint
+        Possibly empty.
+
+    Raises
+    ------
+    ValueError
+        If ``eccentricity_of`` is set to anything but ``"any"`` without an eccentricity
+        bound, or to anything but ``"any"`` or ``"all"`` with one; or if a bound is
+        invalid (as `Constraint`).
     """
     out = []
     for measure, cls in CONSTRAINTS.items():
@@ -161,7 +241,25 @@ def from_settings(values: Mapping[str, Any]) -> list[Constraint]:
 
 
 def check_constraints(constraints: Iterable[Constraint]) -> tuple[Constraint, ...]:
-    """Validate a collection of constraints: right type, at most one per measure."""
+    """Validate a collection of constraints: right type, at most one per measure.
+
+    Parameters
+    ----------
+    constraints : iterable of Constraint, or a Constraint
+        The constraints (a single one is taken as a one-element collection).
+
+    Returns
+    -------
+    tuple of Constraint
+        The constraints, in their order.
+
+    Raises
+    ------
+    TypeError
+        For None, a string, or an element that is not a `Constraint`.
+    ValueError
+        If two constraints bound the same measure.
+    """
     if isinstance(constraints, Constraint):
         constraints = (constraints,)
     if constraints is None or isinstance(constraints, str | bytes):
@@ -181,5 +279,19 @@ def check_constraints(constraints: Iterable[Constraint]) -> tuple[Constraint, ..
 
 
 def penalty(constraints: Iterable[Constraint], values: dict[str, float]) -> float:
-    """Sum of squared violations of the constraints, given their measured values."""
+    """Sum of squared violations of the constraints, given their measured values.
+
+    Parameters
+    ----------
+    constraints : iterable of Constraint
+        The constraints.
+    values : dict of str to float
+        Measured value of each constraint by ``measure``; a missing one raises a
+        KeyError.
+
+    Returns
+    -------
+    float
+        ``sum(c.violation(values[c.measure]) ** 2)``, 0 when all are satisfied.
+    """
     return float(sum(c.violation(values[c.measure]) ** 2 for c in constraints))

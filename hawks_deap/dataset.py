@@ -105,7 +105,13 @@ def _temp_file(parent: Path, prefix: str, suffix: str) -> tuple[int, Path]:
 
 
 def is_dataset_dir(path: str | os.PathLike) -> bool:
-    """Whether ``path`` holds a saved dataset (``data.csv`` or ``data.npz``)."""
+    """Whether ``path`` holds a saved dataset (``data.csv`` or ``data.npz``).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        Any path (False if it is not such a directory; the files are not read).
+    """
     path = Path(path)
     return (path / DATA_FILE).is_file() or (path / DATA_NPZ).is_file()
 
@@ -122,6 +128,18 @@ def files_are_whole(path: str | os.PathLike, n_points: int) -> bool:
     checksums; ``genes.json`` ending its JSON object (written indented, by `save`: only
     the object's closing brace starts a line). ``metadata.json`` is the caller's to read
     (it gives ``n_points``). Every part of a whole file (a prefix) is found.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The dataset's directory.
+    n_points : int
+        N, the rows ``data.csv`` must hold after its header (not used for ``data.npz``).
+
+    Returns
+    -------
+    bool
+        False also when a file cannot be read (it never raises for a damaged file).
     """
     path = Path(path)
     csv_file, npz_file = path / DATA_FILE, path / DATA_NPZ
@@ -147,6 +165,11 @@ def check_replaceable(path: str | os.PathLike) -> None:
     That is an empty directory, or one whose ``metadata.json`` says hawks-deap wrote it
     and that holds none but the files hawks-deap writes (`OWN_FILES`): a user's own
     files or folders are never deleted by an overwrite.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The directory an overwrite would replace.
 
     Raises
     ------
@@ -373,6 +396,20 @@ class Dataset:
         Raises ``ValueError`` if the individual was evaluated on another layout (the
         problem was prepared again since, by another run or toolbox): its genes would
         give another dataset than the one its fitness measured.
+
+        Parameters
+        ----------
+        problem : Problem
+            The run's prepared problem (its `sample`, ``layout`` and ``parameters()``).
+        individual : Genotype
+            An individual of it (else a TypeError); unevaluated: empty ``"fitness"``.
+        extra : dict, optional
+            More metadata, merged last (overriding the keys below).
+
+        Returns
+        -------
+        Dataset
+            Metadata: package, version, problem, fitness, record, sizes, then ``extra``.
         """
         if not isinstance(individual, Genotype):
             raise TypeError(f"individual must be a Genotype (an individual of the run), got "
@@ -481,6 +518,16 @@ class Dataset:
     @classmethod
     def load(cls, path: str | os.PathLike) -> Dataset:
         """Read a dataset directory written by `save`, checking every file.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The dataset's directory; ``genes.json`` (without it, or with no clusters in
+            it, the genes are None) and ``metadata.json`` (else {}) are optional.
+
+        Returns
+        -------
+        Dataset
 
         Raises
         ------

@@ -44,7 +44,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -61,6 +60,7 @@ from hawks_deap._validation import (
 )
 from hawks_deap.metrics import adjusted_rand_index
 from hawks_deap.metrics import connectivity as normalised_connectivity
+from hawks_deap.table import Table
 
 __all__ = [
     "FEATURE_NAMES",
@@ -259,75 +259,6 @@ def problem_features(X: Any, y: Any, *, metric: str = "sqeuclidean", n_neighbors
 
 
 # --------------------------------------------------------------------------- tables
-
-
-@dataclass(frozen=True)
-class Table:
-    """A small labelled 2-D table of floats (rows: datasets; columns: names).
-
-    Attributes
-    ----------
-    index : tuple of str
-        Row names (e.g. dataset paths).
-    columns : tuple of str
-        Column names (feature or algorithm names).
-    values : numpy.ndarray of shape (len(index), len(columns))
-        The values (read-only).
-    """
-
-    index: tuple[str, ...]
-    columns: tuple[str, ...]
-    values: np.ndarray
-
-    def __post_init__(self) -> None:
-        values = np.array(self.values, dtype=np.float64)
-        index = tuple(str(i) for i in self.index)
-        columns = tuple(str(c) for c in self.columns)
-        if values.shape != (len(index), len(columns)):
-            raise ValueError(f"values must have shape ({len(index)}, {len(columns)}), got "
-                             f"{values.shape}")
-        values.setflags(write=False)
-        object.__setattr__(self, "index", index)
-        object.__setattr__(self, "columns", columns)
-        object.__setattr__(self, "values", values)
-
-    def __len__(self) -> int:
-        return len(self.index)
-
-    def column(self, name: str) -> np.ndarray:
-        """The values of one column."""
-        check_choice("column", name, self.columns)
-        return self.values[:, self.columns.index(name)]
-
-    def records(self) -> list[dict[str, float]]:
-        """One ``{column: value}`` dict per row."""
-        return [dict(zip(self.columns, map(float, row), strict=True)) for row in self.values]
-
-    def to_csv(self, index_name: str = "dataset") -> str:
-        """CSV text: a header ``index_name,columns...`` then one line per row.
-
-        Floats are written with 17 significant digits (they read back exactly).
-        """
-        lines = [",".join([index_name, *self.columns])]
-        for name, row in zip(self.index, self.values, strict=True):
-            lines.append(",".join([_csv_field(name), *(f"{v:.17g}" for v in row)]))
-        return "\n".join(lines) + "\n"
-
-    def to_text(self, index_name: str = "dataset", digits: int = 4) -> str:
-        """An aligned plain-text rendering, for terminals."""
-        head = [index_name, *self.columns]
-        rows = [[name, *(f"{v:.{digits}g}" for v in row)]
-                for name, row in zip(self.index, self.values, strict=True)]
-        widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
-        fmt = [f"{{:<{widths[0]}}}", *(f"{{:>{w}}}" for w in widths[1:])]
-        return "\n".join("  ".join(f.format(c) for f, c in zip(fmt, r, strict=True))
-                         for r in [head, *rows]) + "\n"
-
-
-def _csv_field(text: str) -> str:
-    if any(c in text for c in ',"\n'):
-        return '"' + text.replace('"', '""') + '"'
-    return text
 
 
 def _as_xy(item: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
@@ -672,6 +603,22 @@ class InstanceSpace:
 
         ``features`` must have the fitted features (extra columns of a Table or of
         dicts are ignored; arrays must have the same columns in the same order).
+
+        Parameters
+        ----------
+        features : Table, sequence of dicts, or array of shape (n_datasets, F)
+            The datasets' features, as for `fit`.
+
+        Returns
+        -------
+        numpy.ndarray of shape (n_datasets, n_components)
+            Each row standardised with ``mean_`` and ``scale_``, projected on
+            ``components_``.
+
+        Raises
+        ------
+        RuntimeError
+            If the space is not fitted yet.
         """
         if self.components_ is None:
             raise RuntimeError("InstanceSpace is not fitted yet: call fit(features) first")
@@ -680,7 +627,20 @@ class InstanceSpace:
 
     def fit_transform(self, features: Any, feature_names: Sequence[str] | None = None
                       ) -> np.ndarray:
-        """`fit` then `transform` the same collection."""
+        """`fit` then `transform` the same collection.
+
+        Parameters
+        ----------
+        features : Table, sequence of dicts, or array of shape (n_datasets, F)
+            As for `fit`.
+        feature_names : sequence of str, optional
+            As for `fit`.
+
+        Returns
+        -------
+        numpy.ndarray of shape (n_datasets, n_components)
+            The coordinates of the fitted collection.
+        """
         values, names = _as_matrix(features, feature_names)
         return self.fit(values, names).transform(values)
 

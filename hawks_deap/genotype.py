@@ -174,16 +174,50 @@ class Cluster:
         return float(self.variances.max() / self.variances.min())
 
     def with_mean(self, mean: Any) -> Cluster:
-        """Return a gene with a new mean and this gene's shape."""
+        """Return a gene with a new mean and this gene's shape.
+
+        Parameters
+        ----------
+        mean : array-like of shape (D,)
+            The new mean, finite (ValueError otherwise); copied.
+
+        Returns
+        -------
+        Cluster
+            A new gene; this one is unchanged.
+        """
         return Cluster._trusted(_frozen(mean, (self.n_dims,), "mean"), self.variances,
                                 self.rotation, None, self._shape_key)
 
     def with_shape(self, variances: Any, rotation: Any) -> Cluster:
-        """Return a gene with this gene's mean and a new shape (variances, rotation)."""
+        """Return a gene with this gene's mean and a new shape (variances, rotation).
+
+        Parameters
+        ----------
+        variances : array-like of shape (D,)
+            The new axis variances, finite and > 0.
+        rotation : array-like of shape (D, D)
+            The new rotation, finite (that it is a proper rotation is not checked).
+
+        Returns
+        -------
+        Cluster
+            A new gene (ValueError for a wrong shape or value); this one is unchanged.
+        """
         return Cluster(self.mean, variances, rotation)
 
     def sample(self, z: np.ndarray) -> np.ndarray:
-        """Points ``mean + z diag(sqrt(variances)) R^T`` for standard-normal rows ``z``."""
+        """Points ``mean + z diag(sqrt(variances)) R^T`` for standard-normal rows ``z``.
+
+        Parameters
+        ----------
+        z : numpy.ndarray of shape (n, D)
+            Standard-normal draws, one row per point (a `Layout`'s ``z[k]``).
+
+        Returns
+        -------
+        numpy.ndarray of shape (n, D)
+        """
         return self.mean + (z * np.sqrt(self.variances)) @ self.rotation.T
 
     def to_dict(self) -> dict[str, list]:
@@ -197,7 +231,18 @@ class Cluster:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Cluster:
-        """Rebuild a gene written by `to_dict`."""
+        """Rebuild a gene written by `to_dict`.
+
+        Parameters
+        ----------
+        data : mapping
+            With keys ``"mean"``, ``"variances"`` and ``"rotation"``, checked as by
+            `Cluster`; other keys (``"covariance"``) are ignored.
+
+        Returns
+        -------
+        Cluster
+        """
         return cls(data["mean"], data["variances"], data["rotation"])
 
 
@@ -240,6 +285,14 @@ class RecordFitness(base.Fitness):
     ``toolbox.clone`` uses) keep both, unlike ``deap.base.Fitness``, whose
     ``__deepcopy__`` copies only ``wvalues``. Subclasses set ``weights`` at class level,
     so they pickle by name under spawn, fork and forkserver.
+
+    Parameters
+    ----------
+    values : sequence of float, optional
+        Initial values, one per weight (default empty: an invalid fitness); an
+        `Evaluation` also sets ``record`` and ``layout_key``. This class has no
+        ``weights``: instantiate a subclass (`IndexFitness`, `VersusFitness`,
+        `MultiObjectiveFitness`, a ``deap.creator`` one); DEAP raises TypeError here.
     """
 
     record: dict[str, Any]
@@ -341,6 +394,16 @@ class MultiObjectiveFitness(RecordFitness):
 
         What a problem declares as its ``fitness_class``: ``fitness_class()`` makes an
         invalid fitness with the problem's weights, as DEAP's ``creator`` classes do.
+
+        Parameters
+        ----------
+        weights : sequence of float
+            One finite weight per objective, at least one (ValueError otherwise).
+
+        Returns
+        -------
+        type
+            A subclass of `MultiObjectiveFitness`; equal weights give the same class.
         """
         return _weighted_fitness(_check_weights(tuple(float(w) for w in weights)))
 
@@ -434,7 +497,18 @@ def _rebuild_genotype(cls: type, genes: list, state: dict) -> Genotype:
 
 
 def clone(individual: Genotype) -> Genotype:
-    """Clone an individual cheaply (genes shared); for ``toolbox.register("clone", ...)``."""
+    """Clone an individual cheaply (genes shared); for ``toolbox.register("clone", ...)``.
+
+    Parameters
+    ----------
+    individual : Genotype
+        The individual to copy (TypeError for anything else); not changed.
+
+    Returns
+    -------
+    Genotype
+        `Genotype.clone`'s copy: a new list of the same genes, the rest deep-copied.
+    """
     if not isinstance(individual, Genotype):
         raise TypeError(f"individual must be a hawks_deap Genotype, got "
                         f"{type(individual).__name__}")
@@ -446,6 +520,15 @@ def genotype_equal(a: Genotype, b: Genotype) -> bool:
 
     Pass it as ``similar`` to ``deap.tools.HallOfFame`` / ``ParetoFront``: the default
     ``operator.eq`` fails on individuals that hold numpy arrays.
+
+    Parameters
+    ----------
+    a, b : Genotype
+        The individuals (any sequences of `Cluster`); fitness is not compared.
+
+    Returns
+    -------
+    bool
     """
     return len(a) == len(b) and all(x.key == y.key for x, y in zip(a, b, strict=True))
 
@@ -531,11 +614,35 @@ class Layout:
         return int(self.sizes.shape[0])
 
     def cluster_points(self, genotype: Sequence[Cluster], k: int) -> np.ndarray:
-        """Points of slot ``k`` under the gene ``genotype[k]``, shape (n_k, D)."""
+        """Points of slot ``k`` under the gene ``genotype[k]``, shape (n_k, D).
+
+        Parameters
+        ----------
+        genotype : sequence of Cluster
+            The genes (not checked against the layout: see `check`).
+        k : int
+            The slot, in [0, K - 1].
+
+        Returns
+        -------
+        numpy.ndarray of shape (n_k, D)
+        """
         return genotype[k].sample(self.z[k])
 
     def sample(self, genotype: Sequence[Cluster]) -> tuple[np.ndarray, np.ndarray]:
-        """The dataset of a genotype: X (N, D) and labels y (N,), slot by slot."""
+        """The dataset of a genotype: X (N, D) and labels y (N,), slot by slot.
+
+        Parameters
+        ----------
+        genotype : sequence of Cluster
+            K genes of dimension D (`check` raises ValueError otherwise).
+
+        Returns
+        -------
+        X : numpy.ndarray of shape (N, D)
+        y : numpy.ndarray of shape (N,)
+            Slot indices 0..K-1 (a copy of ``labels``).
+        """
         self.check(genotype)
         X = np.concatenate([self.cluster_points(genotype, k) for k in range(self.n_clusters)])
         return X, self.labels.copy()
@@ -546,6 +653,15 @@ class Layout:
         The centroid of slot k is ``mu_k + R_k (sqrt(lambda_k) * zbar_k)``; the offset
         ``R_k (sqrt(lambda_k) * zbar_k)`` depends only on the slot and the gene's shape and
         is cached by (slot, `Cluster.shape_key`), so moving a mean costs no matrix product.
+
+        Parameters
+        ----------
+        genotype : sequence of Cluster
+            K genes of dimension D (not checked: see `check`).
+
+        Returns
+        -------
+        numpy.ndarray of shape (D,)
         """
         cache = self._centroid_offsets
         if len(cache) > self.OFFSET_CACHE_ENTRIES:
@@ -565,7 +681,13 @@ class Layout:
         return np.add.reduce(centroids, axis=0) / self.n_samples
 
     def check(self, genotype: Sequence[Cluster]) -> None:
-        """Raise ValueError if a genotype does not fit this layout."""
+        """Raise ValueError if a genotype does not fit this layout.
+
+        Parameters
+        ----------
+        genotype : sequence of Cluster
+            Must hold K genes (`n_clusters`), each of dimension D (`n_dims`).
+        """
         if len(genotype) != self.n_clusters:
             raise ValueError(f"genotype has {len(genotype)} genes, layout has "
                              f"{self.n_clusters} clusters")

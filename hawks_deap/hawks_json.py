@@ -121,7 +121,6 @@ __all__ = ["HAWKS_DEFAULTS", "HAWKS_KIND", "HawksConfig", "HawksPoint", "hawks_s
 HAWKS_KIND = "hawks-0.2.0-json"
 
 
-
 @dataclass(frozen=True)
 class HawksPoint:
     """One configuration of a HAWKS config (one point of its grid), translated.
@@ -210,7 +209,13 @@ class HawksConfig:
 
 
 def is_hawks_json(path: str | os.PathLike) -> bool:
-    """Whether a config path names a HAWKS JSON config (by its ``.json`` suffix)."""
+    """Whether a config path names a HAWKS JSON config (by its ``.json`` suffix).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The config path (only its name is looked at, in any case: ``.JSON`` too).
+    """
     return Path(path).suffix.lower() == ".json"
 
 
@@ -224,6 +229,11 @@ def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def load_hawks_config(path: str | os.PathLike) -> HawksConfig:
     """Read, check and translate a HAWKS 0.2.0 JSON config (see the module's table).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The JSON file (UTF-8; a key given twice in one object is refused).
 
     Raises
     ------
@@ -530,7 +540,15 @@ def _translate(cfg: Mapping[str, Any], mode: str, where: str) -> _Point:
 
 def translate_hawks_config(data: Mapping[str, Any], *, path: str | None = None
                            ) -> HawksConfig:
-    """Check and translate a parsed HAWKS config (see `load_hawks_config`)."""
+    """Check and translate a parsed HAWKS config (see `load_hawks_config`).
+
+    Parameters
+    ----------
+    data : mapping
+        The parsed JSON object.
+    path : str, optional
+        The file it came from: named in messages, kept as `HawksConfig.path`.
+    """
     where = f" in {path}" if path else ""
     axes: dict[str, list[Any]] = {}
     _check_keys(data, KNOWN_KEYS, "", where, axes)
@@ -624,10 +642,7 @@ def run_settings(hawks: HawksConfig, command: str,
 
 
 def _extras_for(point: HawksPoint, mean_mutation: str) -> dict[str, Any]:
-    """A point's extra settings for a run with ``mean_mutation``.
-
-    The file's mean-mutation arguments are its operator's: another operator runs without.
-    """
+    """A point's extra settings for ``mean_mutation`` (mean arguments only for the file's own)."""
     extras = dict(point.extras)
     if mean_mutation != point.file_values["ga"]["mean_mutation"]:
         extras.pop("mean_kwargs", None)
@@ -640,13 +655,23 @@ def hawks_suite(hawks: HawksConfig, *, preset: str | None = None,
 
     Every configuration is checked (a problem built) before any run, as
     `hawks_deap.suite.load_suite` does; each run's metadata records the source.
-    ``preset`` (``hawks-deap suite FILE.json --preset NAME``) is every configuration's
-    ``[ga] preset``, e.g. ``"hawks-tevc"`` for the clustering settings of the paper's
-    analysis, which a HAWKS config cannot express. ``ga`` sets other ``[ga]`` settings
-    of every configuration over the config's own, e.g. ``{"returns": "best-feasible"}``
-    to return our default dataset instead of HAWKS' final fittest
-    (``hawks.comparison``). Both are part of the suite's identity, in its description.
+
+    Parameters
+    ----------
+    hawks : HawksConfig
+        From `load_hawks_config`.
+    preset : str, optional
+        Every configuration's ``[ga] preset`` (``hawks-deap suite FILE.json --preset
+        NAME``), e.g. ``"hawks-tevc"`` for the clustering settings of the paper's
+        analysis, which a HAWKS config cannot express; ``ga``'s own must agree.
+    ga : mapping, optional
+        Other ``[ga]`` settings (validated; not ``seed`` nor ``n_jobs``) of every
+        configuration over the config's own, e.g. ``{"returns": "best-feasible"}`` to return
+        our default dataset instead of HAWKS' final fittest (``hawks.comparison``). Both
+        are part of the suite's identity.
     """
+    if preset is not None and (ga or {}).get("preset", preset) != preset:
+        raise ValueError(f"hawks_suite: preset={preset!r} disagrees with ga={ga!r}; give one")
     ga = {**(ga or {}), **({} if preset is None else {"preset": preset})}
     for key in ("seed", "n_jobs"):  # (a suite's own: hawks.seed_num, workers)
         if key in ga:

@@ -79,6 +79,19 @@ def haar_rotation(n_dims: int, rng: np.random.Generator) -> np.ndarray:
     is bit-identical to ``special_ortho_group.rvs(D, random_state=rng)``: Q R = G with
     G a standard-normal D x D matrix, Q's columns multiplied by the signs of diag(R), and
     the first row divided by det(Q) so that the determinant is +1.
+
+    Parameters
+    ----------
+    n_dims : int
+        D, at least 1 (not checked here: D = 0 raises a ValueError from the draws'
+        shape check).
+    rng : numpy.random.Generator
+        Source of G (unused for D = 1).
+
+    Returns
+    -------
+    numpy.ndarray of shape (D, D)
+        A proper rotation; ``[[1.0]]`` for D = 1.
     """
     if n_dims == 1:
         return np.ones((1, 1))
@@ -148,6 +161,18 @@ def rotation_power(rotation: np.ndarray, power: float) -> np.ndarray:
     (``s_i`` ~ 0 with ``c_i < 0``, where the direction is undefined) go through the Schur
     form, which pairs them as rotations by ``p pi``. The result is orthogonal with
     determinant +1.
+
+    Parameters
+    ----------
+    rotation : array of shape (D, D)
+        A proper rotation (finite: a ValueError otherwise).
+    power : float
+        The real power p.
+
+    Returns
+    -------
+    numpy.ndarray of shape (D, D)
+        ``rotation ** power``, a proper rotation (`rotation_powers` of a stack of one).
     """
     return rotation_powers(np.asarray(rotation)[np.newaxis], power)[0]
 
@@ -239,6 +264,22 @@ def random_cluster(n_dims: int, rng: np.random.Generator, *, initial_mean_upper:
 
     HAWKS paper III-B. Variances of exactly 0 (probability 0, but possible in floating
     point) are redrawn, since a covariance must be positive definite.
+
+    Parameters
+    ----------
+    n_dims : int
+        D, at least 1.
+    rng : numpy.random.Generator
+        Source of the draws: the mean, then the variances, then the rotation.
+    initial_mean_upper : float
+        ``beta_mu``, the upper bound of each mean coordinate (> 0).
+    initial_cov_upper : float
+        ``beta_sigma``, the upper bound of each variance (> 0).
+
+    Returns
+    -------
+    Cluster
+        The gene (mean, variances and rotation R).
     """
     check_int("n_dims", n_dims, minimum=1)
     check_float("initial_mean_upper", initial_mean_upper, low=0.0, low_open=True)
@@ -254,7 +295,26 @@ def random_cluster(n_dims: int, rng: np.random.Generator, *, initial_mean_upper:
 def random_genotype(n_clusters: int, n_dims: int, rng: np.random.Generator, *,
                     fitness_class: type[RecordFitness], initial_mean_upper: float = 2.0,
                     initial_cov_upper: float = 0.5) -> Genotype:
-    """A random individual of K genes (see `random_cluster`)."""
+    """A random individual of K genes (see `random_cluster`).
+
+    Parameters
+    ----------
+    n_clusters : int
+        K, the number of genes (at least 1).
+    n_dims : int
+        D, the dimension of each gene (at least 1).
+    rng : numpy.random.Generator
+        Source of the draws, gene after gene.
+    fitness_class : type
+        A `RecordFitness` subclass; the individual gets a new, unevaluated instance.
+    initial_mean_upper, initial_cov_upper : float
+        Upper bounds of the uniform means and variances (> 0), as `random_cluster`.
+
+    Returns
+    -------
+    Genotype
+        The individual.
+    """
     check_int("n_clusters", n_clusters, minimum=1)
     check_int("n_dims", n_dims, minimum=1)
     check_float("initial_mean_upper", initial_mean_upper, low=0.0, low_open=True)

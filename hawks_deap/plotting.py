@@ -75,6 +75,19 @@ def figure_bytes(fig: Any, name: str | os.PathLike, *, dpi: int = 150) -> bytes:
 
     The format follows the extension of ``name`` (``.png``, ``.pdf``, ``.svg``, ...;
     PNG without one).
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        The figure (saved with ``bbox_inches="tight"``).
+    name : str or os.PathLike
+        A file name; only its extension is used (nothing is written).
+    dpi : int
+        Resolution, dots per inch (default 150).
+
+    Returns
+    -------
+    bytes
     """
     fmt = Path(name).suffix.lstrip(".").lower() or "png"
     buffer = io.BytesIO()
@@ -86,6 +99,20 @@ def save_figure(fig: Any, path: str | os.PathLike, *, dpi: int = 150) -> Path:
     """Write a figure atomically (temporary file in the same folder, then rename).
 
     The format follows the file extension (``.png``, ``.pdf``, ``.svg``, ...).
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        The figure (`figure_bytes`).
+    path : str or os.PathLike
+        The file, replaced if it exists; its folder is created if missing.
+    dpi : int
+        Resolution, dots per inch (default 150).
+
+    Returns
+    -------
+    Path
+        ``path``.
     """
     from hawks_deap.dataset import write_bytes_atomic
 

@@ -50,6 +50,16 @@ ALGORITHM_PRESETS: Mapping[str, Mapping[str, Mapping[str, Any]]] = MappingProxyT
 def check_preset(preset: object) -> str | None:
     """Return ``preset`` if it is None or the name of a preset; else raise.
 
+    Parameters
+    ----------
+    preset : str or None
+        A name in `PRESETS` (``"hawks-tevc"``), or None for no preset.
+
+    Returns
+    -------
+    str or None
+        ``preset``, unchanged.
+
     Raises
     ------
     TypeError
@@ -74,5 +84,22 @@ def check_preset(preset: object) -> str | None:
 
 
 def preset_settings(preset: str | None) -> dict[str, Any]:
-    """The setting values a preset sets (empty for None)."""
+    """The setting values a preset sets (empty for None).
+
+    Parameters
+    ----------
+    preset : str or None
+        A name in `PRESETS`, or None.
+
+    Returns
+    -------
+    dict
+        A new dict, option key -> value (`PRESETS`); clustering settings are in
+        `ALGORITHM_PRESETS`.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As `check_preset`, for a preset that is neither None nor a known name.
+    """
     return dict(PRESETS[check_preset(preset)]) if preset is not None else {}

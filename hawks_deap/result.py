@@ -25,6 +25,17 @@ def select_best(individuals: Iterable[Genotype]) -> Genotype | None:
 
     Ties in penalty are broken by fitness. Individuals without a valid fitness are
     ignored; returns None when there is none.
+
+    Parameters
+    ----------
+    individuals : iterable of Genotype
+        Evaluated with a record (`hawks_deap.operators.record_penalty`); anything but an
+        iterable of `Genotype` raises TypeError.
+
+    Returns
+    -------
+    Genotype or None
+        One of ``individuals`` (a reference), the first of equals.
     """
     valid = _evaluated(individuals, "individuals")
     if not valid:
@@ -61,6 +72,16 @@ def final_fittest(population: Iterable[Genotype]) -> Genotype | None:
     objective (the single-objective problem's fitness in the NSGA forms); ties go to the
     earlier individual, i.e. the better ranked in a ranked population. Individuals
     without a valid fitness are ignored; returns None when there is none.
+
+    Parameters
+    ----------
+    population : iterable of Genotype
+        Anything but an iterable of `Genotype` raises TypeError.
+
+    Returns
+    -------
+    Genotype or None
+        One of ``population`` (a reference).
     """
     valid = _evaluated(population, "population")
     if not valid:
@@ -70,7 +91,23 @@ def final_fittest(population: Iterable[Genotype]) -> Genotype | None:
 
 @dataclass
 class GenerationState:
-    """What callbacks receive after each generation (return True to stop the run)."""
+    """What callbacks receive after each generation (return True to stop the run).
+
+    Attributes
+    ----------
+    generation : int
+        The generation just completed: 1 after the first (0, the initial population,
+        is not reported); a resumed run goes on counting.
+    population : list of Genotype
+        The run's current population (its own list, not a copy).
+    logbook : deap.tools.Logbook
+        The run's logbook, one row per generation so far.
+    hall_of_fame : deap.tools.HallOfFame
+        The best feasible individuals seen so far.
+    best : Genotype or None
+        The best feasible individual seen so far; if none was ever feasible, the one
+        with the smallest penalty (`Result.best_feasible` so far, whatever ``returns``).
+    """
 
     generation: int
     population: list[Genotype]
@@ -127,7 +164,20 @@ class Result:
     best_feasible: Genotype | None = None
 
     def dataset(self, individual: Genotype):
-        """The `hawks_deap.Dataset` of any individual of this run."""
+        """The `hawks_deap.Dataset` of any individual of this run.
+
+        Parameters
+        ----------
+        individual : Genotype
+            An individual of this run (of its layout: one evaluated on another layout
+            raises ValueError; anything but a `Genotype` raises TypeError).
+
+        Returns
+        -------
+        hawks_deap.Dataset
+            Its data, with the run's seed, settings and ``generations_run`` in its
+            metadata.
+        """
         from hawks_deap.dataset import Dataset
 
         return Dataset.from_individual(self.problem, individual,

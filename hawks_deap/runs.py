@@ -75,6 +75,15 @@ def format_value(value: Any) -> str:
     integers, anything else uses ``str``. Text written this way and read back is
     unchanged when written again, which is what lets a resumed suite rewrite its summary
     without altering finished rows.
+
+    Parameters
+    ----------
+    value : object
+        The value of the cell.
+
+    Returns
+    -------
+    str
     """
     if value is None:
         return ""
@@ -120,10 +129,22 @@ def read_logbook_csv(path: str | os.PathLike) -> list[dict[str, float]]:
 
     Empty cells are NaN; non-numeric cells are left out of their row.
 
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The ``logbook.csv`` file.
+
+    Returns
+    -------
+    list of dict
+        One ``{column: float}`` per generation, in file order.
+
     Raises
     ------
     ValueError
         Naming the file when it has no rows or no ``fitness_best`` column.
+    OSError
+        When the file cannot be read (e.g. ``FileNotFoundError``).
     """
     with open(path, newline="", encoding="utf-8") as fh:
         reader = csv.DictReader(fh)
@@ -146,7 +167,18 @@ def read_logbook_csv(path: str | os.PathLike) -> list[dict[str, float]]:
 
 
 def partitions_csv(winner_labels: Sequence[int], loser_labels: Sequence[int]) -> str:
-    """The two partitions of a Versus run as CSV text (header ``winner,loser``)."""
+    """The two partitions of a Versus run as CSV text (header ``winner,loser``).
+
+    Parameters
+    ----------
+    winner_labels, loser_labels : sequence of int
+        Each algorithm's label per point, of the same length (``ValueError`` otherwise).
+
+    Returns
+    -------
+    str
+        The header, then one ``winner,loser`` line per point.
+    """
     return "winner,loser\n" + "".join(
         f"{int(a)},{int(b)}\n" for a, b in zip(winner_labels, loser_labels, strict=True))
 
@@ -154,11 +186,25 @@ def partitions_csv(winner_labels: Sequence[int], loser_labels: Sequence[int]) ->
 def read_partitions_csv(path: str | os.PathLike, n_samples: int) -> dict[str, np.ndarray]:
     """The ``winner`` and ``loser`` label arrays of a ``partitions.csv``.
 
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The ``partitions.csv`` file.
+    n_samples : int
+        The number of points (rows) it must hold.
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        ``{"winner": labels, "loser": labels}``, each int64 of shape ``(n_samples,)``.
+
     Raises
     ------
     ValueError
         Naming the file when it is not integer CSV or has not ``n_samples`` rows of two
         labels.
+    OSError
+        When the file cannot be read (e.g. ``FileNotFoundError``).
     """
     try:
         raw = np.loadtxt(path, delimiter=",", skiprows=1, ndmin=2, dtype=np.int64)
@@ -224,7 +270,20 @@ def build_problem(command: str, values: Mapping[str, Any]) -> Problem:
 
 
 def evolve_options(values: Mapping[str, Any]) -> dict[str, Any]:
-    """Keyword arguments of `hawks_deap.evolve` from resolved settings (seed excluded)."""
+    """Keyword arguments of `hawks_deap.evolve` from resolved settings (seed excluded).
+
+    Parameters
+    ----------
+    values : mapping
+        Resolved settings (`hawks_deap.config.resolve`), and any of `EVOLVE_EXTRAS`.
+
+    Returns
+    -------
+    dict
+        The GA settings among them (``population_size``, ``generations``,
+        ``p_crossover``, ``p_f``, ``mean_mutation``, ``n_jobs``, ``returns`` and
+        `EVOLVE_EXTRAS`), those present only.
+    """
     keys = ("population_size", "generations", "p_crossover", "p_f", "mean_mutation", "n_jobs",
             "returns", *EVOLVE_EXTRAS)
     return {k: values[k] for k in keys if k in values}
@@ -237,6 +296,13 @@ def check_run_dir(out: str | os.PathLike, overwrite: bool) -> None:
     """Refuse an existing output directory unless ``overwrite`` and it holds a dataset.
 
     Checked before a run starts, so that a long run never ends in a refused write.
+
+    Parameters
+    ----------
+    out : str or os.PathLike
+        The output directory.
+    overwrite : bool
+        Whether an existing hawks-deap output directory may be replaced.
 
     Raises
     ------
@@ -275,7 +341,18 @@ class Run:
     dataset: Dataset
 
     def files(self, *, partitions: bool = False) -> dict[str, str]:
-        """The text files saved beside the dataset: the logbook, and the partitions."""
+        """The text files saved beside the dataset: the logbook, and the partitions.
+
+        Parameters
+        ----------
+        partitions : bool
+            Also give ``partitions.csv`` (Versus problems only).
+
+        Returns
+        -------
+        dict of str to str
+            ``{file name: text}``.
+        """
         files = {LOGBOOK_FILE: logbook_csv(self.result.logbook)}
         if partitions:
             files[PARTITIONS_FILE] = partitions_csv(*self.problem.partitions(self.result.best))

@@ -108,8 +108,8 @@ class FriedmanNemenyi:
     q_alpha, critical_difference : float
         Nemenyi's critical value and CD (in average ranks).
     nemenyi_pvalues : numpy.ndarray of shape (k, k)
-        Pairwise two-tailed Nemenyi p-values (1 on the diagonal); below ``alpha``
-        exactly when the two average ranks differ by more than the CD.
+        Pairwise two-tailed Nemenyi p-values (1 on the diagonal); at most ``alpha``
+        exactly when the two average ranks differ by at least the CD (`differs`).
     cliques : tuple of tuple of str
         Maximal groups of two or more algorithms whose average ranks lie within less
         than the CD of each other (the bars of a CD diagram), best group first, members
@@ -148,14 +148,50 @@ class FriedmanNemenyi:
         return [(self.algorithms[i], float(self.average_ranks[i])) for i in order]
 
     def differs(self, a: str, b: str) -> bool:
-        """Whether algorithms ``a`` and ``b`` differ significantly (Nemenyi, ``alpha``)."""
+        """Whether algorithms ``a`` and ``b`` differ significantly (Nemenyi, ``alpha``).
+
+        Parameters
+        ----------
+        a, b : str
+            Names of two of the `algorithms`.
+
+        Returns
+        -------
+        bool
+            Whether their average ranks differ by at least the critical difference.
+
+        Raises
+        ------
+        ValueError
+            If ``a`` or ``b`` is not one of the `algorithms`.
+        """
         i = self.algorithms.index(check_choice("a", a, self.algorithms))
         j = self.algorithms.index(check_choice("b", b, self.algorithms))
         return bool(abs(self.average_ranks[i] - self.average_ranks[j])
                     >= self.critical_difference)
 
     def to_text(self, digits: int = 3) -> str:
-        """A plain-text report: the tests, the ranking and the cliques."""
+        """A plain-text report: the tests, the ranking and the cliques.
+
+        Parameters
+        ----------
+        digits : int
+            Digits of the numbers (decimals of the statistics, ranks and CD; significant
+            digits of the p-values), >= 0.
+
+        Returns
+        -------
+        str
+            The report, one item per line, ending with a newline (`str` gives it with
+            ``digits=3``).
+
+        Raises
+        ------
+        TypeError
+            If ``digits`` is not an integer.
+        ValueError
+            If ``digits`` is negative.
+        """
         digits = check_int("digits", digits, minimum=0)
         k, n = self.n_algorithms, self.n_datasets
         best = "highest" if self.higher_is_better else "lowest"

@@ -28,10 +28,8 @@ moment and resumed gives the same summary and byte-identical datasets (with more
 from __future__ import annotations
 
 import contextlib
-import csv
 import functools
 import hashlib
-import io
 import itertools
 import json
 import math
@@ -50,14 +48,18 @@ from hawks_deap import config
 from hawks_deap._dask import close_dask, connect_dask, iter_dask
 from hawks_deap._parallel import quiet_worker
 from hawks_deap._validation import check_bool, check_choice, check_int, check_parent_dir, int_seed
-from hawks_deap.dataset import (
-    METADATA_FILE,
-    check_replaceable,
-    files_are_whole,
-    write_text_atomic,
-)
+from hawks_deap.dataset import check_replaceable, write_text_atomic
 from hawks_deap.operators.mutation import check_mutation_options
 from hawks_deap.runs import build_problem, format_value, run_configuration
+from hawks_deap.summary import (
+    RUNS_DIR,
+    SUMMARY_FILE,
+    finished_rows,
+    finished_task_rows,
+    read_summary,
+    summary_rows,  # noqa: F401 (re-exported: hawks_deap.suite.summary_rows)
+    summary_text,
+)
 
 __all__ = [
     "BACKENDS",
@@ -79,9 +81,7 @@ __all__ = [
 
 BACKENDS = config.SUITE_BACKENDS
 MODES = {"index": "generate", "versus": "versus"}
-SUMMARY_FILE = "summary.csv"
 GRID_FILE = "suite.json"
-RUNS_DIR = "runs"
 #: Held (``flock``) by the process running a suite in the folder, for the whole run.
 LOCK_FILE = ".suite.lock"
 
@@ -111,15 +111,33 @@ _FORBIDDEN = {("ga", "seed"): "per-run seeds derive from [suite] seed",
 
 @dataclass(frozen=True)
 class SuiteTask:
-    """One run of a suite: a configuration, a run index and its derived seed."""
+    """One run of a suite: a configuration, a run index and its derived seed.
+
+    Attributes
+    ----------
+    config_id : str
+        The configuration's id, e.g. ``"c003"``.
+    run : int
+        The run index within the configuration, from 0.
+    seed : int
+        The run's seed (`derive_seed`).
+    command : str
+        The single-run command: ``"generate"`` or ``"versus"``.
+    values : dict
+        The configuration's settings, ``{key: value}`` (no ``seed`` nor ``n_jobs``).
+    format : {"csv", "npz"}
+        File of the run's points (no setting: it changes no result or seed).
+    metadata : dict
+        Entries added to the run's metadata.
+    """
 
     config_id: str
     run: int
     seed: int
     command: str
     values: dict[str, Any]
-    format: str = "csv"  # of the points' file (no setting: it changes no result or seed)
-    metadata: dict[str, Any] = field(default_factory=dict)  # added to the run's metadata
+    format: str = "csv"
+    metadata: dict[str, Any] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -129,7 +147,27 @@ class SuiteTask:
 
 @dataclass
 class Suite:
-    """A parsed and validated grid file."""
+    """A parsed and validated grid file.
+
+    Attributes
+    ----------
+    mode : {"index", "versus"}
+        ``[suite] mode``.
+    runs, seed : int
+        ``[suite] runs`` (runs per configuration) and ``[suite] seed``.
+    configurations : list of dict
+        Each configuration's settings, ``{key: value}`` (no ``seed`` nor ``n_jobs``).
+    grid : dict
+        The grid, as `describe` stores it: a grid file's validated ``{section: {key:
+        value or list}}`` without ``[suite]`` (`hawks_deap.hawks_json` stores its own).
+    format : {"csv", "npz"}
+        ``[suite] format``: the file of each run's points.
+    metadata : dict
+        Entries added to every run's metadata (e.g. ``settings_source``); not part of
+        the suite's identity (`describe`), so a moved grid file resumes the same suite.
+    runs_keys : tuple of tuple of str
+        Where `describe` holds the run count (a HAWKS grid repeats it), for `_more_runs`.
+    """
 
     mode: str
     runs: int
@@ -137,10 +175,7 @@ class Suite:
     configurations: list[dict[str, Any]]
     grid: dict[str, dict[str, Any]] = field(default_factory=dict)
     format: str = "csv"
-    #: Entries added to every run's metadata (e.g. ``settings_source``); not part of the
-    #: suite's identity (`describe`), so a moved grid file resumes the same suite.
     metadata: dict[str, Any] = field(default_factory=dict)
-    #: Where `describe` holds the run count (a HAWKS grid repeats it), for `_more_runs`.
     runs_keys: tuple[tuple[str, ...], ...] = (("runs",),)
 
     @property
@@ -205,7 +240,19 @@ def load_suite(path: str | os.PathLike, *, preset: str | None = None) -> Suite:
 
     Raises ``ValueError`` / ``TypeError`` naming the section and key (an unknown key
     suggests the closest valid one), for an empty product, and for configurations that
-    are invalid as a whole (naming the configuration).
+    are invalid as a whole (naming the configuration); ``ValueError`` naming the file
+    when it cannot be read or is not TOML.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The grid file (TOML).
+    preset : str, optional
+        A preset name (`hawks_deap.presets`).
+
+    Returns
+    -------
+    Suite
     """
     raw = config.load_toml(path)
     if preset is not None:
@@ -344,6 +391,20 @@ def run_task(task: SuiteTask, out: str | os.PathLike) -> dict[str, str]:
 
     The row's values are already formatted as text (`hawks_deap.runs.format_value`), so
     a summary read back from disk and written again is unchanged.
+
+    Parameters
+    ----------
+    task : SuiteTask
+        The run (`Suite.tasks`).
+    out : str or os.PathLike
+        The suite directory; the run is saved at ``out/runs/<task.name>``, replacing
+        what is there.
+
+    Returns
+    -------
+    dict of str to str
+        ``config_id``, ``run``, ``seed``, the settings, ``fitness``, the best
+        individual's numeric record, ``feature_*`` and ``path``.
     """
     from hawks_deap.features import problem_features
 
@@ -377,101 +438,23 @@ def _run_task_star(args: tuple[SuiteTask, str]) -> dict[str, str]:
     return run_task(*args)
 
 
-# --------------------------------------------------------------------------- summary
-
-
-def read_summary(out: str | os.PathLike) -> dict[tuple[str, int], dict[str, str]]:
-    """Rows of an existing ``summary.csv``, keyed by (config_id, run).
-
-    Only whole rows are read: a last row without its line end (the file cut short), a
-    row with cells missing or extra, or one whose run is not an integer is left out,
-    and so is every row under a header that is not a summary's.
-    """
-    path = Path(out) / SUMMARY_FILE
-    if not path.is_file():
-        return {}
-    text = path.read_text(encoding="utf-8", errors="replace")
-    text = text[: text.rfind("\n") + 1]  # a row cut short is not a row
-    rows: dict[tuple[str, int], dict[str, str]] = {}
-    for row in csv.DictReader(io.StringIO(text, newline="")):
-        if None in row or None in row.values() or not row.get("config_id"):
-            continue
-        try:
-            run = int(row["run"])
-        except (KeyError, ValueError):
-            continue
-        rows[(row["config_id"], run)] = dict(row)
-    return rows
-
-
-def finished_rows(out: str | os.PathLike, suite: Suite) -> dict[tuple[str, int], dict[str, str]]:
-    """The summary rows of runs that are really finished: the row and the run folder agree.
-
-    A row counts when it is whole (`read_summary`), belongs to a task of this suite with
-    the same seed and folder, and that folder holds the task's own run (its metadata
-    names the task) with no file cut short (`hawks_deap.dataset.files_are_whole`).
-    Every other task is run (again) on resume.
-    """
-    return _finished_rows(Path(out), suite.tasks())
-
-
-def _finished_rows(out: Path, tasks: Iterable[SuiteTask]
-                   ) -> dict[tuple[str, int], dict[str, str]]:
-    by_key = {(t.config_id, t.run): t for t in tasks}
-    rows = {}
-    for key, row in read_summary(out).items():
-        task = by_key.get(key)
-        if (task is not None and row.get("seed") == str(task.seed)
-                and row.get("path") == f"{RUNS_DIR}/{task.name}"
-                and _holds_run(out / row["path"], task)):
-            rows[key] = row
-    return rows
-
-
-def _holds_run(folder: Path, task: SuiteTask) -> bool:
-    """Whether ``folder`` holds ``task``'s run: written for this task, and whole.
-
-    A run's folder is renamed into place once all its files are written
-    (`hawks_deap.Dataset.save`) and its summary row is written after that, so a run cut
-    short by a kill is never at its path (only a hidden temporary folder, removed on
-    resume). Checked: its ``metadata.json`` names the task's configuration, run and seed
-    (another run's folder is not trusted), and its other files were not cut short
-    (`hawks_deap.dataset.files_are_whole`; not by parsing the points: too slow per resume).
-    """
-    try:
-        metadata = json.loads((folder / METADATA_FILE).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError):
-        return False
-    own = {"config_id": task.config_id, "run": task.run, "seed": task.seed}
-    if not isinstance(metadata, dict) or metadata.get("suite") != own:
-        return False
-    sizes = metadata.get("sizes")
-    if not isinstance(sizes, list) or not all(type(n) is int for n in sizes):
-        return False
-    return files_are_whole(folder, sum(sizes))
-
-
-def summary_text(rows: Mapping[tuple[str, int], Mapping[str, str]]) -> str:
-    """CSV text of the rows, sorted by (config_id, run), columns in first-seen order."""
-    ordered = [rows[k] for k in sorted(rows)]
-    columns: list[str] = []
-    for row in ordered:
-        for key in row:
-            if key not in columns:
-                columns.append(key)
-    buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=columns, lineterminator="\n")
-    writer.writeheader()
-    for row in ordered:
-        writer.writerow({c: row.get(c, "") for c in columns})
-    return buf.getvalue()
-
-
 # --------------------------------------------------------------------------- backends
 
 
 def check_output(out: Path, suite: Suite) -> None:
-    """Refuse a directory holding another suite (resuming needs the same grid)."""
+    """Refuse a directory holding another suite (resuming needs the same grid).
+
+    Raises ``ValueError`` when ``out`` is a file or cannot be created, when its
+    ``suite.json`` cannot be read or describes another suite (only ``[suite] runs``
+    may grow), or when it is a non-empty folder that is not a suite's.
+
+    Parameters
+    ----------
+    out : pathlib.Path
+        The output directory (it may not exist yet).
+    suite : Suite
+        The suite to run there.
+    """
     if out.exists() and not out.is_dir():
         raise ValueError(f"--out {out} exists and is not a directory")
     check_parent_dir(out, f"--out {out}")
@@ -517,6 +500,12 @@ def suite_lock(out: Path) -> Iterator[None]:
     and the process holding it. The operating system releases the lock when its process
     ends, however it ends, so a killed suite resumes. (Where ``fcntl`` is missing, as on
     Windows, no lock is taken.)
+
+    Parameters
+    ----------
+    out : pathlib.Path
+        The suite's folder (created, with its parents, if missing); the lock is its
+        ``.suite.lock`` file, holding the pid of the process that holds it.
     """
     try:
         import fcntl
@@ -662,7 +651,7 @@ def _run_locked(suite: Suite, out: Path, workers: int, backend: str, client: Any
                       + "\n")
     _clean_partial(out)
     tasks = suite.tasks()
-    rows = _finished_rows(out, tasks)
+    rows = finished_task_rows(out, tasks)
     todo = [t for t in tasks if (t.config_id, t.run) not in rows]
     for task in todo:
         _set_aside(out, task.name)
@@ -691,9 +680,3 @@ def _run_locked(suite: Suite, out: Path, workers: int, backend: str, client: Any
         bar.close()
     # rows that did not check out are gone from the summary once every run is done
     write_text_atomic(out / SUMMARY_FILE, summary_text(rows))
-
-
-def summary_rows(out: str | os.PathLike) -> list[dict[str, str]]:
-    """The summary of a suite directory, sorted by (config_id, run)."""
-    rows = read_summary(out)
-    return [rows[k] for k in sorted(rows)]

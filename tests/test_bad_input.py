@@ -98,6 +98,24 @@ def test_a_refused_call_does_not_draw_from_random_and_legacy_numpy_sources_work(
         operators.mut_mean_gaussian(ind, 7, random)
     with pytest.raises(TypeError, match="k must be an integer"):
         operators.sel_hawks([ind], None, random)
+    refused = [
+        (ValueError, "p_f", lambda: operators.sel_hawks([ind], 1, random, p_f=2.0)),
+        (TypeError, "tournsize", lambda: operators.sel_hawks([ind], 1, random, tournsize=0.5)),
+        (ValueError, "p_mean", lambda: operators.cx_uniform(ind, ind.clone(), random,
+                                                             p_mean=1.5)),
+        (ValueError, "same number of genes", lambda: operators.cx_uniform(
+            ind, _individual(4), random)),
+        (ValueError, "must not be empty", lambda: operators.sel_tournament_crowded(
+            [], 1, random)),
+        (ValueError, "ref_points", lambda: operators.sel_nsga3([ind], 1, random,
+                                                               ref_points=None)),
+        (ValueError, "p_cov", lambda: operators.mutate(ind, random, p_cov=-1.0)),
+        (ValueError, "may not set 'target'", lambda: operators.mutate(
+            ind, random, mean_mutation="gaussian", mean_kwargs={"target": 0.5})),
+    ]
+    for error, match, call in refused:
+        with pytest.raises(error, match=match):
+            call()
     assert random.getstate() == state  # refused before numpy_rng drew from random
     for legacy in (np.random.RandomState(0), np.random):
         child, other = operators.cx_uniform(ind.clone(), _individual(), legacy)
@@ -258,3 +276,17 @@ def test_helpers_of_the_public_api_name_a_wrong_type(dataset):
     chosen = operators.sel_nsga3(population, 4, np.random.default_rng(0),
                                  ref_points=tools.uniform_reference_points(n_obj, 4))
     assert len(chosen) == 4
+    problem = hd.IndexProblem(60, 3, 2, target=0.5, constraints=[hd.Overlap(max=0.1)])
+    with pytest.raises(RuntimeError, match="has no layout yet"):
+        problem.prefetch([])  # was an AttributeError on the missing evaluator
+    # one objective given as a string is that objective, not its letters
+    assert problem.as_multiobjective("overlap").objective_names == ("fitness", "overlap")
+    with hd.ProblemPool(None, 1) as pool:
+        with pytest.raises(RuntimeError, match="no problem installed"):
+            pool.evaluate([])
+    # nothing to choose is an empty choice, not a numpy error from the niching
+    assert operators.sel_nsga3(population, 0, np.random.default_rng(0),
+                               ref_points=tools.uniform_reference_points(n_obj, 4)) == []
+    assert operators.sel_hawks([], 0, np.random.default_rng(0)) == []
+    with pytest.raises(ValueError, match="individuals must not be empty when k > 0"):
+        operators.sel_hawks([], 2, np.random.default_rng(0))

@@ -395,8 +395,10 @@ def test_byte_lru_respects_budget_and_evicts_least_recent():
         one.put(key, value)
     many.put_many([k for k, _ in values], [v for _, v in values])
     assert list(one._data) == list(many._data) and one.stats() == many.stats()
-    with pytest.raises(ValueError):  # keys and values must pair up
-        many.put_many(["q"], [])
+    state = (list(many._data), many.stats())
+    with pytest.raises(ValueError, match="same length"):  # keys and values must pair up
+        many.put_many(["q", "r"], [np.zeros(3)])
+    assert (list(many._data), many.stats()) == state  # nothing stored: nbytes stays true
     with pytest.raises(TypeError, match="cache_bytes must be an integer"):
         ByteLRU(1.5)
     with pytest.raises(ValueError, match="cache_bytes must be >= 0"):

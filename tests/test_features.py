@@ -1,6 +1,8 @@
 """Problem features against brute-force oracles; instance space; performance table;
 Dataset.regenerate (sampling from the genes)."""
 
+import csv
+import io
 import math
 
 import numpy as np
@@ -217,6 +219,10 @@ def test_features_table_and_csv():
     back = [float(v) for v in lines[1].split(",")[1:]]
     assert back == table.values[0].tolist()  # 17 significant digits: exact
     assert "silhouette_std" in table.to_text()
+    # every name is quoted where needed: csv reads back the same fields (an oracle)
+    odd = Table(("r,1", 'q"2'), ('a,b', "c"), [[1.0, 2.0], [3.0, 4.0]])
+    rows = list(csv.reader(io.StringIO(odd.to_csv(index_name="d,s"))))
+    assert rows == [["d,s", "a,b", "c"], ["r,1", "1", "2"], ['q"2', "3", "4"]]
     with pytest.raises(ValueError, match="names must have one entry per dataset"):
         features_table(data, names=["x"])
 

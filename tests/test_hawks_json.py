@@ -458,6 +458,10 @@ def test_cli_suite_preset_gives_a_hawks_config_the_papers_clustering_settings(tm
     assert [c["returns"] for c in ours.configurations] == ["best-feasible"]
     with pytest.raises(ValueError, match=r"\[ga\] retruns.*returns"):
         hj.hawks_suite(hawks, ga={"retruns": "best-feasible"})
+    with pytest.raises(ValueError, match="preset='hawks-tevc' disagrees with ga="):
+        hj.hawks_suite(hawks, preset="hawks-tevc", ga={"preset": None})
+    assert hj.hawks_suite(hawks, preset="hawks-tevc", ga={"preset": "hawks-tevc"}
+                          ).configurations == tevc.configurations
     with pytest.raises(ValueError, match=r"ga may not set 'seed'"):
         hj.hawks_suite(hawks, ga={"seed": 1})
     data = reduced(VERSUS, dataset__num_examples=90, dataset__num_clusters=3,

@@ -403,6 +403,23 @@ class ClusteringAlgorithm:
         ``8 N (N - 1) / 2`` bytes for a `pairwise` algorithm (its condensed distance
         matrix), else 0 (no declared need).
 
+        Parameters
+        ----------
+        n_samples : int
+            N, the number of points, >= 0.
+
+        Returns
+        -------
+        int
+            The bytes.
+
+        Raises
+        ------
+        TypeError
+            If ``n_samples`` is not an integer.
+        ValueError
+            If ``n_samples`` is negative.
+
         Examples
         --------
         >>> from hawks_deap.clustering import get_algorithm

@@ -66,7 +66,18 @@ class ByteLRU:
         return key in self._data
 
     def get(self, key: object):
-        """The value for ``key`` (marked most recently used), or None."""
+        """The value for ``key`` (marked most recently used), or None.
+
+        Parameters
+        ----------
+        key : hashable
+            The entry's key.
+
+        Returns
+        -------
+        object or None
+            The stored value (a hit), or None if ``key`` is not held (a miss).
+        """
         value = self._data.get(key)
         if value is None:
             self.misses += 1
@@ -76,12 +87,34 @@ class ByteLRU:
         return value
 
     def absent(self, keys: Iterable) -> list:
-        """The keys not held (no entry is touched, no hit or miss counted)."""
+        """The keys not held (no entry is touched, no hit or miss counted).
+
+        Parameters
+        ----------
+        keys : iterable of hashable
+            The keys to look up.
+
+        Returns
+        -------
+        list
+            The keys of ``keys`` that have no entry, in their order.
+        """
         data = self._data
         return [key for key in keys if key not in data]
 
     def get_many(self, keys: Sequence) -> list:
-        """`get` for many keys at once (None where missing)."""
+        """`get` for many keys at once (None where missing).
+
+        Parameters
+        ----------
+        keys : sequence of hashable
+            The keys to look up; each one held is marked most recently used, in order.
+
+        Returns
+        -------
+        list
+            One value or None per key, in the order of ``keys``.
+        """
         data = self._data
         get, touch = data.get, data.move_to_end
         out = []
@@ -96,11 +129,30 @@ class ByteLRU:
         return out
 
     def put(self, key: object, value: Any) -> None:
-        """Store ``value``, evicting least recently used entries beyond the budget."""
+        """Store ``value``, evicting least recently used entries beyond the budget.
+
+        Parameters
+        ----------
+        key : hashable
+            The entry's key; an entry already held under it is replaced.
+        value : object
+            A numpy array, a tuple or list of them, or an object with ``nbytes``. If it
+            exceeds the whole budget it is not stored (and the old entry is dropped).
+        """
         self.put_many((key,), (value,))
 
     def put_many(self, keys: Sequence, values: Sequence) -> None:
-        """`put` for many entries, in order."""
+        """`put` for many entries, in order.
+
+        Parameters
+        ----------
+        keys, values : sequence
+            The keys and their values, as for `put`, of the same length (``ValueError``
+            otherwise, before anything is stored).
+        """
+        if len(keys) != len(values):  # checked first: a failure midway would skew nbytes
+            raise ValueError(f"keys and values must have the same length, got {len(keys)} "
+                             f"and {len(values)}")
         data, sizes, budget, overhead = self._data, self._sizes, self.max_bytes, self.OVERHEAD
         nbytes = self.nbytes
         for key, value in zip(keys, values, strict=True):

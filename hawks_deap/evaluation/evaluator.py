@@ -117,7 +117,23 @@ class Evaluator:
         return X
 
     def points(self, genotype: Sequence) -> np.ndarray:
-        """The dataset X of a genotype, shape (N, D) (bit-identical to ``layout.sample``)."""
+        """The dataset X of a genotype, shape (N, D) (bit-identical to ``layout.sample``).
+
+        Parameters
+        ----------
+        genotype : Genotype
+            One gene per cluster of the layout.
+
+        Returns
+        -------
+        numpy.ndarray of shape (N, D)
+            A new array (the caller may write to it), clusters in slot order.
+
+        Raises
+        ------
+        ValueError
+            If the genotype does not fit the layout (number of genes, dimension).
+        """
         store = self.store
         return store.points(store.genes(genotype)[1]).copy()  # the caller may write to it
 
@@ -163,6 +179,12 @@ class Evaluator:
         A generation's offspring share most of their genes: their missing pairs go
         through one computation instead of one per genotype, and are cached; `overlap`
         then finds them. Values are unchanged (each pair entry is exact).
+
+        Parameters
+        ----------
+        genotypes : sequence of Genotype
+            The batch, e.g. a generation's offspring; each must fit the layout
+            (``ValueError`` otherwise).
         """
         with self.limit_threads():
             prefetch_overlap(self.store, genotypes)
@@ -170,7 +192,32 @@ class Evaluator:
 
 def make_evaluator(name: str, layout: Any, *, metric: str = "sqeuclidean",
                    cache_bytes: int = 512 * 2**20) -> Evaluator | NaiveEvaluator:
-    """The evaluator called ``name`` (``"fast"``: `Evaluator`; ``"naive"``: `NaiveEvaluator`)."""
+    """The evaluator called ``name`` (``"fast"``: `Evaluator`; ``"naive"``: `NaiveEvaluator`).
+
+    Parameters
+    ----------
+    name : {"fast", "naive"}
+        Which evaluator (`EVALUATORS`).
+    layout : Layout
+        The run's layout (sizes and common random numbers).
+    metric : {"sqeuclidean", "euclidean"}
+        Distance of the silhouette.
+    cache_bytes : int
+        Cache budget of the fast evaluator (default 512 MiB); not passed to the naive
+        one, which caches nothing.
+
+    Returns
+    -------
+    Evaluator or NaiveEvaluator
+        A new evaluator of ``layout``.
+
+    Raises
+    ------
+    ValueError
+        If ``name`` or ``metric`` is unknown, or (``"fast"``) ``cache_bytes`` is negative.
+    TypeError
+        If (``"fast"``) ``cache_bytes`` is not an integer.
+    """
     check_choice("evaluator", name, EVALUATORS)
     if name == "fast":
         return Evaluator(layout, metric=metric, cache_bytes=cache_bytes)

@@ -80,6 +80,23 @@ def silhouette_from_sums(sums: np.ndarray, codes: np.ndarray, counts: np.ndarray
 
     ``sums[i, k]`` is the sum of distances from point i to the points of cluster k;
     ``a(i) = sums[i, own] / (n_own - 1)``, ``b(i) = min_{k != own} sums[i, k] / n_k``.
+
+    Parameters
+    ----------
+    sums : numpy.ndarray of shape (N, K)
+        ``sums[i, k]``, e.g. from `silhouette_sums_sqeuclidean` (a new array is returned;
+        ``sums`` is not modified).
+    codes : numpy.ndarray of int, shape (N,)
+        Cluster codes ``0..K-1`` of the points.
+    counts : numpy.ndarray of shape (K,)
+        Cluster sizes ``n_k`` (``numpy.bincount(codes)``, each at least 1). None of the
+        three is checked.
+
+    Returns
+    -------
+    numpy.ndarray of shape (N,)
+        ``s(i)``; 0 for a point alone in its cluster and wherever the formula is
+        undefined (0/0, or no other cluster).
     """
     n = codes.shape[0]
     rows = np.arange(n)
@@ -163,7 +180,30 @@ def silhouette_samples(X: np.ndarray, labels: np.ndarray, *,
 
 
 def silhouette_score(X: np.ndarray, labels: np.ndarray, *, metric: str = "sqeuclidean") -> float:
-    """Mean silhouette width ``s_all`` (HAWKS paper Eq. 2); see `silhouette_samples`."""
+    """Mean silhouette width ``s_all`` (HAWKS paper Eq. 2); see `silhouette_samples`.
+
+    Parameters
+    ----------
+    X : array of shape (n_samples, n_features)
+        The data, finite.
+    labels : array of shape (n_samples,)
+        Cluster labels, any hashable values; 2 <= number of labels <= n_samples - 1.
+    metric : {"sqeuclidean", "euclidean"}
+        Distance; the default is HAWKS' squared Euclidean distance (scikit-learn's is
+        ``"euclidean"``).
+
+    Returns
+    -------
+    float
+        The mean of `silhouette_samples`, in [-1, 1].
+
+    Raises
+    ------
+    ValueError
+        If ``metric`` is unknown, X is not a non-empty finite 2-D array, ``labels`` is
+        not of length n_samples, or the number of labels is outside [2, n_samples - 1]
+        (unlike `hawks_deap.metrics.silhouette`, which returns ``nan`` there).
+    """
     return float(np.mean(silhouette_samples(X, labels, metric=metric)))
 
 
@@ -178,6 +218,23 @@ def nearest_neighbour_overlap(X: np.ndarray, labels: np.ndarray) -> float:
     neighbour at positive distance does not count. Squared distances are summed
     coordinate by coordinate in order, as ``cdist(..., "sqeuclidean")`` does, and ties are
     decided on those values.
+
+    Parameters
+    ----------
+    X : array of shape (n_samples, n_features)
+        The data, finite.
+    labels : array of shape (n_samples,)
+        Cluster labels, any hashable values.
+
+    Returns
+    -------
+    float
+        The fraction of overlapping points, in [0, 1].
+
+    Raises
+    ------
+    ValueError
+        If X is not a non-empty finite 2-D array or ``labels`` is not of length n_samples.
     """
     X = check_X(X)
     codes, _ = encode_labels(labels, n_samples=X.shape[0])
@@ -274,6 +331,20 @@ def overlap_flags(X: np.ndarray, codes: np.ndarray) -> np.ndarray:
     """Per-point overlap flags (see `nearest_neighbour_overlap`), exact.
 
     Uses a KD-tree up to `KDTREE_MAX_DIMS` dimensions and blocked brute force above.
+
+    Parameters
+    ----------
+    X : numpy.ndarray of float, shape (n_samples, n_features)
+        The data, finite (not checked).
+    codes : numpy.ndarray of shape (n_samples,)
+        Cluster codes (e.g. from `hawks_deap._labels.encode_labels`), only compared for
+        equality (not checked).
+
+    Returns
+    -------
+    numpy.ndarray of bool, shape (n_samples,)
+        True where the point's nearest neighbour at positive distance is in another
+        cluster.
     """
     if X.shape[1] <= KDTREE_MAX_DIMS:
         return _overlap_flags_kdtree(X, codes)
@@ -311,21 +382,63 @@ class NaiveEvaluator:
         yield
 
     def prefetch_overlap(self, genotypes: Sequence[Sequence]) -> None:
-        """No-op (nothing is cached)."""
+        """No-op (nothing is cached).
+
+        Parameters
+        ----------
+        genotypes : sequence of Genotype
+            Ignored (not checked).
+        """
 
     def points(self, genotype: Sequence) -> np.ndarray:
-        """The dataset X of a genotype, shape (N, D)."""
+        """The dataset X of a genotype, shape (N, D).
+
+        Parameters
+        ----------
+        genotype : Genotype
+            One gene per cluster of the layout (``layout.sample`` raises ``ValueError``
+            otherwise).
+
+        Returns
+        -------
+        numpy.ndarray of shape (N, D)
+            A new array, ``layout.sample(genotype)[0]``.
+        """
         return self.layout.sample(genotype)[0]
 
     def _data(self, data: Any) -> np.ndarray:
         return data if isinstance(data, np.ndarray) else self.points(data)
 
     def silhouette(self, data: Any) -> float:
-        """``sklearn.metrics.silhouette_score(X, labels, metric=metric)``."""
+        """``sklearn.metrics.silhouette_score(X, labels, metric=metric)``.
+
+        Parameters
+        ----------
+        data : Genotype or numpy.ndarray of shape (N, D)
+            A genotype (sampled through the layout) or its data X, used as given.
+
+        Returns
+        -------
+        float
+            The mean silhouette, with the layout's labels.
+        """
         from sklearn.metrics import silhouette_score as sk_silhouette
 
         return float(sk_silhouette(self._data(data), self.codes, metric=self.metric))
 
     def overlap(self, data: Any) -> float:
-        """Full exact nearest-neighbour pass over the dataset."""
+        """Full exact nearest-neighbour pass over the dataset.
+
+        Parameters
+        ----------
+        data : Genotype or numpy.ndarray of shape (N, D)
+            A genotype (sampled through the layout) or its data X, used as given
+            (not checked).
+
+        Returns
+        -------
+        float
+            The overlap, the fraction of points whose nearest neighbour is in another
+            cluster, with the layout's labels.
+        """
         return float(np.mean(overlap_flags(self._data(data), self.codes)))

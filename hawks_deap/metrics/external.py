@@ -67,6 +67,17 @@ def purity(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
     predicted cluster lies inside one class (all singletons give 1); it cannot be 1 with
     fewer clusters than classes. ``nan`` (0/0) for empty labellings.
 
+    Parameters
+    ----------
+    labels_true, labels_pred : array-like of shape (n_samples,)
+        The classes and the predicted clusters, of the same length (empty allowed): any
+        hashable labels, NaN refused. No value means noise: ``-1`` is one more cluster.
+
+    Returns
+    -------
+    float
+        The purity, in (0, 1]; ``nan`` for empty labellings.
+
     Raises
     ------
     ValueError
@@ -182,6 +193,17 @@ def maximum_matching(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
     go to scipy's Hopcroft-Karp and the others to LAPJVsp, both slow on a giant
     component (a known slow case, measured in BENCHMARKS.md).
 
+    Parameters
+    ----------
+    labels_true, labels_pred : array-like of shape (n_samples,)
+        The classes and the predicted clusters, of the same length (empty allowed): any
+        hashable labels, NaN refused. No value means noise: ``-1`` is one more cluster.
+
+    Returns
+    -------
+    float
+        The matched fraction of points, in (0, 1]; ``nan`` for empty labellings.
+
     Raises
     ------
     ValueError
@@ -208,6 +230,17 @@ def f_measure(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
     (1999) averages over classes, weighted by size, the best F over clusters,
     ``sum_j (m_j / n) max_i F(i, j)``; the pair-counting F (clusim's ``fmeasure``) is
     the harmonic mean of pair precision and recall. Neither is this index.
+
+    Parameters
+    ----------
+    labels_true, labels_pred : array-like of shape (n_samples,)
+        The classes and the predicted clusters, of the same length (empty allowed): any
+        hashable labels, NaN refused. No value means noise: ``-1`` is one more cluster.
+
+    Returns
+    -------
+    float
+        The F-measure, in (0, 1]; ``nan`` for empty labellings.
 
     Raises
     ------
@@ -274,6 +307,17 @@ def conditional_entropy(labels_true: ArrayLike, labels_pred: ArrayLike) -> float
     most ``log k``; lower is better. Not symmetric: ``conditional_entropy(p, t)`` is
     ``H(C|T)``.
 
+    Parameters
+    ----------
+    labels_true, labels_pred : array-like of shape (n_samples,)
+        The classes and the predicted clusters, of the same length (empty allowed): any
+        hashable labels, NaN refused. No value means noise: ``-1`` is one more cluster.
+
+    Returns
+    -------
+    float
+        ``H(T|C)`` in nats, >= 0; 0.0 for empty labellings.
+
     Raises
     ------
     ValueError
@@ -292,6 +336,17 @@ def mutual_information(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
     ``ValueError: math domain error`` (its ``log`` of 0 samples); a number keeps it in
     line with the indices built on it (NMI, homogeneity ...), which scikit-learn does
     define there.
+
+    Parameters
+    ----------
+    labels_true, labels_pred : array-like of shape (n_samples,)
+        The classes and the predicted clusters, of the same length (empty allowed): any
+        hashable labels, NaN refused. No value means noise: ``-1`` is one more cluster.
+
+    Returns
+    -------
+    float
+        ``I(C, T)`` in nats, >= 0; 0.0 for empty labellings.
 
     Raises
     ------
@@ -375,6 +430,22 @@ def homogeneity(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
     ``H(T) = 0`` (a single class, or empty labellings), as
     ``sklearn.metrics.homogeneity_score``, which it equals (to 1e-12). All singletons
     predicted: 1.0. Not symmetric: ``homogeneity(t, c) = completeness(c, t)``.
+
+    Parameters
+    ----------
+    labels_true, labels_pred : array-like of shape (n_samples,)
+        The classes and the predicted clusters, of the same length (empty allowed): any
+        hashable labels, NaN refused. No value means noise: ``-1`` is one more cluster.
+
+    Returns
+    -------
+    float
+        The homogeneity, in [0, 1]; 1.0 when ``H(T) = 0``.
+
+    Raises
+    ------
+    ValueError
+        If the labellings are not 1-D or of different lengths.
     """
     return _homogeneity_completeness(labels_true, labels_pred)[0]
 
@@ -385,6 +456,22 @@ def completeness(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
     ``c = I(T, C) / H(C)``, in [0, 1], higher is better; 1.0 when ``H(C) = 0`` (a single
     cluster, or empty labellings), as ``sklearn.metrics.completeness_score``, which it
     equals (to 1e-12). All singletons as the truth: 1.0.
+
+    Parameters
+    ----------
+    labels_true, labels_pred : array-like of shape (n_samples,)
+        The classes and the predicted clusters, of the same length (empty allowed): any
+        hashable labels, NaN refused. No value means noise: ``-1`` is one more cluster.
+
+    Returns
+    -------
+    float
+        The completeness, in [0, 1]; 1.0 when ``H(C) = 0``.
+
+    Raises
+    ------
+    ValueError
+        If the labellings are not 1-D or of different lengths.
     """
     return _homogeneity_completeness(labels_true, labels_pred)[1]
 
@@ -398,6 +485,17 @@ def v_measure(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
     equal to ``sklearn.metrics.v_measure_score`` everywhere (to 1e-12). Limits as scikit-learn,
     and the NMI's: 1.0 for two single-cluster labellings and for empty ones (h = c = 1),
     0.0 for a single cluster against any split (h or c is 0, and ``I = 0``).
+
+    Parameters
+    ----------
+    labels_true, labels_pred : array-like of shape (n_samples,)
+        The classes and the predicted clusters, of the same length (empty allowed): any
+        hashable labels, NaN refused. No value means noise: ``-1`` is one more cluster.
+
+    Returns
+    -------
+    float
+        The V-measure, in [0, 1].
 
     Raises
     ------
@@ -452,6 +550,17 @@ def variation_of_information(labels_true: ArrayLike, labels_pred: ArrayLike) -> 
     non-negative terms, so it is never negative through rounding and is exactly 0 for
     identical partitions (and for empty labellings, an empty sum). A metric on
     partitions: symmetric, in [0, log n]; lower is better.
+
+    Parameters
+    ----------
+    labels_true, labels_pred : array-like of shape (n_samples,)
+        The classes and the predicted clusters, of the same length (empty allowed): any
+        hashable labels, NaN refused. No value means noise: ``-1`` is one more cluster.
+
+    Returns
+    -------
+    float
+        VI in nats, >= 0; 0.0 for identical partitions and empty labellings.
 
     Raises
     ------

@@ -231,6 +231,13 @@ def dunn(X: ArrayLike, labels: ArrayLike) -> float:
     Higher is better, in [0, inf]. Exact: separations come from one KD-tree per cluster
     (O(N K log N)), diameters from row blocks within each cluster (O(sum n_i^2 D)).
 
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        The data (finite; a scipy sparse matrix is made dense).
+    labels : array-like of shape (n_samples,)
+        Cluster labels, any hashable values.
+
     Returns
     -------
     float
@@ -312,6 +319,13 @@ def calinski_harabasz(X: ArrayLike, labels: ArrayLike) -> float:
     ``tr(S_W) = sum_i sum_{x in C_i} ||x - mu_i||^2`` and
     ``tr(S_B) = sum_i n_i ||mu_i - mu||^2``. Higher is better, in [0, inf); equal to
     ``sklearn.metrics.calinski_harabasz_score`` where defined.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        The data (finite; a scipy sparse matrix is made dense).
+    labels : array-like of shape (n_samples,)
+        Cluster labels, any hashable values.
 
     Returns
     -------

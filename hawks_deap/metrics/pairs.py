@@ -115,6 +115,22 @@ def jaccard(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
     Survey, pairwise measures: ``tp / (tp + fp + fn)``, in [0, 1], 1 for identical
     partitions. Symmetric. ``nan`` (0/0) when both labellings are all singletons (a
     single point and empty labellings included).
+
+    Parameters
+    ----------
+    labels_true, labels_pred : array-like of shape (n_samples,)
+        The classes and the predicted clusters, of the same length (empty allowed): any
+        hashable labels, NaN refused. No value means noise: ``-1`` is one more cluster.
+
+    Returns
+    -------
+    float
+        JC in [0, 1]; ``nan`` when no pair is together in either labelling.
+
+    Raises
+    ------
+    ValueError
+        If the labellings are not 1-D or of different lengths.
     """
     c = pair_confusion(labels_true, labels_pred)
     return ratio(c.tp, c.tp + c.fp + c.fn)
@@ -127,6 +143,22 @@ def rand_index(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
     symmetric. Limits as scikit-learn: a single point or empty labellings have no pair,
     1.0 (the two labellings disagree on no pair); two identical trivial partitions (one
     cluster, all singletons) 1.0; a single cluster against all singletons 0.0.
+
+    Parameters
+    ----------
+    labels_true, labels_pred : array-like of shape (n_samples,)
+        The classes and the predicted clusters, of the same length (empty allowed): any
+        hashable labels, NaN refused. No value means noise: ``-1`` is one more cluster.
+
+    Returns
+    -------
+    float
+        RI in [0, 1]; 1.0 when there is no pair.
+
+    Raises
+    ------
+    ValueError
+        If the labellings are not 1-D or of different lengths.
     """
     c = pair_confusion(labels_true, labels_pred)
     if c.n_pairs == 0:
@@ -155,6 +187,22 @@ def adjusted_rand_index(labels_true: ArrayLike, labels_pred: ArrayLike) -> float
     The final division is scikit-learn's floating-point expression (on the exact
     integer counts), so the value equals ``sklearn.metrics.adjusted_rand_score`` to the
     last bit, for any n: Versus runs recorded with either give the same fitnesses.
+
+    Parameters
+    ----------
+    labels_true, labels_pred : array-like of shape (n_samples,)
+        The classes and the predicted clusters, of the same length (empty allowed): any
+        hashable labels, NaN refused. No value means noise: ``-1`` is one more cluster.
+
+    Returns
+    -------
+    float
+        ARI in [-1/2, 1], always finite (1.0 where it is 0/0).
+
+    Raises
+    ------
+    ValueError
+        If the labellings are not 1-D or of different lengths.
 
     Examples
     --------
@@ -187,6 +235,22 @@ def fowlkes_mallows(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
     equals ``sklearn.metrics.fowlkes_mallows_score`` to the last bit. No pair put
     together by both (``tp = 0``, e.g. all singletons, a single point or empty
     labellings): 0.0, as scikit-learn returns; two single-cluster labellings: 1.0.
+
+    Parameters
+    ----------
+    labels_true, labels_pred : array-like of shape (n_samples,)
+        The classes and the predicted clusters, of the same length (empty allowed): any
+        hashable labels, NaN refused. No value means noise: ``-1`` is one more cluster.
+
+    Returns
+    -------
+    float
+        FMI in [0, 1]; 0.0 when ``tp = 0``.
+
+    Raises
+    ------
+    ValueError
+        If the labellings are not 1-D or of different lengths.
     """
     c = pair_confusion(labels_true, labels_pred)
     if c.tp == 0:
@@ -205,6 +269,22 @@ def hubert_gamma(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
     clustering that only merges classes (a single cluster included): compare
     clusterings with `normalized_hubert_gamma` instead. ``nan`` (0/0) for a single
     point or empty labellings (no pair).
+
+    Parameters
+    ----------
+    labels_true, labels_pred : array-like of shape (n_samples,)
+        The classes and the predicted clusters, of the same length (empty allowed): any
+        hashable labels, NaN refused. No value means noise: ``-1`` is one more cluster.
+
+    Returns
+    -------
+    float
+        Gamma in [0, 1]; ``nan`` when there is no pair.
+
+    Raises
+    ------
+    ValueError
+        If the labellings are not 1-D or of different lengths.
     """
     c = pair_confusion(labels_true, labels_pred)
     return ratio(c.tp, c.n_pairs)
@@ -223,6 +303,22 @@ def normalized_hubert_gamma(labels_true: ArrayLike, labels_pred: ArrayLike) -> f
     when either labelling is a single cluster or all singletons (n < 2 and empty
     labellings included). clusim's
     ``pearson_correlation`` omits the square root; this is the correct statistic.
+
+    Parameters
+    ----------
+    labels_true, labels_pred : array-like of shape (n_samples,)
+        The classes and the predicted clusters, of the same length (empty allowed): any
+        hashable labels, NaN refused. No value means noise: ``-1`` is one more cluster.
+
+    Returns
+    -------
+    float
+        Gamma_n in [-1, 1]; ``nan`` when either indicator vector is constant.
+
+    Raises
+    ------
+    ValueError
+        If the labellings are not 1-D or of different lengths.
     """
     c = pair_confusion(labels_true, labels_pred)
     together_true = c.tp + c.fn
@@ -240,6 +336,22 @@ def pair_sensitivity(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
     fraction put in the same cluster (pair recall). Not symmetric:
     ``pair_sensitivity(t, p) == pair_ppv(p, t)``. In [0, 1]. ``nan`` (0/0) when the
     true labelling is all singletons (or has no pair: n < 2, empty).
+
+    Parameters
+    ----------
+    labels_true, labels_pred : array-like of shape (n_samples,)
+        The classes and the predicted clusters, of the same length (empty allowed): any
+        hashable labels, NaN refused. No value means noise: ``-1`` is one more cluster.
+
+    Returns
+    -------
+    float
+        CSENS in [0, 1]; ``nan`` when no pair shares a true class.
+
+    Raises
+    ------
+    ValueError
+        If the labellings are not 1-D or of different lengths.
     """
     c = pair_confusion(labels_true, labels_pred)
     return ratio(c.tp, c.tp + c.fn)
@@ -252,6 +364,22 @@ def pair_specificity(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
     fraction put in different clusters. ``pair_specificity(t, p) == pair_npv(p, t)``.
     In [0, 1]. ``nan`` (0/0) when the true labelling is a single class (or has no
     pair: n < 2, empty).
+
+    Parameters
+    ----------
+    labels_true, labels_pred : array-like of shape (n_samples,)
+        The classes and the predicted clusters, of the same length (empty allowed): any
+        hashable labels, NaN refused. No value means noise: ``-1`` is one more cluster.
+
+    Returns
+    -------
+    float
+        CSPEC in [0, 1]; ``nan`` when no pair is split by the truth.
+
+    Raises
+    ------
+    ValueError
+        If the labellings are not 1-D or of different lengths.
     """
     c = pair_confusion(labels_true, labels_pred)
     return ratio(c.tn, c.tn + c.fp)
@@ -264,6 +392,22 @@ def pair_ppv(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
     same cluster, the fraction in the same true class (pair precision). In [0, 1].
     ``nan`` (0/0) when the prediction is all singletons (or has no pair: n < 2,
     empty).
+
+    Parameters
+    ----------
+    labels_true, labels_pred : array-like of shape (n_samples,)
+        The classes and the predicted clusters, of the same length (empty allowed): any
+        hashable labels, NaN refused. No value means noise: ``-1`` is one more cluster.
+
+    Returns
+    -------
+    float
+        CPPV in [0, 1]; ``nan`` when no pair shares a predicted cluster.
+
+    Raises
+    ------
+    ValueError
+        If the labellings are not 1-D or of different lengths.
     """
     c = pair_confusion(labels_true, labels_pred)
     return ratio(c.tp, c.tp + c.fp)
@@ -275,6 +419,22 @@ def pair_npv(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
     Seed 003 (kappa_4), empirical version ``tn / (tn + fn)``: of the pairs put in
     different clusters, the fraction in different true classes. In [0, 1]. ``nan``
     (0/0) when the prediction is a single cluster (or has no pair: n < 2, empty).
+
+    Parameters
+    ----------
+    labels_true, labels_pred : array-like of shape (n_samples,)
+        The classes and the predicted clusters, of the same length (empty allowed): any
+        hashable labels, NaN refused. No value means noise: ``-1`` is one more cluster.
+
+    Returns
+    -------
+    float
+        CNPV in [0, 1]; ``nan`` when no pair is split by the prediction.
+
+    Raises
+    ------
+    ValueError
+        If the labellings are not 1-D or of different lengths.
     """
     c = pair_confusion(labels_true, labels_pred)
     return ratio(c.tn, c.tn + c.fn)

@@ -66,7 +66,18 @@ class MetricInfo:
         return self.bounds[1] if self.higher_is_better else self.bounds[0]
 
     def in_bounds(self, value: float) -> bool:
-        """Whether ``value`` lies in ``bounds`` (closed); ``False`` for nan."""
+        """Whether ``value`` lies in ``bounds`` (closed); ``False`` for nan.
+
+        Parameters
+        ----------
+        value : float
+            A value of the index.
+
+        Returns
+        -------
+        bool
+            ``low <= value <= high``.
+        """
         low, high = self.bounds
         return bool(low <= value <= high)
 
@@ -171,6 +182,17 @@ def register(name: str, function: Callable[..., float], *, kind: str,
 def get(name: str) -> MetricInfo:
     """The `MetricInfo` of an index by canonical name or alias.
 
+    Parameters
+    ----------
+    name : str
+        A canonical name or an alias, case-insensitive; ``-`` and spaces read as ``_``
+        (surrounding whitespace ignored).
+
+    Returns
+    -------
+    MetricInfo
+        The registered entry.
+
     Raises
     ------
     ValueError
@@ -188,7 +210,23 @@ def get(name: str) -> MetricInfo:
 
 
 def available(kind: str | None = None) -> list[str]:
-    """Sorted canonical names of the registered indices, optionally of one ``kind``."""
+    """Sorted canonical names of the registered indices, optionally of one ``kind``.
+
+    Parameters
+    ----------
+    kind : {"external", "internal"} or None
+        Only the indices of this kind; None (default) for all.
+
+    Returns
+    -------
+    list of str
+        The canonical names, sorted.
+
+    Raises
+    ------
+    ValueError
+        If ``kind`` is neither None nor a known kind.
+    """
     if kind is not None:
         check_choice("kind", kind, KINDS)
     return sorted(n for n, info in _METRICS.items() if kind is None or info.kind == kind)

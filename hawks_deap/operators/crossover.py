@@ -25,13 +25,30 @@ def cx_uniform(ind1: Genotype, ind2: Genotype, rng: np.random.Generator | Any, *
     ``o1, o2 = toolbox.mate(o1, o2)``. Fitness invalidation is left to the algorithm.
     The multiset of means and the multiset of covariances over both children equal
     those of the parents.
+
+    Parameters
+    ----------
+    ind1, ind2 : Genotype
+        The parents, changed in place into the children (genes are replaced, never
+        modified). Both must have the same number of genes (``ValueError`` otherwise).
+    rng : numpy.random.Generator, random.Random or numpy.random.RandomState
+        Random source; Python's ``random`` module and ``numpy.random`` also work (each
+        seeds a new Generator from one draw). A plain int seed is refused (TypeError).
+    p_mean, p_cov : float
+        Per-slot probabilities of swapping the means / the covariances, each a finite
+        number in [0, 1] (default 0.5).
+
+    Returns
+    -------
+    tuple of Genotype
+        ``(ind1, ind2)``, the same objects, as DEAP's crossovers return.
     """
-    rng = numpy_rng(rng)
     check_probability("p_mean", p_mean)
     check_probability("p_cov", p_cov)
     if len(ind1) != len(ind2):
         raise ValueError(f"individuals must have the same number of genes, got {len(ind1)} "
                          f"and {len(ind2)}")
+    rng = numpy_rng(rng)  # after the checks: it may draw from Python's random
     draws = rng.random((len(ind1), 2))
     for k, (u_mean, u_cov) in enumerate(draws):
         swap_mean, swap_cov = u_mean < p_mean, u_cov < p_cov

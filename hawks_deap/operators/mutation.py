@@ -4,8 +4,8 @@ Every operator follows DEAP's convention: it changes the individual in place (he
 replacing genes, which are immutable) and returns a one-element tuple,
 ``o, = toolbox.mutate(o)``. Fitness invalidation is left to the algorithm. Randomness
 comes only from the ``rng`` (a ``numpy.random.Generator``) passed in. `mutate_many`,
-for loops that mutate a whole generation, changes a list in place and returns it: the
-result of `mutate` on each individual in turn, bit for bit.
+for loops that mutate a whole generation, changes each individual of a sequence in place
+and returns them in a new list: the result of `mutate` on each in turn, bit for bit.
 
 Mean operators act on one cluster slot ``cluster`` (index i) of the individual; the
 draws are made in the order documented on each operator, so hand-computed cases can be
@@ -128,6 +128,24 @@ def mut_mean_rails(individual: Genotype, cluster: int, rng: np.random.Generator,
     ``mu' = mu_i + w (mu_n - mu_i)`` if ``p <= 0.5`` else ``mu_i - w (mu_n - mu_i)``, with
     n uniform over the other clusters, ``w ~ U(low, high)`` and ``p ~ U(0, 1)``, drawn in
     the order n, w, p.
+
+    Parameters
+    ----------
+    individual : Genotype
+        Changed in place: gene ``cluster`` is replaced by a new one.
+    cluster : int
+        Slot i of the cluster to move: an integer in [0, K - 1] (negatives are
+        refused). Needs K >= 2 (ValueError otherwise).
+    rng : numpy.random.Generator, random.Random or numpy.random.RandomState
+        Random source; Python's ``random`` module and ``numpy.random`` also work (each
+        seeds a new Generator from one draw). A plain int seed is refused (TypeError).
+    low, high : float
+        Bounds of the uniform weights (default 0 and 1): finite, with ``low <= high``.
+
+    Returns
+    -------
+    tuple of Genotype
+        ``(individual,)``, as DEAP's mutations return.
     """
     cluster = _check_cluster(individual, cluster)  # before numpy_rng draws from random
     rng = numpy_rng(rng)
@@ -163,6 +181,26 @@ def mut_mean_pso(individual: Genotype, cluster: int, rng: np.random.Generator, *
     individual (not of the cluster means; see `hawks_deap.Layout.data_mean`), n is
     uniform over the other clusters, ``w1, w2 ~ U(low, high)``, ``p ~ U(0, 1)``; drawn in
     the order n, (w1, w2), p.
+
+    Parameters
+    ----------
+    individual : Genotype
+        Changed in place: gene ``cluster`` is replaced by a new one.
+    cluster : int
+        Slot i of the cluster to move: an integer in [0, K - 1] (negatives are
+        refused). Needs K >= 2 (ValueError otherwise).
+    rng : numpy.random.Generator, random.Random or numpy.random.RandomState
+        Random source; Python's ``random`` module and ``numpy.random`` also work (each
+        seeds a new Generator from one draw). A plain int seed is refused (TypeError).
+    global_mean : array-like of shape (D,)
+        ``mu_bar``, required (`mutate` supplies it from its ``layout``).
+    low, high : float
+        Bounds of the uniform weights (default 0 and 1): finite, with ``low <= high``.
+
+    Returns
+    -------
+    tuple of Genotype
+        ``(individual,)``, as DEAP's mutations return.
     """
     cluster = _check_cluster(individual, cluster)  # before numpy_rng draws from random
     rng = numpy_rng(rng)
@@ -180,6 +218,29 @@ def mut_mean_pso_informed(individual: Genotype, cluster: int, rng: np.random.Gen
     As `mut_mean_pso`, but the direction comes from the individual's current index
     value: towards the others (``mu_i + step``) when ``s_all > s_t``, away
     (``mu_i - step``) when ``s_all <= s_t``. Draws: n, (w1, w2).
+
+    Parameters
+    ----------
+    individual : Genotype
+        Changed in place: gene ``cluster`` is replaced by a new one.
+    cluster : int
+        Slot i of the cluster to move: an integer in [0, K - 1] (negatives are
+        refused). Needs K >= 2 (ValueError otherwise).
+    rng : numpy.random.Generator, random.Random or numpy.random.RandomState
+        Random source; Python's ``random`` module and ``numpy.random`` also work (each
+        seeds a new Generator from one draw). A plain int seed is refused (TypeError).
+    global_mean : array-like of shape (D,)
+        ``mu_bar``, as in `mut_mean_pso` (required).
+    index_value, target : float
+        ``s_all`` and ``s_t``, finite, required (`mutate` supplies them: the
+        individual's last index value, and its ``target`` argument).
+    low, high : float
+        Bounds of the uniform weights (default 0 and 1): finite, with ``low <= high``.
+
+    Returns
+    -------
+    tuple of Genotype
+        ``(individual,)``, as DEAP's mutations return.
     """
     check_float("index_value", index_value)
     check_float("target", target)
@@ -196,6 +257,24 @@ def mut_mean_de(individual: Genotype, cluster: int, rng: np.random.Generator, *,
 
     i, r1, r2 are distinct (needs K >= 3); (r1, r2) is an ordered pair drawn uniformly
     without replacement from the other clusters. The supplement uses F = 1.
+
+    Parameters
+    ----------
+    individual : Genotype
+        Changed in place: gene ``cluster`` is replaced by a new one.
+    cluster : int
+        Slot i of the cluster to move: an integer in [0, K - 1] (negatives are
+        refused). Needs K >= 3 (ValueError otherwise).
+    rng : numpy.random.Generator, random.Random or numpy.random.RandomState
+        Random source; Python's ``random`` module and ``numpy.random`` also work (each
+        seeds a new Generator from one draw). A plain int seed is refused (TypeError).
+    F : float
+        Differential weight, finite and >= 0 (default 1.0).
+
+    Returns
+    -------
+    tuple of Genotype
+        ``(individual,)``, as DEAP's mutations return.
     """
     cluster = _check_cluster(individual, cluster)  # before numpy_rng draws from random
     rng = numpy_rng(rng)
@@ -222,6 +301,27 @@ def mut_cov_haar(individual: Genotype, cluster: int, rng: np.random.Generator, *
     result is a proper rotation). The variances are scaled by ``exp(x_i - 1/D)`` with
     ``x ~ Dirichlet(alpha, ..., alpha)``; since ``sum x_i = 1`` the product of the factors
     is 1 and the determinant is preserved. Draws: Q, then x.
+
+    Parameters
+    ----------
+    individual : Genotype
+        Changed in place: gene ``cluster`` is replaced by a new one.
+    cluster : int
+        Slot i of the cluster to reshape: an integer in [0, K - 1] (negatives are
+        refused).
+    rng : numpy.random.Generator, random.Random or numpy.random.RandomState
+        Random source; Python's ``random`` module and ``numpy.random`` also work (each
+        seeds a new Generator from one draw). A plain int seed is refused (TypeError).
+    power : float
+        Exponent of the Haar draw (``Q^power``), finite and >= 0 (default 0.3).
+    alpha : float
+        Dirichlet concentration, finite and > 0 (default 3.0); larger values keep the
+        variances closer to their current ratios.
+
+    Returns
+    -------
+    tuple of Genotype
+        ``(individual,)``, as DEAP's mutations return.
     """
     cluster = _check_cluster(individual, cluster)  # before numpy_rng draws from random
     rng = numpy_rng(rng)
@@ -296,6 +396,13 @@ _OPTION_CHECKS: tuple[tuple[Callable[..., Any], Callable[..., None]], ...] = (
     (mut_mean_de, _de_options))
 
 
+def _check_not_supplied(mean_kwargs: Mapping[str, Any]) -> None:
+    supplied = sorted(set(mean_kwargs) & set(MEAN_CONTEXT))
+    if supplied:
+        raise ValueError(f"mean_kwargs may not set {', '.join(map(repr, supplied))}: the "
+                         "mutation passes it to the operator")
+
+
 def check_mutation_options(mean_mutation: str | Callable[..., Any],
                            mean_kwargs: Mapping[str, Any] | None = None,
                            cov_kwargs: Mapping[str, Any] | None = None) -> None:
@@ -305,6 +412,15 @@ def check_mutation_options(mean_mutation: str | Callable[..., Any],
     mutation supplies (`MEAN_CONTEXT`); a built-in operator's values are checked with
     its defaults for the rest (e.g. ``low <= high``). ``cov_kwargs`` are
     `mut_cov_haar`'s ``power`` and ``alpha``.
+
+    Parameters
+    ----------
+    mean_mutation : str or callable
+        The mean operator, as `resolve_mean_mutation` accepts it.
+    mean_kwargs : mapping, optional
+        Options of the mean operator (None: none).
+    cov_kwargs : mapping, optional
+        Options of `mut_cov_haar`: ``power`` and/or ``alpha`` (None: none).
 
     Raises
     ------
@@ -318,10 +434,7 @@ def check_mutation_options(mean_mutation: str | Callable[..., Any],
                             f"got {given!r}")
     options = dict(mean_kwargs or {})
     name = mean_mutation if isinstance(mean_mutation, str) else getattr(op, "__name__", op)
-    supplied = sorted(set(options) & set(MEAN_CONTEXT))
-    if supplied:
-        raise ValueError(f"mean_kwargs may not set {', '.join(map(repr, supplied))}: the "
-                         "mutation passes it to the operator")
+    _check_not_supplied(options)
     try:
         signature = inspect.signature(op)
     except ValueError:  # no signature (a builtin): trust it
@@ -351,6 +464,25 @@ def resolve_mean_mutation(mean_mutation: str | Callable[..., Any]) -> Callable[.
     keyword parameters, the mutation passes them (``global_mean``: the mean of all data
     points, which needs the layout; ``index_value`` and ``target``: the individual's
     last index value and the problem's target, Index mode only).
+
+    Parameters
+    ----------
+    mean_mutation : {"gaussian", "rails", "pso", "pso-informed", "de"} or callable
+        A name of `MEAN_MUTATIONS`, or an operator that accepts
+        ``(individual, cluster, rng)`` positionally.
+
+    Returns
+    -------
+    callable
+        The operator (a callable is returned as it is).
+
+    Raises
+    ------
+    ValueError
+        For an unknown name.
+    TypeError
+        For anything else that is not callable, or a callable that cannot take
+        ``(individual, cluster, rng)``.
     """
     if isinstance(mean_mutation, str):
         return MEAN_MUTATIONS[check_choice("mean_mutation", mean_mutation, MEAN_MUTATIONS)]
@@ -373,6 +505,17 @@ def mean_context(op: Callable[..., Any]) -> frozenset[str]:
 
     Memoised by operator (DEAP's loops call `mutate` once per individual); an operator
     that cannot be hashed is inspected at each call.
+
+    Parameters
+    ----------
+    op : callable
+        A mean operator (`resolve_mean_mutation`'s result).
+
+    Returns
+    -------
+    frozenset of str
+        The names of `MEAN_CONTEXT` among ``op``'s parameters (empty when its signature
+        cannot be read).
     """
     try:
         return _declared_context(op)
@@ -453,16 +596,37 @@ def mutate_many(individuals: Sequence[Genotype], rng: np.random.Generator | Any,
     (tested), but the covariance mutations' linear algebra (QR, determinant and
     symmetric eigendecomposition of small D x D matrices, mostly call overhead) runs
     once for the whole batch, stacked: no draw depends on a rotation, so the rotations
-    can wait until every draw is made. Parameters as in `mutate`.
+    can wait until every draw is made.
+
+    Parameters
+    ----------
+    individuals : sequence of Genotype
+        Each changed in place, in order (one may appear more than once: its earlier
+        mutations are finished before the next starts). On an error, those before the
+        failing one are fully mutated.
+    rng : numpy.random.Generator, random.Random or numpy.random.RandomState
+        Random source; Python's ``random`` module and ``numpy.random`` also work (each
+        seeds a new Generator from one draw). A plain int seed is refused (TypeError).
+    mean_mutation : {"gaussian", "rails", "pso", "pso-informed", "de"} or callable
+        As in `mutate` (default ``"pso"``).
+    p_mean, p_cov : float, optional
+        Per-cluster probabilities in [0, 1] (default 1/K, K the individual's).
+    layout : Layout, optional
+        Required when the mean operator takes ``global_mean`` ("pso", "pso-informed").
+    target : float, optional
+        Required when it takes ``index_value`` or ``target`` ("pso-informed").
+    mean_kwargs, cov_kwargs : mapping, optional
+        As in `mutate`; ``cov_kwargs`` may hold only ``power`` and ``alpha``.
 
     Returns
     -------
     list of Genotype
-        ``individuals``, changed in place.
+        A new list of the same individuals, changed in place.
     """
-    rng = numpy_rng(rng)
     op = resolve_mean_mutation(mean_mutation)
     context = mean_context(op)
+    if mean_kwargs:  # the full check_mutation_options would cost more than a mutation
+        _check_not_supplied(mean_kwargs)
     p_mean = None if p_mean is None else check_probability("p_mean", p_mean)
     p_cov = None if p_cov is None else check_probability("p_cov", p_cov)
     power, alpha = _cov_options(**(cov_kwargs or {}))
@@ -472,6 +636,7 @@ def mutate_many(individuals: Sequence[Genotype], rng: np.random.Generator | Any,
     if {"index_value", "target"} & context and target is None:
         raise ValueError(f"mean_mutation={mean_mutation!r} needs target=... (the problem's "
                          "target index value: Index mode)")
+    rng = numpy_rng(rng)  # after the checks: it may draw from Python's random
     pending: list[_CovDraw] = []
     seen: set[int] = set()
     try:

@@ -24,6 +24,17 @@ __all__ = [
 def record_penalty(individual: Any) -> float:
     """The constraint penalty stored in an individual's evaluation record (0 if none).
 
+    Parameters
+    ----------
+    individual : Genotype
+        Any object with a ``fitness``; nothing is changed.
+
+    Returns
+    -------
+    float
+        The record's ``"penalty"``; 0.0 when the record has none, or when the fitness
+        is invalid (its record is then empty).
+
     Raises
     ------
     TypeError
@@ -54,6 +65,17 @@ def check_same_layout(individuals: Sequence[Any]) -> None:
     genotype is: two fitness values measured on different layouts belong to different
     datasets. That happens when a population saved without its toolbox is resumed
     with a toolbox made anew, which draws a new layout (above all with ``seed=None``).
+
+    Parameters
+    ----------
+    individuals : iterable
+        Individuals with a ``fitness``; those whose fitness carries no ``layout_key``
+        (unknown, or never evaluated) are not compared.
+
+    Raises
+    ------
+    ValueError
+        If two of the known layout keys differ.
     """
     keys = {getattr(ind.fitness, "layout_key", None) for ind in individuals}
     keys.discard(None)
@@ -146,10 +168,37 @@ def sel_hawks(individuals: Sequence[Any], k: int, rng: np.random.Generator | Any
     `sel_stochastic_ranking` as ``select``.
 
     Returns references, as DEAP's selections do: clone before varying.
+
+    Parameters
+    ----------
+    individuals : sequence
+        The pool; each needs a valid fitness and a `hawks_deap.RecordFitness` record
+        (`record_penalty`), all measured on the same layout. Not changed.
+    k : int
+        How many to select, an integer >= 0 (> 0 needs a non-empty pool). Above
+        ``len(individuals)``, parents drawn with replacement, like ``k == len(individuals)``.
+    rng : numpy.random.Generator, random.Random or numpy.random.RandomState
+        Random source; Python's ``random`` module and ``numpy.random`` also work (each
+        seeds a new Generator from one draw). A plain int seed is refused (TypeError).
+    p_f : float
+        `sel_stochastic_ranking`'s probability, in [0, 1] (default 0.5).
+    tournsize : int
+        Positions per parent tournament, an integer >= 1 (default 3); used only when
+        ``k >= len(individuals)``.
+
+    Returns
+    -------
+    list
+        ``k`` individuals (references): the ranked survivors, best first, or the
+        tournaments' winners in draw order.
     """
     k = check_int("k", k, minimum=0)
-    rng = numpy_rng(rng)
-    if k < len(individuals):
+    p_f = check_probability("p_f", p_f)
+    tournsize = check_int("tournsize", tournsize, minimum=1)
+    if k and not individuals:
+        raise ValueError(f"individuals must not be empty when k > 0, got k={k}")
+    rng = numpy_rng(rng)  # after the checks: it may draw from Python's random
+    if k < len(individuals) or not individuals:
         return sel_stochastic_ranking(individuals, k, rng, p_f=p_f)
     ranked = sel_stochastic_ranking(individuals, len(individuals), rng, p_f=p_f)
     return sel_tournament_rank(ranked, k, rng, tournsize=tournsize)
@@ -163,6 +212,23 @@ def sel_tournament_rank(individuals: Sequence[Any], k: int, rng: np.random.Gener
     them). Each of the ``k`` tournaments draws ``tournsize`` positions uniformly with
     replacement (as ``deap.tools.selTournament``) and keeps the best-ranked one.
     Returns references: clone before varying.
+
+    Parameters
+    ----------
+    individuals : sequence
+        The ranked pool, best first; must not be empty (ValueError). Not changed.
+    k : int
+        Number of tournaments (and of individuals returned), an integer >= 0.
+    rng : numpy.random.Generator, random.Random or numpy.random.RandomState
+        Random source; Python's ``random`` module and ``numpy.random`` also work (each
+        seeds a new Generator from one draw). A plain int seed is refused (TypeError).
+    tournsize : int
+        Positions per tournament, an integer >= 1 (default 2).
+
+    Returns
+    -------
+    list
+        The ``k`` winners, in draw order (an individual may appear more than once).
     """
     k = check_int("k", k, minimum=0)
     tournsize = check_int("tournsize", tournsize, minimum=1)
@@ -181,12 +247,32 @@ def sel_nsga3(individuals: Sequence[Any], k: int, rng: np.random.Generator, *,
     extreme points and intercepts, association to reference points, niching), built on
     DEAP's own helpers; only the random tie-breaking of the niching step draws from
     ``rng`` instead of numpy's global state, so runs are reproducible from their seed.
+
+    Parameters
+    ----------
+    individuals : sequence
+        The pool, each with a valid (multi-objective) fitness. Not changed.
+    k : int
+        How many to keep, an integer from 0 to ``len(individuals)`` (0: an empty list).
+    rng : numpy.random.Generator, random.Random or numpy.random.RandomState
+        Random source; Python's ``random`` module and ``numpy.random`` also work (each
+        seeds a new Generator from one draw). A plain int seed is refused (TypeError).
+    ref_points : array-like of shape (n_points, n_objectives)
+        The reference points (a numpy array, list or tuple): finite and non-empty, one
+        column per objective, e.g. ``deap.tools.uniform_reference_points(n_obj, p)``.
+    nd : {"log", "standard"}
+        Non-dominated sorting: ``deap.tools.sortLogNondominated`` or
+        ``sortNondominated`` (default ``"log"``).
+
+    Returns
+    -------
+    list
+        The ``k`` selected individuals (references), the whole fronts first.
     """
     from itertools import chain
 
     from deap.tools import emo
 
-    rng = numpy_rng(rng)
     k = check_int("k", k, minimum=0, maximum=len(individuals))
     if nd not in ("log", "standard"):
         raise ValueError(f"nd must be 'log' or 'standard', got {nd!r}")
@@ -199,6 +285,9 @@ def sel_nsga3(individuals: Sequence[Any], k: int, rng: np.random.Generator, *,
         raise ValueError(f"ref_points must be a finite 2-D array with one column per "
                          f"objective ({n_obj}), e.g. deap.tools.uniform_reference_points"
                          f"({n_obj}, p)")
+    rng = numpy_rng(rng)  # after the checks: it may draw from Python's random
+    if k == 0:  # nothing to choose (the niching below needs a front)
+        return []
     fronts = sort(list(individuals), k)
     fitnesses = -np.array([ind.fitness.wvalues for front in fronts for ind in front])
     best_point = fitnesses.min(axis=0)
@@ -238,13 +327,29 @@ def sel_tournament_crowded(individuals: Sequence[Any], k: int,
     The lower non-domination rank wins; between equal ranks, the larger crowding
     distance (``fitness.crowding_dist``, set by ``deap.tools.selNSGA2``; 0 if absent).
     Unlike ``deap.tools.selTournamentDCD`` it accepts any ``k`` and draws from ``rng``.
+
+    Parameters
+    ----------
+    individuals : sequence
+        The pool, each with a valid fitness; must not be empty (ValueError). Not
+        changed.
+    k : int
+        Number of tournaments (and of individuals returned), an integer >= 0.
+    rng : numpy.random.Generator, random.Random or numpy.random.RandomState
+        Random source; Python's ``random`` module and ``numpy.random`` also work (each
+        seeds a new Generator from one draw). A plain int seed is refused (TypeError).
+
+    Returns
+    -------
+    list
+        The ``k`` winners (references), in draw order; ties go to the first drawn.
     """
     from deap.tools import sortNondominated
 
-    rng = numpy_rng(rng)
     k = check_int("k", k, minimum=0)
     if not individuals:
         raise ValueError("individuals must not be empty")
+    rng = numpy_rng(rng)  # after the checks: it may draw from Python's random
     pool = list(individuals)
     rank = {}
     for r, front in enumerate(sortNondominated(pool, len(pool))):

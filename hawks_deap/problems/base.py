@@ -55,11 +55,33 @@ class Problem(ABC):
 
     @abstractmethod
     def prepare(self, rng: np.random.Generator) -> Layout:
-        """Start a run: draw the layout (sizes, common random numbers), reset caches."""
+        """Start a run: draw the layout (sizes, common random numbers), reset caches.
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+            Source of the layout's draws.
+
+        Returns
+        -------
+        Layout
+            The new layout, also kept as ``layout``.
+        """
 
     @abstractmethod
     def random_individual(self, rng: np.random.Generator) -> Genotype:
-        """A random initial individual."""
+        """A random initial individual.
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+            Source of the individual's draws.
+
+        Returns
+        -------
+        Genotype
+            An unevaluated individual with a ``fitness_class`` fitness.
+        """
 
     @abstractmethod
     def evaluate(self, individual: Genotype, eval_seed: int | None = None) -> Evaluation:
@@ -67,6 +89,18 @@ class Problem(ABC):
 
         ``eval_seed`` seeds any randomness of the evaluation (stochastic clustering in
         Versus mode); deterministic problems ignore it.
+
+        Parameters
+        ----------
+        individual : Genotype
+            An individual of this problem, under the current layout.
+        eval_seed : int, optional
+            Seed of this evaluation's randomness; None: the problem's own default.
+
+        Returns
+        -------
+        Evaluation
+            The fitness values, carrying the evaluation record.
         """
 
     @abstractmethod
@@ -81,6 +115,11 @@ class Problem(ABC):
         """Hook before a batch of evaluations (one generation's): fill caches together.
 
         Evaluations give the same values with or without it; the default does nothing.
+
+        Parameters
+        ----------
+        individuals : sequence of Genotype
+            The batch about to be evaluated.
         """
         return None
 
@@ -144,7 +183,21 @@ class DatasetProblem(Problem):
         self.layout = None
 
     def prepare(self, rng: np.random.Generator) -> Layout:
-        """Draw the cluster sizes and common random numbers of a run."""
+        """Draw the cluster sizes and common random numbers of a run.
+
+        Also makes a new evaluator (fresh caches) for the new layout.
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+            Source of the sizes (a Dirichlet draw; unused with ``equal_sizes``) and then
+            of the standard-normal draws of every slot.
+
+        Returns
+        -------
+        Layout
+            The new layout, also kept as ``layout``.
+        """
         sizes = cluster_sizes(self.n_samples, self.n_clusters, rng, equal=self.equal_sizes,
                               min_size=self.min_size)
         self.layout = Layout(sizes, self.n_dims, rng=rng)
@@ -167,21 +220,52 @@ class DatasetProblem(Problem):
         return self.layout
 
     def random_individual(self, rng: np.random.Generator) -> Genotype:
-        """A random genotype (paper III-B)."""
+        """A random genotype (paper III-B).
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+            Source of the genes' draws (`hawks_deap.initialization.random_genotype`
+            with this problem's ``initial_mean_upper`` and ``initial_cov_upper``).
+
+        Returns
+        -------
+        Genotype
+            K genes of dimension D, with an unevaluated ``fitness_class`` fitness.
+        """
         return random_genotype(self.n_clusters, self.n_dims, rng,
                                fitness_class=self.fitness_class,
                                initial_mean_upper=self.initial_mean_upper,
                                initial_cov_upper=self.initial_cov_upper)
 
     def sample(self, individual: Genotype) -> tuple[np.ndarray, np.ndarray]:
-        """The dataset (X, y) of an individual under the current layout."""
+        """The dataset (X, y) of an individual under the current layout.
+
+        Parameters
+        ----------
+        individual : Genotype
+            K genes of dimension D (a ValueError otherwise); `prepare` must have been
+            called (a RuntimeError otherwise).
+
+        Returns
+        -------
+        tuple of numpy.ndarray
+            X of shape (N, D) and the labels y of shape (N,), slot by slot.
+        """
         return self.require_layout().sample(individual)
 
     def prefetch(self, individuals: Sequence[Genotype]) -> None:
         """Compute the overlap pair entries the batch lacks together (`Evaluator`).
 
         Only with an overlap constraint and the fast evaluator; values are unchanged.
+
+        Parameters
+        ----------
+        individuals : sequence of Genotype
+            The batch about to be evaluated (e.g. a generation's offspring), under the
+            current layout (`prepare` must have been called: a RuntimeError otherwise).
         """
+        self.require_layout()
         if any(isinstance(c, Overlap) for c in self.constraints):
             self.evaluator.prefetch_overlap(individuals)
 
@@ -192,13 +276,40 @@ class DatasetProblem(Problem):
         ``X`` is the individual's data when the caller has built it; with None, the
         evaluator works from the genotype (its caches are keyed by gene content) and X is
         only built for constraints that need it.
+
+        Parameters
+        ----------
+        individual : Genotype
+            An individual under the current layout (`prepare` must have been called: a
+            RuntimeError otherwise).
+        X : numpy.ndarray of shape (N, D), optional
+            The individual's data, if already built.
+
+        Returns
+        -------
+        dict of str to float
+            The measured value of each constraint, keyed by its ``measure``.
         """
         labels = self.require_layout().labels
         return {c.measure: self._measure(c, individual, X, labels) for c in self.constraints}
 
     def constraint_record(self, individual: Genotype,
                           X: np.ndarray | None = None) -> dict[str, Any]:
-        """Constraint values, ``"penalty"`` and ``"feasible"``, for an evaluation record."""
+        """Constraint values, ``"penalty"`` and ``"feasible"``, for an evaluation record.
+
+        Parameters
+        ----------
+        individual : Genotype
+            An individual under the current layout.
+        X : numpy.ndarray of shape (N, D), optional
+            The individual's data, if already built (as `constraint_values`).
+
+        Returns
+        -------
+        dict
+            `constraint_values`, with ``"penalty"`` (`penalty_of` them) and
+            ``"feasible"`` (whether the penalty is 0).
+        """
         record: dict[str, Any] = self.constraint_values(individual, X)
         pen = self.penalty_of(record)
         record["penalty"] = pen
@@ -214,17 +325,40 @@ class DatasetProblem(Problem):
         return constraint.compute(individual, X, labels)
 
     def penalty_of(self, values: dict[str, float]) -> float:
-        """Sum of squared constraint violations for measured values."""
+        """Sum of squared constraint violations for measured values.
+
+        Parameters
+        ----------
+        values : dict of str to float
+            Measured value of each constraint by ``measure`` (as `constraint_values`
+            returns); a missing measure raises a KeyError.
+
+        Returns
+        -------
+        float
+            The penalty, 0 when every constraint is satisfied.
+        """
         return penalty(self.constraints, values)
 
     def as_multiobjective(self, objectives: Iterable[str] | None = None):
         """Return the problem with one more objective per constraint (NSGA-II / NSGA-III).
 
         See `hawks_deap.problems.multiobjective.MultiObjectiveProblem`.
+
+        Parameters
+        ----------
+        objectives : iterable of str, optional
+            Measures of this problem's constraints to add as objectives (e.g.
+            ``["overlap"]``); None: all its constraints, in their order.
+
+        Returns
+        -------
+        MultiObjectiveProblem
+            A new problem wrapping this one (which keeps its layout and caches).
         """
         from hawks_deap.problems.multiobjective import MultiObjectiveProblem
 
-        return MultiObjectiveProblem(self, None if objectives is None else list(objectives))
+        return MultiObjectiveProblem(self, objectives)  # it checks and copies them
 
     def dataset_parameters(self) -> dict[str, Any]:
         """The dataset part of `parameters`."""

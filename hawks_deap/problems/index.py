@@ -129,8 +129,22 @@ class IndexProblem(DatasetProblem):
         """``(|s_t - s|,)`` with the record (index, constraint values, penalty, feasible).
 
         The evaluator works from the genotype (its caches are keyed by gene content);
-        the dataset X is only built when a constraint other than overlap and
-        eccentricity needs it.
+        the dataset X is only built for an index other than the silhouette, or when a
+        constraint other than overlap and eccentricity needs it.
+
+        Parameters
+        ----------
+        individual : Genotype
+            An individual of this problem, under the current layout (`prepare` must have
+            been called: a RuntimeError otherwise).
+        eval_seed : int, optional
+            Ignored: the evaluation is deterministic.
+
+        Returns
+        -------
+        Evaluation
+            ``(|s_t - s|,)``, ``inf`` when the index value is not finite (it then ranks
+            last), carrying the record.
         """
         self.require_layout()
         with self.evaluator.limit_threads():
@@ -217,7 +231,22 @@ class MultiIndexProblem(IndexProblem):
         return MultiObjectiveFitness.with_weights((-1.0,) * len(self.indices))
 
     def evaluate(self, individual: Genotype, eval_seed: int | None = None) -> Evaluation:
-        """One ``|t_j - index_j|`` per index, with the record."""
+        """One ``|t_j - index_j|`` per index, with the record.
+
+        Parameters
+        ----------
+        individual : Genotype
+            An individual of this problem, under the current layout (`prepare` must have
+            been called: a RuntimeError otherwise).
+        eval_seed : int, optional
+            Ignored: the evaluation is deterministic.
+
+        Returns
+        -------
+        Evaluation
+            One distance per index, in the order of ``targets`` (``inf`` for a value
+            that is not finite), carrying the record.
+        """
         self.require_layout()
         values, errors = {}, []
         with self.evaluator.limit_threads():

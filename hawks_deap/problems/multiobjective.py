@@ -117,15 +117,53 @@ class MultiObjectiveProblem(Problem):
         return getattr(self.base, name)
 
     def prepare(self, rng: np.random.Generator) -> Layout:
-        """Prepare the base problem (new layout, fresh caches)."""
+        """Prepare the base problem (new layout, fresh caches).
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+            Passed to the base problem's `prepare`.
+
+        Returns
+        -------
+        Layout
+            The base problem's new layout.
+        """
         return self.base.prepare(rng)
 
     def random_individual(self, rng: np.random.Generator) -> Genotype:
-        """A random individual with the multi-objective fitness."""
+        """A random individual with the multi-objective fitness.
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+            Passed to the base problem's `random_individual`.
+
+        Returns
+        -------
+        Genotype
+            The base problem's random genes, with an unevaluated ``fitness_class``
+            fitness.
+        """
         return Genotype(self.base.random_individual(rng), self.fitness_class())
 
     def evaluate(self, individual: Genotype, eval_seed: int | None = None) -> Evaluation:
-        """The base evaluation, with one value per added objective."""
+        """The base evaluation, with one value per added objective.
+
+        Parameters
+        ----------
+        individual : Genotype
+            An individual of the base problem, under its current layout.
+        eval_seed : int, optional
+            Passed to the base problem's `evaluate`.
+
+        Returns
+        -------
+        Evaluation
+            The base fitness values, then for each added objective the constraint's
+            measured value (its violation for a two-sided bound), with the base record
+            and layout key unchanged.
+        """
         ev = self.base.evaluate(individual, eval_seed)
         extra = []
         for name, violation in zip(self.objectives, self._use_violation, strict=True):
@@ -142,11 +180,28 @@ class MultiObjectiveProblem(Problem):
         return self.base.loop_context()
 
     def prefetch(self, individuals: Sequence[Genotype]) -> None:
-        """The base problem's `prefetch`."""
+        """The base problem's `prefetch`.
+
+        Parameters
+        ----------
+        individuals : sequence of Genotype
+            The batch about to be evaluated.
+        """
         self.base.prefetch(individuals)
 
     def sample(self, individual: Genotype) -> tuple[np.ndarray, np.ndarray]:
-        """The dataset of an individual."""
+        """The dataset of an individual.
+
+        Parameters
+        ----------
+        individual : Genotype
+            An individual under the base problem's current layout.
+
+        Returns
+        -------
+        tuple of numpy.ndarray
+            X of shape (N, D) and labels y of shape (N,), as the base problem's `sample`.
+        """
         return self.base.sample(individual)
 
     def parameters(self) -> dict[str, Any]:

@@ -234,7 +234,18 @@ class VersusProblem(DatasetProblem):
 
     @staticmethod
     def genotype_seed(individual: Genotype) -> int:
-        """Evaluation seed used when none is given: ``int(individual.key, 16)``."""
+        """Evaluation seed used when none is given: ``int(individual.key, 16)``.
+
+        Parameters
+        ----------
+        individual : Genotype
+            The individual (its content key, `Genotype.key`, a 128-bit hex digest).
+
+        Returns
+        -------
+        int
+            The same for genotypes with equal genes, in any process.
+        """
         return int(individual.key, 16)
 
     def partitions(self, individual: Genotype, seeds: tuple[int, int] | None = None,
@@ -411,7 +422,23 @@ class MultiVersusProblem(VersusProblem):
         return MultiObjectiveFitness.with_weights((1.0,) * len(self.objective_names))
 
     def evaluate(self, individual: Genotype, eval_seed: int | None = None) -> Evaluation:
-        """One gap per loser (and the others' spread), with the record."""
+        """One gap per loser (and the others' spread), with the record.
+
+        Parameters
+        ----------
+        individual : Genotype
+            A genotype of this problem (current layout).
+        eval_seed : int, optional
+            Seed of this evaluation; the winner's, losers' and others' seeds are spawned
+            from it (``SeedSequence(eval_seed).generate_state(n)``, one per algorithm in
+            that order). None: `genotype_seed`.
+
+        Returns
+        -------
+        Evaluation
+            The gaps in the order of ``losers``, then the spread if ``others`` are
+            given, carrying the record.
+        """
         self.require_layout()
         seed = self.genotype_seed(individual) if eval_seed is None else int(eval_seed)
         algorithms = (self.winner, *self.losers, *self.others)
