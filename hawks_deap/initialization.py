@@ -83,8 +83,7 @@ def haar_rotation(n_dims: int, rng: np.random.Generator) -> np.ndarray:
     Parameters
     ----------
     n_dims : int
-        D, at least 1 (not checked here: D = 0 raises a ValueError from the draws'
-        shape check).
+        D, an integer >= 1.
     rng : numpy.random.Generator
         Source of G (unused for D = 1).
 
@@ -93,7 +92,7 @@ def haar_rotation(n_dims: int, rng: np.random.Generator) -> np.ndarray:
     numpy.ndarray of shape (D, D)
         A proper rotation; ``[[1.0]]`` for D = 1.
     """
-    if n_dims == 1:
+    if check_int("n_dims", n_dims, minimum=1) == 1:
         return np.ones((1, 1))
     return haar_from_normals(rng.normal(size=(1, n_dims, n_dims)))[0]
 

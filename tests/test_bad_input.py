@@ -284,6 +284,10 @@ def test_helpers_of_the_public_api_name_a_wrong_type(dataset):
     with hd.ProblemPool(None, 1) as pool:
         with pytest.raises(RuntimeError, match="no problem installed"):
             pool.evaluate([])
+    from hawks_deap.initialization import haar_rotation
+
+    with pytest.raises(ValueError, match="n_dims must be >= 1, got 0"):
+        haar_rotation(0, np.random.default_rng(0))  # was a shape error from the draws
     # nothing to choose is an empty choice, not a numpy error from the niching
     assert operators.sel_nsga3(population, 0, np.random.default_rng(0),
                                ref_points=tools.uniform_reference_points(n_obj, 4)) == []

@@ -152,7 +152,8 @@ def silhouette_samples(X: np.ndarray, labels: np.ndarray, *,
     X : array of shape (n_samples, n_features)
         The data.
     labels : array of shape (n_samples,)
-        Cluster labels, any hashable values numpy can sort.
+        Cluster labels, any hashable values (coded as `hawks_deap.metrics` codes them:
+        sorted where numpy can sort them, else in order of first appearance).
     metric : {"sqeuclidean", "euclidean"}
         Distance. ``"sqeuclidean"`` (HAWKS' choice) uses the closed form in O(N K D);
         ``"euclidean"`` is exact in O(N^2 D) time and O(N) memory per block of rows.
