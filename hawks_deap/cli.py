@@ -658,7 +658,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         code = exit_.code
         return code if isinstance(code, int) else (EXIT_OK if code is None else EXIT_USAGE)
     if extras:  # named with the command, and a did-you-mean (argparse gives neither)
-        print(config.unknown_arguments(parser, args.command, extras), file=sys.stderr)
+        print(config.unknown_arguments(args.command, extras), file=sys.stderr)
         return EXIT_USAGE
     prog = f"hawks-deap {args.command}"
     main_thread = threading.current_thread() is threading.main_thread()

@@ -619,16 +619,15 @@ def cli_values(namespace: argparse.Namespace, command: str,
     return out
 
 
-def unknown_arguments(parser: argparse.ArgumentParser, command: str,
-                      extras: Sequence[str]) -> str:
+def unknown_arguments(command: str, extras: Sequence[str]) -> str:
     """The error for arguments a command does not take, with a did-you-mean per option.
 
-    argparse names neither the command nor a close option; a TOML typo gets both.
+    argparse names neither the command nor a close option; a TOML typo gets both. The
+    command's options come from the schema, as its parser's do (`add_arguments`).
     """
-    import difflib
-
-    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    options = [o for o in sub.choices[command]._option_string_actions if o.startswith("--")]
+    options = ["--help", *(o.flag for o in (*options_for(command),
+                                            *options_for(command, COMMAND_LINE_OPTIONS))
+                           if not o.positional)]
     hints = []
     for given in (e.split("=")[0] for e in extras if e.startswith("--")):
         close = ([o for o in options if o.startswith(given)]  # a cut-short name

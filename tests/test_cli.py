@@ -507,6 +507,21 @@ def test_unknown_options_name_the_command_and_a_close_option(tmp_path, capsys):
         assert hint in err and "see hawks-deap generate --help" in err
 
 
+@pytest.mark.parametrize("command", ["generate", "versus", "features", "plot", "export",
+                                     "suite"])
+def test_every_option_of_the_help_is_one_the_hints_know(capsys, command):
+    """The hints come from the schema; every option --help shows is among them."""
+    import re
+
+    from hawks_deap import config
+
+    _, out, _ = main(capsys, command, "--help")
+    flags = set(re.findall(r"^ +(?:-\w, )?(--[a-z][a-z0-9-]*)", out, re.M))  # option rows
+    assert len(flags) >= 3
+    for flag in flags:
+        assert f"did you mean {flag}?" in config.unknown_arguments(command, [flag + "x"])
+
+
 def test_repeated_algorithms_are_refused_before_any_work(tmp_path, capsys):
     X = np.random.default_rng(0).normal(size=(30, 2))
     for name in ("a", "b"):
