@@ -242,7 +242,8 @@ def iter_battery(path: str | os.PathLike, *, labels: int = 0,
     ----------
     path : str or os.PathLike
         The battery folder; ``ValueError`` when it is not a folder, or holds no
-        dataset and ``names`` is None.
+        dataset and ``names`` is None (raised at the first ``next``, as this is a
+        generator; `read_battery` checks at once).
     labels : int
         Which reference partition of each dataset (``labels0`` by default).
     names : sequence of str, optional

@@ -221,6 +221,8 @@ def from_settings(values: Mapping[str, Any]) -> list[Constraint]:
         If ``eccentricity_of`` is set to anything but ``"any"`` without an eccentricity
         bound, or to anything but ``"any"`` or ``"all"`` with one; or if a bound is
         invalid (as `Constraint`).
+    TypeError
+        If a bound is not a real number (as `Constraint`).
     """
     out = []
     for measure, cls in CONSTRAINTS.items():
@@ -233,7 +235,8 @@ def from_settings(values: Mapping[str, Any]) -> list[Constraint]:
                                  "eccentricity bound (min_eccentricity or max_eccentricity)")
             continue
         if cls is Eccentricity:
-            of = values.get("eccentricity_of") or "any"
+            of = values.get("eccentricity_of")
+            of = "any" if of is None else of  # None is unset; "" or 0 are refused below
             kwargs["aggregate"] = ECCENTRICITY_OF[check_choice("eccentricity_of", of,
                                                                tuple(ECCENTRICITY_OF))]
         out.append(cls(**kwargs))

@@ -120,14 +120,14 @@ def files_are_whole(path: str | os.PathLike, n_points: int) -> bool:
     """Whether the points' file and ``genes.json`` of a saved dataset are whole, cheaply.
 
     `save` renames a directory into place once every file is written, so a directory at
-    its final path lacks part of a file only if the disk lost it (what was not yet
-    synced when the machine stopped: files cut short or empty). This finds such a file
-    without parsing a number (`Dataset.load` checks every value, at a cost that grows
-    with the data): exactly one points' file, ``data.csv`` holding its header and
-    ``n_points`` rows, the last one ended, or ``data.npz`` whose members pass their
-    checksums; ``genes.json`` ending its JSON object (written indented, by `save`: only
-    the object's closing brace starts a line). ``metadata.json`` is the caller's to read
-    (it gives ``n_points``). Every part of a whole file (a prefix) is found.
+    its final path lacks part of a file only if the disk lost it (what was not yet synced
+    when the machine stopped: files cut short or empty). This finds such a file without
+    parsing a number (`Dataset.load` checks every value, at a cost that grows with the
+    data): exactly one points' file, ``data.csv`` holding its header and ``n_points``
+    rows, the last one ended, or ``data.npz`` whose members pass their checksums;
+    ``genes.json`` ending its JSON object (written indented by `save`: only the closing
+    brace starts a line). The caller reads ``metadata.json`` (for ``n_points``). Every
+    prefix of a whole file is found.
 
     Parameters
     ----------
@@ -155,7 +155,8 @@ def files_are_whole(path: str | os.PathLike, n_points: int) -> bool:
                 if archive.testzip() is not None:
                     return False
         return (path / GENES_FILE).read_bytes().endswith(b"\n}\n")
-    except (OSError, EOFError, zipfile.BadZipFile, zlib.error):
+    except (OSError, EOFError, zipfile.BadZipFile, zlib.error, NotImplementedError,
+            RuntimeError, ValueError):  # zipfile's too: an unknown compression, encryption
         return False
 
 
@@ -275,8 +276,7 @@ class Dataset:
                  metadata: dict[str, Any] | None = None) -> None:
         from hawks_deap._validation import check_X
 
-        # what save writes, load must read back: finite points, labels 0.. (and the noise
-        # label), genes of the data's dimension with proper rotations
+        # what save writes, load must read back: finite X, labels, proper genes of X's D
         self.X = check_X(X)
         self.y = _integer_labels(y)
         if self.y.shape != (self.X.shape[0],):

@@ -164,7 +164,8 @@ def rotation_power(rotation: np.ndarray, power: float) -> np.ndarray:
     Parameters
     ----------
     rotation : array of shape (D, D)
-        A proper rotation (finite: a ValueError otherwise).
+        A proper rotation. Only finiteness is checked (ValueError); for any other matrix
+        the result is meaningless.
     power : float
         The real power p.
 
@@ -185,7 +186,7 @@ def rotation_powers(rotations: np.ndarray, power: float) -> np.ndarray:
     Parameters
     ----------
     rotations : array of shape (m, D, D)
-        Proper rotations.
+        Proper rotations (only finiteness is checked, as in `rotation_power`).
     power : float
         The real power.
 

@@ -110,6 +110,16 @@ def test_a_refused_call_does_not_draw_from_random_and_legacy_numpy_sources_work(
         (ValueError, "ref_points", lambda: operators.sel_nsga3([ind], 1, random,
                                                                ref_points=None)),
         (ValueError, "p_cov", lambda: operators.mutate(ind, random, p_cov=-1.0)),
+        (ValueError, "low must be <= high", lambda: operators.mut_mean_rails(
+            ind, 0, random, low=1.0, high=0.0)),
+        (ValueError, "global_mean must have shape", lambda: operators.mut_mean_pso(
+            ind, 0, random, global_mean=[0.0])),
+        (ValueError, "global_mean must have shape", lambda: operators.mut_mean_pso_informed(
+            ind, 0, random, global_mean=[0.0], index_value=0.5, target=0.2)),
+        (ValueError, "F must lie in", lambda: operators.mut_mean_de(ind, 0, random, F=-1.0)),
+        (ValueError, "mut_mean_de needs at least 3 clusters", lambda: operators.mut_mean_de(
+            _individual(2), 0, random)),
+        (ValueError, "power", lambda: operators.mut_cov_haar(ind, 0, random, power=-1.0)),
         (ValueError, "may not set 'target'", lambda: operators.mutate(
             ind, random, mean_mutation="gaussian", mean_kwargs={"target": 0.5})),
     ]

@@ -281,3 +281,18 @@ def test_labels_are_integers_that_save_and_load_back(tmp_path):
     noisy = hd.Dataset(X, [-1, 0, 0], metadata={"noise_label": -1})
     noisy.save(tmp_path / "d")
     assert hd.Dataset.load(tmp_path / "d").y.tolist() == [-1, 0, 0]
+
+
+def test_files_are_whole_is_false_for_an_npz_that_zipfile_refuses(tmp_path):
+    """A damaged archive is a damaged run (redone on resume), whatever zipfile raises:
+    here an unknown compression method in the central directory (NotImplementedError)."""
+    import struct
+
+    from hawks_deap.dataset import files_are_whole
+
+    path = hd.Dataset.load(_generated(tmp_path)).save(tmp_path / "npz", format="npz")
+    raw = bytearray((path / "data.npz").read_bytes())
+    at = raw.find(b"PK\x01\x02")  # the first central-directory entry
+    raw[at + 10:at + 12] = struct.pack("<H", 99)  # its compression method
+    (path / "data.npz").write_bytes(bytes(raw))
+    assert not files_are_whole(path, 200)

@@ -137,7 +137,8 @@ class ByteLRU:
             The entry's key; an entry already held under it is replaced.
         value : object
             A numpy array, a tuple or list of them, or an object with ``nbytes``. If it
-            exceeds the whole budget it is not stored (and the old entry is dropped).
+            exceeds the whole budget (its bytes plus `OVERHEAD`), it is not stored (and the
+            old entry is dropped).
         """
         self.put_many((key,), (value,))
 

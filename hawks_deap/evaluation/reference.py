@@ -204,6 +204,8 @@ def silhouette_score(X: np.ndarray, labels: np.ndarray, *, metric: str = "sqeucl
         If ``metric`` is unknown, X is not a non-empty finite 2-D array, ``labels`` is
         not of length n_samples, or the number of labels is outside [2, n_samples - 1]
         (unlike `hawks_deap.metrics.silhouette`, which returns ``nan`` there).
+    TypeError
+        If X is not numeric.
     """
     return float(np.mean(silhouette_samples(X, labels, metric=metric)))
 
@@ -236,6 +238,8 @@ def nearest_neighbour_overlap(X: np.ndarray, labels: np.ndarray) -> float:
     ------
     ValueError
         If X is not a non-empty finite 2-D array or ``labels`` is not of length n_samples.
+    TypeError
+        If X is not numeric.
     """
     X = check_X(X)
     codes, _ = encode_labels(labels, n_samples=X.shape[0])

@@ -5,7 +5,8 @@ replacing genes, which are immutable) and returns a one-element tuple,
 ``o, = toolbox.mutate(o)``. Fitness invalidation is left to the algorithm. Randomness
 comes only from the ``rng`` (a ``numpy.random.Generator``) passed in. `mutate_many`,
 for loops that mutate a whole generation, changes each individual of a sequence in place
-and returns them in a new list: the result of `mutate` on each in turn, bit for bit.
+and returns them in a new list: the result of `mutate` on each in turn, bit for bit (with a
+Generator: a legacy source such as ``random`` seeds one Generator per call, see below).
 
 Mean operators act on one cluster slot ``cluster`` (index i) of the individual; the
 draws are made in the order documented on each operator, so hand-computed cases can be
@@ -51,16 +52,21 @@ def _check_weights(low: float = 0.0, high: float = 1.0) -> None:
         raise ValueError(f"low must be <= high, got low={low:g}, high={high:g}")
 
 
-def _check_cluster(individual: Genotype, cluster: object) -> int:
-    """``cluster`` as an index into ``individual`` (a negative one would wrap silently)."""
+def _check_cluster(individual: Genotype, cluster: object, min_clusters: int = 1,
+                   who: str = "this mean mutation") -> int:
+    """``cluster`` as an index into ``individual`` (a negative one would wrap silently).
+
+    Every operator checks its arguments before `numpy_rng`, which may draw from Python's
+    ``random``: a refused call leaves the caller's stream as it was.
+    """
+    if len(individual) < min_clusters:
+        raise ValueError(f"{who} needs at least {min_clusters} clusters, got {len(individual)}")
     return check_int("cluster", cluster, minimum=0, maximum=len(individual) - 1)
 
 
 def _other_cluster(individual: Genotype, cluster: int, rng: np.random.Generator) -> int:
-    """A cluster index drawn uniformly from {0..K-1} minus {cluster}."""
+    """A cluster index drawn uniformly from {0..K-1} minus {cluster} (K >= 2 checked)."""
     n = len(individual)
-    if n < 2:
-        raise ValueError(f"this mean mutation needs at least 2 clusters, got {n}")
     j = int(rng.integers(n - 1))
     return j + (j >= cluster)
 
@@ -97,7 +103,7 @@ def mut_mean_gaussian(individual: Genotype, cluster: int, rng: np.random.Generat
         times less per call, which is what the supplement's "the original operator is
         slow in 50-D" (Fig. S-4c) measures (BENCHMARKS.md, the operator study).
     """
-    cluster = _check_cluster(individual, cluster)  # before numpy_rng draws from random
+    cluster = _check_cluster(individual, cluster)
     rng = numpy_rng(rng)
     _gaussian_options(scale=scale, dims=dims)
     mean = individual[cluster].mean
@@ -147,9 +153,9 @@ def mut_mean_rails(individual: Genotype, cluster: int, rng: np.random.Generator,
     tuple of Genotype
         ``(individual,)``, as DEAP's mutations return.
     """
-    cluster = _check_cluster(individual, cluster)  # before numpy_rng draws from random
-    rng = numpy_rng(rng)
+    cluster = _check_cluster(individual, cluster, 2)
     _check_weights(low, high)
+    rng = numpy_rng(rng)
     n = _other_cluster(individual, cluster, rng)
     w = rng.uniform(low, high)
     p = rng.random()
@@ -158,14 +164,22 @@ def mut_mean_rails(individual: Genotype, cluster: int, rng: np.random.Generator,
     return _set_mean(individual, cluster, mu + step if p <= 0.5 else mu - step)
 
 
-def _pso_step(individual: Genotype, cluster: int, rng: np.random.Generator,
-              global_mean: np.ndarray, low: float, high: float) -> np.ndarray:
-    # (cluster and rng checked by the two public PSO operators that call it)
+def _check_pso(individual: Genotype, cluster: object, global_mean: object, low: float,
+               high: float) -> tuple[int, np.ndarray]:
+    """The checked cluster and ``global_mean`` of the two PSO operators."""
+    cluster = _check_cluster(individual, cluster, 2)
     _check_weights(low, high)
     global_mean = np.asarray(global_mean, dtype=float)
+    if global_mean.shape != individual[cluster].mean.shape:
+        raise ValueError(f"global_mean must have shape {individual[cluster].mean.shape}, "
+                         f"got {global_mean.shape}")
+    return cluster, global_mean
+
+
+def _pso_step(individual: Genotype, cluster: int, rng: np.random.Generator,
+              global_mean: np.ndarray, low: float, high: float) -> np.ndarray:
+    # (arguments checked by the two public PSO operators that call it: `_check_pso`)
     mu = individual[cluster].mean
-    if global_mean.shape != mu.shape:
-        raise ValueError(f"global_mean must have shape {mu.shape}, got {global_mean.shape}")
     n = _other_cluster(individual, cluster, rng)
     w1, w2 = rng.uniform(low, high, size=2)
     return w1 * (individual[n].mean - mu) + w2 * (global_mean - mu)
@@ -202,7 +216,7 @@ def mut_mean_pso(individual: Genotype, cluster: int, rng: np.random.Generator, *
     tuple of Genotype
         ``(individual,)``, as DEAP's mutations return.
     """
-    cluster = _check_cluster(individual, cluster)  # before numpy_rng draws from random
+    cluster, global_mean = _check_pso(individual, cluster, global_mean, low, high)
     rng = numpy_rng(rng)
     step = _pso_step(individual, cluster, rng, global_mean, low, high)
     p = rng.random()
@@ -244,7 +258,7 @@ def mut_mean_pso_informed(individual: Genotype, cluster: int, rng: np.random.Gen
     """
     check_float("index_value", index_value)
     check_float("target", target)
-    cluster = _check_cluster(individual, cluster)  # before numpy_rng draws from random
+    cluster, global_mean = _check_pso(individual, cluster, global_mean, low, high)
     rng = numpy_rng(rng)
     step = _pso_step(individual, cluster, rng, global_mean, low, high)
     mu = individual[cluster].mean
@@ -276,12 +290,10 @@ def mut_mean_de(individual: Genotype, cluster: int, rng: np.random.Generator, *,
     tuple of Genotype
         ``(individual,)``, as DEAP's mutations return.
     """
-    cluster = _check_cluster(individual, cluster)  # before numpy_rng draws from random
-    rng = numpy_rng(rng)
+    cluster = _check_cluster(individual, cluster, 3, who="mut_mean_de")
     _de_options(F=F)
+    rng = numpy_rng(rng)
     k = len(individual)
-    if k < 3:
-        raise ValueError(f"mut_mean_de needs at least 3 clusters, got {k}")
     others = np.delete(np.arange(k), cluster)
     r1, r2 = rng.choice(others, size=2, replace=False)
     mu = individual[cluster].mean
@@ -323,9 +335,9 @@ def mut_cov_haar(individual: Genotype, cluster: int, rng: np.random.Generator, *
     tuple of Genotype
         ``(individual,)``, as DEAP's mutations return.
     """
-    cluster = _check_cluster(individual, cluster)  # before numpy_rng draws from random
-    rng = numpy_rng(rng)
+    cluster = _check_cluster(individual, cluster)
     power, alpha = _cov_options(power=power, alpha=alpha)
+    rng = numpy_rng(rng)
     _apply_cov([_draw_cov(individual, cluster, rng, alpha)], power)
     return (individual,)
 
@@ -593,17 +605,20 @@ def mutate_many(individuals: Sequence[Genotype], rng: np.random.Generator | Any,
     """`mutate` each individual in turn: the same draws and the same genes, faster.
 
     The result is that of ``for ind in individuals: mutate(ind, rng, ...)``, bit for bit
-    (tested), but the covariance mutations' linear algebra (QR, determinant and
-    symmetric eigendecomposition of small D x D matrices, mostly call overhead) runs
-    once for the whole batch, stacked: no draw depends on a rotation, so the rotations
-    can wait until every draw is made.
+    (tested) when ``rng`` is a numpy Generator; a legacy source (``random``,
+    ``RandomState``) seeds one Generator per call, here once for the batch, so the draws
+    then differ from the loop's. It is faster because the covariance mutations' linear
+    algebra (QR, determinant and symmetric eigendecomposition of small D x D matrices,
+    mostly call overhead) runs once for the whole batch, stacked: no draw depends on a
+    rotation, so the rotations can wait until every draw is made.
 
     Parameters
     ----------
     individuals : sequence of Genotype
         Each changed in place, in order (one may appear more than once: its earlier
         mutations are finished before the next starts). On an error, those before the
-        failing one are fully mutated.
+        failing one are fully mutated. A one-shot iterator (e.g. ``map(toolbox.clone,
+        pop)``) is mutated but the returned list is then empty: pass a list.
     rng : numpy.random.Generator, random.Random or numpy.random.RandomState
         Random source; Python's ``random`` module and ``numpy.random`` also work (each
         seeds a new Generator from one draw). A plain int seed is refused (TypeError).

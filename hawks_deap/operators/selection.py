@@ -70,7 +70,7 @@ def check_same_layout(individuals: Sequence[Any]) -> None:
     ----------
     individuals : iterable
         Individuals with a ``fitness``; those whose fitness carries no ``layout_key``
-        (unknown, or never evaluated) are not compared.
+        (never evaluated) are not compared. An invalidated fitness keeps its key and is.
 
     Raises
     ------

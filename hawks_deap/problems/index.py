@@ -128,9 +128,9 @@ class IndexProblem(DatasetProblem):
     def evaluate(self, individual: Genotype, eval_seed: int | None = None) -> Evaluation:
         """``(|s_t - s|,)`` with the record (index, constraint values, penalty, feasible).
 
-        The evaluator works from the genotype (its caches are keyed by gene content);
-        the dataset X is only built for an index other than the silhouette, or when a
-        constraint other than overlap and eccentricity needs it.
+        The default (fast) evaluator works from the genotype (its caches are keyed by
+        gene content); the dataset X is only built for an index other than the
+        silhouette, or when a constraint other than overlap and eccentricity needs it.
 
         Parameters
         ----------
@@ -138,7 +138,7 @@ class IndexProblem(DatasetProblem):
             An individual of this problem, under the current layout (`prepare` must have
             been called: a RuntimeError otherwise).
         eval_seed : int, optional
-            Ignored: the evaluation is deterministic.
+            Ignored (the built-in indices are deterministic).
 
         Returns
         -------
@@ -239,7 +239,7 @@ class MultiIndexProblem(IndexProblem):
             An individual of this problem, under the current layout (`prepare` must have
             been called: a RuntimeError otherwise).
         eval_seed : int, optional
-            Ignored: the evaluation is deterministic.
+            Ignored (the built-in indices are deterministic).
 
         Returns
         -------
