@@ -189,14 +189,11 @@ def _check_pairwise_memory(items: Sequence[_Item], datasets: Sequence[Any],
     Those (average, complete, Ward linkage) hold every distance: sipu/birch1's 100,000
     points need 40 GB, which would fail (or swap) after minutes of other work.
     """
-    from hawks_deap._memory import check_fits
-
     used = [a for a in algorithms if a.pairwise]
     for item, dataset in zip(items, datasets, strict=True) if used else ():
         n = dataset.n_samples
         try:
-            check_fits(f"{used[0].name} (all {n * (n - 1) // 2:,} pairwise distances)",
-                       used[0].memory_bytes(n), {"dataset": item.name, "n_samples": n})
+            used[0].check_memory(n, {"dataset": item.name, "n_samples": n})
         except ValueError as error:
             raise UsageError(f"--algorithms: {error}; leave "
                              f"{', '.join(a.name for a in used)} out or this dataset"

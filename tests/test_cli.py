@@ -283,6 +283,14 @@ def test_pairwise_algorithms_are_refused_on_data_too_large_for_their_distances(
                           ",".join(others), "--format", "csv")
     assert code == 0, err
     assert all(f"ari_{a}" in out.splitlines()[0] for a in others)
+    # the one check behind both: 60 * 59 / 2 = 1,770 distances of 8 bytes = 14,160 bytes
+    with pytest.raises(ValueError, match=r"n_samples=60: ward-linkage \(all 1,770 pairwise "
+                                         r"distances\) needs at least 14.2 kB"):
+        get_algorithm("ward-linkage").check_memory(n, {"n_samples": n})
+    get_algorithm("single-linkage").check_memory(n, {"n_samples": n})  # declares no need
+    monkeypatch.setattr(_memory, "total_memory", lambda: 4 * n * (n - 1))  # exactly enough
+    get_algorithm("ward-linkage").check_memory(n, {"n_samples": n})
+    monkeypatch.setattr(_memory, "total_memory", lambda: 4 * n * (n - 1) - 1)
     # Versus problems check it when built: the versus command, suites and the API
     code, _, err = main(capsys, "versus", "gmm", "average-linkage", "--n-samples", n,
                         "--n-clusters", 2, "--out", tmp_path / "v")

@@ -431,6 +431,34 @@ class ClusteringAlgorithm:
         n = check_int("n_samples", n_samples, minimum=0)
         return 4 * n * (n - 1) if self.pairwise else 0
 
+    def check_memory(self, n_samples: int, parameters: Mapping[str, Any],
+                     label: str | None = None) -> None:
+        """Refuse a call on ``n_samples`` points whose `memory_bytes` exceed this machine's.
+
+        The one check of every place that clusters data it has not seen yet (the
+        ``features`` and ``plot`` commands, Versus problems), before any work.
+
+        Parameters
+        ----------
+        n_samples : int
+            N, the number of points, >= 0.
+        parameters : mapping of str to object
+            What the message names as the cause (e.g. ``{"n_samples": N}``).
+        label : str, optional
+            How the message names the algorithm (default: its name).
+
+        Raises
+        ------
+        ValueError
+            Naming ``parameters``, the algorithm, its N (N - 1) / 2 distances and the
+            bytes they need against the machine's memory.
+        """
+        from hawks_deap._memory import check_fits
+
+        n = check_int("n_samples", n_samples, minimum=0)
+        check_fits(f"{label or self.name} (all {n * (n - 1) // 2:,} pairwise distances)",
+                   self.memory_bytes(n), dict(parameters))
+
     @property
     def takes_n_clusters(self) -> bool:
         """Whether the number of clusters asked for reaches the algorithm.

@@ -33,7 +33,6 @@ from typing import Any, ClassVar
 import numpy as np
 
 from hawks_deap import metrics
-from hawks_deap._memory import check_fits
 from hawks_deap._threads import native_thread_limit
 from hawks_deap._validation import check_choice, check_int, seed_words
 from hawks_deap.clustering import (
@@ -218,9 +217,8 @@ class VersusProblem(DatasetProblem):
             if k > self.n_samples:
                 raise ValueError(f"{role} {algorithm.name!r} asks for {k} clusters, more than "
                                  f"n_samples = {self.n_samples}")
-            n = self.n_samples
-            check_fits(f"{role} {algorithm.name!r} (all {n * (n - 1) // 2:,} pairwise "
-                       "distances)", algorithm.memory_bytes(n), {"n_samples": n})
+            algorithm.check_memory(self.n_samples, {"n_samples": self.n_samples},
+                                   label=f"{role} {algorithm.name!r}")
 
     def loop_context(self) -> contextlib.AbstractContextManager:
         """BLAS and OpenMP at ``n_threads`` (None: the libraries' own setting).
