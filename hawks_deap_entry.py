@@ -8,16 +8,33 @@ package before any of its modules, so the guard that turns that Ctrl-C into exit
 
 from __future__ import annotations
 
+import signal
 import sys
 
 
 def main() -> int:
     """Run ``hawks_deap.cli.main``; a Ctrl-C while it is imported exits 130 quietly."""
-    try:
-        from hawks_deap.cli import main as cli_main
+    interrupted: list[int] = []
 
+    def on_sigint(signum: int, frame: object) -> None:
+        interrupted.append(signum)
+        raise KeyboardInterrupt
+
+    # A KeyboardInterrupt raised inside an extension module's import (numpy's C core
+    # importing ``datetime``, say) reaches us as an ImportError: the flag tells them apart.
+    previous = signal.signal(signal.SIGINT, on_sigint)
+    try:
+        try:
+            from hawks_deap.cli import main as cli_main
+        finally:
+            signal.signal(signal.SIGINT, previous)
         return cli_main()
     except KeyboardInterrupt:  # while importing or parsing (the commands catch their own)
+        print("hawks-deap: interrupted", file=sys.stderr)
+        return 130
+    except ImportError:
+        if not interrupted:
+            raise
         print("hawks-deap: interrupted", file=sys.stderr)
         return 130
 

@@ -2,7 +2,9 @@
 
 A checkpoint is a pickle of the run's state (`hawks_deap.algorithms`); it is read
 only by `hawks_deap.resume`, so a damaged or foreign file gets one clear error naming
-it rather than an ``UnpicklingError``, ``EOFError`` or ``KeyError``; a path that
+it rather than an ``UnpicklingError``, ``EOFError``, ``KeyError``, or the
+``OverflowError`` or ``MemoryError`` of a damaged length field (the file is read into
+memory first, so pickle checks each length against the bytes there are); a path that
 could never be written is refused before the run starts, not at its first save.
 """
 
@@ -13,6 +15,7 @@ import pickle
 from pathlib import Path
 from typing import Any
 
+from hawks_deap._files import read_bytes
 from hawks_deap._validation import check_parent_dir
 
 __all__ = ["CHECKPOINT_FORMAT", "CHECKPOINT_KEYS", "check_checkpoint_path", "read_checkpoint"]
@@ -24,14 +27,14 @@ CHECKPOINT_KEYS = ("generation", "settings", "seed_sequence", "rng_states", "pro
 
 def read_checkpoint(path: str | os.PathLike) -> dict[str, Any]:
     """A checkpoint's payload, or a ``ValueError`` naming the file and what is wrong."""
-    try:
-        with open(path, "rb") as fh:
-            payload = pickle.load(fh)
-    except IsADirectoryError:
-        raise ValueError(f"checkpoint {str(path)!r} is a directory, not a checkpoint "
-                         "file") from None
+    # a missing file, a directory, a device: ValueError naming it
+    data = read_bytes(path, f"checkpoint {str(path)!r}")
+    try:  # (from memory, a damaged length field is checked against the bytes there are;
+        # from a file, pickle would first allocate what the field claims)
+        payload = pickle.loads(data)
     except (pickle.UnpicklingError, EOFError, AttributeError, ImportError, IndexError,
-            KeyError, SystemError, TypeError, ValueError) as error:  # (damaged bytes)
+            KeyError, SystemError, TypeError, ValueError, OverflowError, MemoryError,
+            RecursionError) as error:  # (damaged bytes, e.g. a length field)
         raise ValueError(f"checkpoint {str(path)!r} cannot be read (truncated, empty or not "
                          f"a hawks-deap checkpoint: {type(error).__name__}: {error})") from None
     if not isinstance(payload, dict) or payload.get("format") != CHECKPOINT_FORMAT:

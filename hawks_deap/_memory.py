@@ -10,7 +10,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
-__all__ = ["check_fits", "human_bytes", "run_bytes", "sample_bytes", "total_memory"]
+__all__ = ["check_fits", "check_population_size", "human_bytes", "population_bytes", "run_bytes",
+           "sample_bytes", "total_memory"]
 
 
 def total_memory() -> int | None:
@@ -45,10 +46,35 @@ def sample_bytes(n_samples: int, n_dims: int) -> int:
     return 8 * 3 * n_samples * n_dims
 
 
+def population_bytes(population_size: int, n_clusters: int, n_dims: int = 1) -> int:
+    """A lower bound on the memory of a population: its genes' arrays.
+
+    Every individual of the initial population has K genes of its own, each with a mean
+    and variances (D values each), a rotation (D x D) and those three arrays' headers
+    (at least 96 bytes each).
+    """
+    return population_size * n_clusters * (8 * (n_dims ** 2 + 2 * n_dims) + 3 * 96)
+
+
+def check_population_size(population_size: int) -> int:
+    """Return ``population_size``, or raise ``ValueError`` if no population of it fits here.
+
+    The bound of the smallest genes (2 clusters in 1 dimension): used by the settings
+    schema, which knows no K or D (`hawks_deap.evolve` checks the problem's own).
+    """
+    check_fits(f"a population of {population_size} individuals (of 2 clusters in 1 "
+               "dimension, the smallest)", population_bytes(population_size, 2), {})
+    return population_size
+
+
 def check_fits(what: str, nbytes: int, parameters: dict[str, Any]) -> None:
-    """Raise ``ValueError`` if ``nbytes`` exceeds this machine's memory, naming the cause."""
+    """Raise ``ValueError`` if ``nbytes`` exceeds this machine's memory, naming the cause.
+
+    The message starts with ``parameters`` as ``name=value`` pairs (when there are any).
+    """
     total = total_memory()
     if total is not None and nbytes > total:
         named = ", ".join(f"{k}={v}" for k, v in parameters.items())
-        raise ValueError(f"{named}: {what} needs at least {human_bytes(nbytes)}, more than "
-                         f"this machine's memory ({human_bytes(total)})")
+        raise ValueError(f"{named + ': ' if named else ''}{what} needs at least "
+                         f"{human_bytes(nbytes)}, more than this machine's memory "
+                         f"({human_bytes(total)})")

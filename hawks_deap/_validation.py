@@ -7,14 +7,17 @@ Seeds: `as_seed_sequence` and `as_generator` accept every seed form; `child_sequ
 addresses an independent stream by a key (position, generation, ...), and `seed_words` /
 `int_seed` turn a sequence into the plain integers that scikit-learn and user functions
 take. Every derived seed of the package goes through these, so the same key always
-gives the same numbers.
+gives the same numbers. A seed of None is drawn from Python's ``random`` (DEAP's
+convention: ``random.seed(...)`` repeats what follows).
 """
 
 from __future__ import annotations
 
 import difflib
+import math
 import numbers
 import os
+import random
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TypeAlias
@@ -93,6 +96,11 @@ def check_choice(name: str, value: object, choices: Iterable[str]) -> str:
     return value
 
 
+#: The largest max |x| * sqrt(N D) `check_X` accepts: sqrt(largest float) / 16, so that a
+#: sum of N squared distances (each below 4 max|x|^2 D) stays 64 times below overflow.
+MAX_SCALE = math.sqrt(np.finfo(float).max) / 16
+
+
 def check_X(X: object, name: str = "X") -> np.ndarray:
     """Return ``X`` as a finite float array of shape (n_samples, n_features), or raise.
 
@@ -100,7 +108,9 @@ def check_X(X: object, name: str = "X") -> np.ndarray:
     ------
     ValueError
         If ``X`` (called ``name`` in the messages) is not a non-empty 2-D array of
-        finite numbers.
+        finite numbers, or if its values are so large that sums of squared distances
+        overflow: max |x| * sqrt(N D) must be at most `MAX_SCALE` (every squared distance
+        is then below 4 max|x|^2 D, and a sum of N of them stays finite).
     """
     dtype = np.asarray(X).dtype
     try:
@@ -115,6 +125,11 @@ def check_X(X: object, name: str = "X") -> np.ndarray:
         )
     if not np.all(np.isfinite(X)):
         raise ValueError(f"{name} must contain only finite values")
+    largest = max(float(X.max()), -float(X.min()))
+    if largest * math.sqrt(X.size) > MAX_SCALE:
+        raise ValueError(f"{name} holds values up to {largest:.3g} in magnitude, with which "
+                         f"squared distances overflow: max |x| * sqrt(N * D) must be <= "
+                         f"{MAX_SCALE:.3g} (N * D = {X.size}); rescale the data")
     return X
 
 
@@ -131,7 +146,10 @@ def as_seed_sequence(seed: object) -> np.random.SeedSequence:
     A Generator is consumed once (one 128-bit draw) to make the sequence, so passing the
     same Generator twice gives two different runs, as numpy users expect. A list or tuple
     of non-negative ints is a SeedSequence's entropy (what a run records as its seed
-    when it was given a Generator), so it repeats that run.
+    when it was given a Generator), so it repeats that run. None draws 128 bits from
+    Python's ``random`` (DEAP's source): after ``random.seed(...)`` the same calls give
+    the same sequence, as DEAP users expect, and without it ``random`` is seeded from
+    operating-system entropy at import.
     """
     if isinstance(seed, np.random.SeedSequence):
         return seed
@@ -142,7 +160,7 @@ def as_seed_sequence(seed: object) -> np.random.SeedSequence:
     if isinstance(seed, np.random.Generator):
         return np.random.SeedSequence(seed.integers(0, 2**63, size=2, dtype=np.uint64).tolist())
     if seed is None:
-        return np.random.SeedSequence()
+        return np.random.SeedSequence(random.getrandbits(128))
     if isinstance(seed, numbers.Integral) and not isinstance(seed, bool):
         if seed < 0:
             raise ValueError(f"seed must be a non-negative integer, got {seed}")

@@ -9,7 +9,6 @@ uniform crossover, mutation of every offspring, evaluation of the changed ones t
 
 from __future__ import annotations
 
-import copy
 import math
 import os
 import pickle
@@ -21,7 +20,8 @@ import numpy as np
 from deap import base, tools
 
 from hawks_deap._checkpoints import CHECKPOINT_FORMAT, check_checkpoint_path, read_checkpoint
-from hawks_deap._parallel import EvaluateTask
+from hawks_deap._memory import check_fits, population_bytes
+from hawks_deap._parallel import EvaluateTask, check_workers
 from hawks_deap._validation import (
     as_seed_sequence,
     check_bool,
@@ -47,7 +47,8 @@ from hawks_deap.operators import (
     sel_tournament_crowded,
     sel_tournament_rank,
 )
-from hawks_deap.problems.base import Problem
+from hawks_deap.operators._rng import numpy_rng
+from hawks_deap.problems.base import DatasetProblem, Problem
 from hawks_deap.result import RETURNS, GenerationState, Result, final_fittest, select_best
 
 __all__ = [
@@ -85,14 +86,22 @@ def make_toolbox(problem: Problem, *, seed: object = None,
                  nsga3_divisions: int | None = None) -> base.Toolbox:
     """A DEAP toolbox with the HAWKS operators for ``problem``.
 
-    Calls ``problem.prepare`` (new layout and caches) with a stream of ``seed``.
+    Calls ``problem.prepare`` (new layout and caches) with a stream of ``seed``, and
+    binds the toolbox to its own copy of the prepared problem (`Problem.snapshot`,
+    ``toolbox.problem``): several toolboxes made from one problem (islands) are
+    independent; ``problem`` itself keeps the layout of the last toolbox made from it.
 
     Parameters
     ----------
     problem : Problem
         E.g. an `hawks_deap.IndexProblem`.
     seed : int, SeedSequence, Generator or None
-        Seeds the layout, initialisation, variation and selection streams.
+        Seeds the toolbox's own layout, initialisation, variation and selection
+        streams. None follows DEAP's convention: the layout's seed is drawn from Python's
+        ``random`` and the operators draw from ``random`` at each call (``rng=None``):
+        ``random.seed(...)`` first repeats a run, and ``random.getstate()`` saved with
+        the population (DEAP's checkpoint tutorial) resumes it exactly, in a new process
+        with a toolbox made again the same way.
     mean_mutation : {"gaussian", "rails", "pso", "pso-informed", "de"} or callable
         Mean operator used by ``mutate``: a name, or a researcher's own operator with the
         signature of the ``mut_mean_*`` building blocks
@@ -126,9 +135,9 @@ def make_toolbox(problem: Problem, *, seed: object = None,
         (rank tournament), ``clone`` and ``map``. It works with every algorithm of
         ``deap.algorithms`` (eaSimple, eaMuPlusLambda, eaMuCommaLambda, varAnd/varOr
         loops); DEAP's algorithms draw from Python's ``random`` module, which the caller
-        seeds. The toolbox holds the run's random generators and the problem with its
-        layout: DEAP's checkpoint recipe must pickle it with the population to resume
-        the same run (README, "DEAP recipes").
+        seeds. ``toolbox.problem`` is its problem, with its layout. With an int seed
+        the toolbox holds its own generators: DEAP's checkpoint recipe must then pickle
+        the toolbox with the population to resume the same run (README, "DEAP recipes").
     """
     _check_problem(problem)
     _check_mutation(problem, mean_mutation, mean_kwargs, cov_kwargs)
@@ -138,7 +147,7 @@ def make_toolbox(problem: Problem, *, seed: object = None,
     if p_cov is not None:
         check_probability("p_cov", p_cov)
     check_choice("algorithm", algorithm, ALGORITHMS)
-    population_size = check_int("population_size", population_size, minimum=2)
+    population_size = check_population(problem, population_size)
     if nsga3_divisions is not None:
         check_int("nsga3_divisions", nsga3_divisions, minimum=1)
     _check_map(map, 1)
@@ -149,6 +158,8 @@ def make_toolbox(problem: Problem, *, seed: object = None,
     if algorithm == "hawks":
         _check_single_objective(n_obj)
     _, rngs = _streams(seed)
+    if seed is None:  # DEAP's convention: every draw from `random` (getstate saves it)
+        rngs.update(init=None, variation=None, selection=None)
     return _build_toolbox(problem, rngs, mean_mutation=mean_mutation, p_f=p_f, p_mean=p_mean,
                           p_cov=p_cov, mean_kwargs=mean_kwargs, cov_kwargs=cov_kwargs,
                           map_fn=map, algorithm=algorithm, population_size=population_size,
@@ -174,16 +185,25 @@ def _check_mutation(problem: Problem, mean_mutation: str | Callable[..., Any],
         raise ValueError(f"mean_mutation='de' needs n_clusters >= 3, got {problem.n_clusters}")
 
 
-def _build_toolbox(problem: Problem, rngs: dict[str, np.random.Generator], *,
+def _individual(problem: Problem, rng: np.random.Generator | None) -> Genotype:
+    """A random individual of ``problem`` (rng None: a Generator seeded from ``random``)."""
+    return problem.random_individual(numpy_rng(rng))
+
+
+def _build_toolbox(problem: Problem, rngs: dict[str, np.random.Generator | None], *,
                    mean_mutation: str | Callable[..., Any], p_f: float,
                    p_mean: float | None, p_cov: float | None,
                    mean_kwargs: Mapping[str, Any] | None, cov_kwargs: Mapping[str, Any] | None,
                    map_fn: Callable | None, algorithm: str = "hawks",
                    nsga3_divisions: int | None = None,
                    population_size: int = 10, prepare: bool = True) -> base.Toolbox:
-    layout = problem.prepare(rngs["layout"]) if prepare else problem.layout
+    if prepare:
+        problem.prepare(rngs["layout"])
+    problem = problem.snapshot()  # its own layout: the next toolbox prepares the caller's
+    layout = problem.layout
     toolbox = base.Toolbox()
-    toolbox.register("individual", problem.random_individual, rngs["init"])
+    toolbox.problem = problem
+    toolbox.register("individual", _individual, problem, rngs["init"])
     toolbox.register("population", tools.initRepeat, list, toolbox.individual)
     toolbox.register("evaluate", problem.evaluate)
     toolbox.register("mate", cx_uniform, rng=rngs["variation"])
@@ -309,21 +329,24 @@ def evolve(problem: Problem, *, population_size: int = 10, generations: int = 10
         `make_toolbox`.
     seed : int, SeedSequence, Generator or None
         Makes the run reproducible: the same problem arguments and seed give
-        byte-identical datasets, whatever ``map`` or ``n_jobs``.
+        byte-identical datasets, whatever ``map`` or ``n_jobs``. None draws the seed
+        from Python's ``random`` (DEAP's convention: ``random.seed(...)`` first repeats
+        the run); ``Result.seed`` records it either way.
     map : callable, optional
         A ``map`` for evaluations (DEAP style, e.g. ``pool.map``).
     n_jobs : int, optional
         With no ``map``: the number of processes that evaluate, kept for the whole run
-        (1: serial). Default: serial, except for problems whose evaluations are
-        expensive (``parallel_by_default``: Versus mode), which get one process per core
-        (at most one per individual). With n_jobs > 1 the run registers the ``map`` of
-        a `hawks_deap._parallel.ProblemPool` as ``toolbox.map``, as a user would; each
-        worker keeps its own caches (the evaluator's byte budget applies to each).
-        Results never depend on it. This process holds ``problem.loop_context()`` (one
-        BLAS thread by default: its matrices are small; Versus problems: their
-        ``n_threads``) for the whole loop, callbacks included; when it evaluates a batch
-        itself it hands it to ``problem.prefetch`` first (Index mode: the batch's
-        overlap pairs are computed together).
+        (1: serial; at most `hawks_deap._parallel.MAX_WORKERS`, else ``ValueError``;
+        at most one per individual are started). Default: serial, except for problems
+        whose evaluations are expensive (``parallel_by_default``: Versus mode), which get
+        one process per core (at most one per individual). With n_jobs > 1 the run
+        registers the ``map`` of a `hawks_deap._parallel.ProblemPool` as ``toolbox.map``,
+        as a user would; each worker keeps its own caches (the evaluator's byte budget
+        applies to each). Results never depend on it. This process holds
+        ``problem.loop_context()`` (one BLAS thread by default: its matrices are small;
+        Versus problems: their ``n_threads``) for the whole loop, callbacks included;
+        when it evaluates a batch itself it hands it to ``problem.prefetch`` first (Index
+        mode: the batch's overlap pairs are computed together).
     callbacks : iterable of callables
         Called with a `GenerationState` after each generation; a true return value stops
         the run.
@@ -363,13 +386,13 @@ def evolve(problem: Problem, *, population_size: int = 10, generations: int = 10
     """
     _check_problem(problem)
     returns = check_choice("returns", returns, RETURNS)
-    population_size = check_int("population_size", population_size, minimum=2)
+    population_size = check_population(problem, population_size)
     generations = check_int("generations", generations, minimum=1)
     progress = check_bool("progress", progress)
     p_crossover = check_probability("p_crossover", p_crossover)
     p_f = check_probability("p_f", p_f)
-    n_jobs = (_default_n_jobs(problem, map, population_size) if n_jobs is None
-              else check_int("n_jobs", n_jobs, minimum=1))
+    n_jobs = (_default_n_jobs(problem, map, population_size) if n_jobs is None  # at most
+              else min(check_workers("n_jobs", n_jobs), population_size))  # 1 per individual
     hall_of_fame_size = check_int("hall_of_fame_size", hall_of_fame_size, minimum=1)
     checkpoint_every = check_int("checkpoint_every", checkpoint_every, minimum=1)
     check_checkpoint_path(checkpoint)
@@ -431,7 +454,7 @@ def resume(checkpoint: str | os.PathLike, *, generations: int | None = None,
     save_to : path, optional
         Where the continued run writes its checkpoints (default: ``checkpoint``).
     """
-    n_jobs = check_int("n_jobs", n_jobs, minimum=1)
+    n_jobs = check_workers("n_jobs", n_jobs)
     checkpoint_every = check_int("checkpoint_every", checkpoint_every, minimum=1)
     callbacks = _check_callbacks(callbacks)
     progress = check_bool("progress", progress)
@@ -457,6 +480,18 @@ def _check_problem(problem: Any) -> None:
     if not isinstance(problem, Problem):
         raise TypeError(f"problem must be a hawks_deap Problem (e.g. hd.IndexProblem(...) or "
                         f"hd.VersusProblem(...)), got {problem!r}")
+
+
+def check_population(problem: Problem, population_size: object) -> int:
+    """``population_size`` if an integer >= 2 whose population fits in memory, up front.
+
+    Called by `make_toolbox`, `evolve` and the command line (`hawks_deap.cli`).
+    """
+    size = check_int("population_size", population_size, minimum=2)
+    n_dims = problem.n_dims if isinstance(problem, DatasetProblem) else 1  # else: a bound
+    check_fits("a population", population_bytes(size, problem.n_clusters, n_dims),
+               {"population_size": size, "n_clusters": problem.n_clusters, "n_dims": n_dims})
+    return size
 
 
 def _check_callbacks(callbacks: Iterable[Any]) -> list[Callable]:
@@ -506,7 +541,8 @@ class _Run:
             map_fn=map_fn, algorithm=settings["algorithm"],
             population_size=settings["population_size"],
             nsga3_divisions=settings["nsga3_divisions"], prepare=prepare)
-        self.task = EvaluateTask(problem)
+        self.problem = self.toolbox.problem  # the run's own copy, with its layout
+        self.task = EvaluateTask(self.problem)
         self.prefetch = False
         self.generation = -1  # -1: no population yet
         self.population: list[Genotype] = []
@@ -652,9 +688,9 @@ class _Run:
                 self.save(checkpoint)
         entropy = self.ss.entropy
         seed_value = entropy if isinstance(entropy, int) else [int(e) for e in entropy]
-        # a shallow copy keeps this run's layout (and evaluator): the caller's problem is
-        # prepared anew by its next run, which must not change this run's datasets
-        return Result(problem=copy.copy(self.problem), population=self.population,
+        # the run's own copy (Problem.snapshot) keeps this run's layout and evaluator: the
+        # caller's problem is prepared anew by its next run, which must not change them
+        return Result(problem=self.problem, population=self.population,
                       logbook=self.logbook,
                       hall_of_fame=self.hof, best=self.returned(), seed=seed_value,
                       settings=self.settings, generations_run=self.generation,

@@ -501,7 +501,7 @@ class BatteryExport:
         self.folder.mkdir(parents=True, exist_ok=True)
         files = CreatedFiles()
         with files.removed_on(BaseException):
-            if not (self.folder / README).exists():
+            if not os.path.lexists(self.folder / README):  # (a link, even dangling: kept)
                 files.write(self.folder / README, _readme(self.battery).encode("utf-8"))
             for name, dataset, labels in zip(self.names, self.datasets, self.labels,
                                              strict=True):

@@ -31,9 +31,9 @@ Every command's options come from one schema (`hawks_deap.config.SCHEMA`). The s
 from a HAWKS 0.2.0 config (``--config FILE.json``, `hawks_deap.hawks_json`); options on the
 command line override the file. Runs are evolved and saved by `hawks_deap.runs`, as in suites.
 
-Everything is validated before anything is written. Exit codes: 0 success; 2 bad input (message
-on stderr naming the option or key; nothing written); 1 a missing optional dependency, or a failed
-write or clustering while running; 130 interrupted. Outputs are written atomically, never in part.
+Everything is validated before anything is written. Exit codes: 0 success; 2 bad input (one line
+on stderr naming the option, key or file; nothing written); 1 a missing optional dependency, a
+failed write or clustering while running; 130 interrupted. Outputs are written atomically, whole.
 
 This module is one part per command: each ``_prepare_<command>`` validates its input
 and returns the function that does the work.
@@ -50,10 +50,11 @@ import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
 
 from hawks_deap import config, runs
 from hawks_deap._validation import check_choice, check_parent_dir
+from hawks_deap.collection import CollectionItem, collection_items, load_items
 from hawks_deap.dataset import DATA_FILE, DATA_NPZ, CreatedFiles, is_dataset_dir
 
 if TYPE_CHECKING:  # annotations only: each command imports what it runs
@@ -66,6 +67,13 @@ EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 class UsageError(ValueError):
     """Bad input on the command line (exit code 2)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, but a usage error is one line, not its usage block."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}; see {self.prog} --help\n")
 
 
 # ------------------------------------------------------------ generate, versus
@@ -105,6 +113,9 @@ def _prepare_run(args: argparse.Namespace, command: str,
     out = Path(args.out)
     runs.check_run_dir(out, args.overwrite)
     problem = runs.build_problem(command, values)
+    from hawks_deap.algorithms import check_population
+
+    check_population(problem, values["population_size"])  # with K and D: exit 2, not 1
     metadata = {"command": {"name": command, "settings": dict(values),
                             "config_file": None if args.config is None else str(args.config)}}
     if source is not None:
@@ -146,25 +157,11 @@ _prepare_versus = functools.partial(_prepare_run, command="versus", summary=_ver
 # ------------------------------------------------------------ collections (features, plot, export)
 
 
-class _Item(NamedTuple):
-    """One dataset of a collection named by PATHs."""
-
-    path: Path              # a dataset directory, or a battery folder
-    name: str               # its row name: the directory as given, or "battery/dataset"
-    group: str              # its source in collection plots: parent folder or battery
-    dataset: str | None = None  # the battery dataset's name (None: a dataset directory)
-
-    @property
-    def short_name(self) -> str:
-        """The name of a dataset in an exported battery."""
-        return self.dataset if self.dataset is not None else self.path.resolve().name
-
-
 def _collection_input(args: argparse.Namespace, command: str
-                      ) -> tuple[list[_Item], list[Any], list[str]]:
+                      ) -> tuple[list[CollectionItem], list[Any], list[str]]:
     """The datasets (loaded and checked) and clustering algorithms a command names."""
     config.check_command_line(args, command)
-    items = _collection_items(args.paths)
+    items = collection_items(args.paths)
     if args.labels and all(item.dataset is None for item in items):
         raise UsageError(f"--labels {args.labels} chooses a battery dataset's partition; "
                          "no PATH is a battery (a dataset directory has one partition)")
@@ -177,12 +174,16 @@ def _collection_input(args: argparse.Namespace, command: str
 
     # an ImportError naming a missing extra, before any work
     resolved = [get_algorithm(name, preset=preset) for name in algorithms]
-    datasets = _load_datasets(items, args.labels)
+    datasets = load_items(items, args.labels)
+    if command == "features" or (command == "plot" and len(items) > 1):  # features needed
+        from hawks_deap.features import check_feature_inputs  # e.g. a dataset too small
+
+        check_feature_inputs(datasets, names=[item.name for item in items])
     _check_pairwise_memory(items, datasets, resolved)
     return items, datasets, algorithms
 
 
-def _check_pairwise_memory(items: Sequence[_Item], datasets: Sequence[Any],
+def _check_pairwise_memory(items: Sequence[CollectionItem], datasets: Sequence[Any],
                            algorithms: Sequence[ClusteringAlgorithm]) -> None:
     """Refuse, before any work, a dataset too large for a `pairwise` algorithm here.
 
@@ -198,78 +199,6 @@ def _check_pairwise_memory(items: Sequence[_Item], datasets: Sequence[Any],
             raise UsageError(f"--algorithms: {error}; leave "
                              f"{', '.join(a.name for a in used)} out or this dataset"
                              ) from None
-
-
-def _dir_item(path: Path) -> _Item:
-    """A dataset directory, named as given, from the source of its parent folder."""
-    return _Item(path, str(path), path.resolve().parent.name or ".")
-
-
-def _battery_items(folder: Path, names: Sequence[str] | None = None) -> list[_Item]:
-    from hawks_deap.batteries import battery_dataset_names
-
-    battery = folder.resolve().name
-    return [_Item(folder, f"{battery}/{n}", battery, n)
-            for n in (battery_dataset_names(folder) if names is None else names)]
-
-
-def _folder_items(path: Path) -> list[_Item]:
-    """The datasets and batteries directly in a folder (hidden entries left out)."""
-    from hawks_deap.batteries import is_battery_dir
-
-    out: list[_Item] = []
-    for child in sorted(p for p in path.iterdir() if not p.name.startswith(".")):
-        if is_dataset_dir(child):
-            out.append(_dir_item(child))
-        elif is_battery_dir(child):
-            out.extend(_battery_items(child))
-    return out
-
-
-def _collection_items(paths: Sequence[str]) -> list[_Item]:
-    """The datasets named by PATHs, each one of these.
-
-    A dataset directory, a battery or one of its ``NAME.data.gz``, a folder of dataset
-    directories and batteries, or a suite's output folder (its ``runs/``).
-    """
-    from hawks_deap.batteries import DATA_SUFFIX, is_battery_dir
-
-    out: list[_Item] = []
-    for text in paths:
-        path = Path(text)
-        if is_dataset_dir(path):
-            out.append(_dir_item(path))
-        elif path.is_file() and path.name.endswith(DATA_SUFFIX):
-            out.extend(_battery_items(path.parent, [path.name[: -len(DATA_SUFFIX)]]))
-        elif not path.exists():
-            raise UsageError(f"PATH {path} does not exist")
-        elif is_battery_dir(path):
-            out.extend(_battery_items(path))
-        else:
-            found = _folder_items(path) if path.is_dir() else []
-            if not found and (path / "runs").is_dir():  # a suite's output folder
-                found = _folder_items(path / "runs")
-            if not found:
-                raise UsageError(
-                    f"PATH {path} is neither a dataset directory (no {DATA_FILE} or "
-                    f"{DATA_NPZ}), a battery (no NAME{DATA_SUFFIX}) nor a folder of them")
-            out.extend(found)
-    return out
-
-
-def _load_datasets(items: Sequence[_Item], labels: int = 0) -> list[Any]:
-    from hawks_deap.batteries import read_battery_dataset
-    from hawks_deap.dataset import Dataset
-
-    datasets = []
-    for item in items:
-        try:
-            datasets.append(Dataset.load(item.path) if item.dataset is None else
-                            read_battery_dataset(item.path, item.dataset, labels=labels))
-        except (ValueError, KeyError, json.JSONDecodeError) as error:
-            where = item.path if item.dataset is None else item.name
-            raise UsageError(f"PATH {where} is not a readable dataset: {error}") from None
-    return datasets
 
 
 def _algorithm_list(text: str | None) -> list[str]:
@@ -303,7 +232,7 @@ def _algorithm_list(text: str | None) -> list[str]:
 
 
 def _check_out_file(path: Path, overwrite: bool, option: str = "--out") -> None:
-    if path.exists() and not overwrite:
+    if (path.exists() or path.is_symlink()) and not overwrite:  # (a dangling link too)
         raise UsageError(f"{option} {path} already exists; pass --overwrite to replace it")
     if path.exists() and path.is_dir():
         raise UsageError(f"{option} {path} is a directory")
@@ -448,8 +377,8 @@ def _plot_single(dataset: Any, logbook: Any, partitions: Any,
     return written
 
 
-def _plot_collection(datasets: Sequence[Any], items: Sequence[_Item], algorithms: list[str],
-                     seed: int, save: Callable[[Any, str], Path],
+def _plot_collection(datasets: Sequence[Any], items: Sequence[CollectionItem],
+                     algorithms: list[str], seed: int, save: Callable[[Any, str], Path],
                      preset: str | None = None) -> list[Path]:
     from hawks_deap.features import (
         InstanceSpace,
@@ -501,6 +430,30 @@ def _prepare_export(args: argparse.Namespace) -> Callable[[], int]:
     return run
 
 
+# --------------------------------------------------------------------------- verify
+
+
+def _prepare_verify(args: argparse.Namespace) -> Callable[[], int]:
+    """Validate ``verify``; the returned function re-runs each run and compares."""
+    from hawks_deap import provenance
+
+    config.check_command_line(args, "verify")
+    paths = [Path(p) for p in args.runs]
+    for path in paths:
+        if not is_dataset_dir(path):
+            raise UsageError(f"RUN {path} is not a run directory (no {DATA_FILE} or "
+                             f"{DATA_NPZ})")
+        provenance.check_verifiable(path)
+
+    def run() -> int:
+        outcomes = [provenance.verify(path, n_jobs=args.n_jobs) for path in paths]
+        for outcome in outcomes:
+            print(outcome.summary())
+        return EXIT_OK if all(o.within_tolerance for o in outcomes) else EXIT_FAILURE
+
+    return run
+
+
 # --------------------------------------------------------------------------- suite
 
 
@@ -529,7 +482,7 @@ def _prepare_suite(args: argparse.Namespace) -> Callable[[], int]:
     suite_module.check_output(out, grid)
     client = None
     if args.backend == "dask":
-        client = suite_module.connect_dask(args.workers, args.scheduler)
+        client = suite_module.connect_dask(min(args.workers, total), args.scheduler)
 
     def run() -> int:
         progress = not args.quiet and sys.stderr.isatty()
@@ -604,6 +557,15 @@ _COMMANDS: dict[str, _Command] = {
         "DIR/summary.csv. Running the same command again resumes: finished runs are "
         "skipped. A .json file is a HAWKS 0.2.0 config: its lists are the grid, as in HAWKS.",
         _prepare_suite),
+    "verify": _Command(
+        "run saved runs again and compare (reproducibility)",
+        "Evolve each run directory again from the settings and seed its metadata.json "
+        "records (written by generate, versus or a suite) and compare: 'identical' (the "
+        "same bytes), 'same path, values within the tolerance' (the evolutionary path is "
+        "the same, the last bits differ: another BLAS kernel or library version), or "
+        "DIFFERENT; with what differs in the recorded environment. Exit code 0 when every "
+        "run is identical or within the tolerance, 1 otherwise. Nothing is written.",
+        _prepare_verify),
 }
 
 
@@ -615,13 +577,14 @@ _EPILOG = """examples:
   hawks-deap plot out/example
   hawks-deap features clustering-data-v1/sipu clustering-data-v1/uci --out real.csv
   hawks-deap export out/suite --battery hawks --out benchmarks
+  hawks-deap verify out/example
 """
 
 
 def _build_parser() -> argparse.ArgumentParser:
     from hawks_deap.dataset import package_version
 
-    parser = argparse.ArgumentParser(
+    parser = _Parser(  # its subcommands' parsers are _Parsers too
         prog="hawks-deap",
         description="HAWKS as a DEAP plugin: evolve challenging clustering benchmarks, "
                     "measure their problem features and plot them.",

@@ -49,12 +49,14 @@ from __future__ import annotations
 import argparse
 import difflib
 import json
-import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from hawks_deap._memory import check_population_size
 from hawks_deap._options import COMMANDS, NONE, Option
+from hawks_deap._parallel import MAX_WORKERS
+from hawks_deap.plotting import DPI_RANGE
 
 __all__ = [
     "COMMANDS", "COMMAND_LINE_OPTIONS", "NONE", "OPTIONS", "SCHEMA", "SUITE_BACKENDS",
@@ -152,7 +154,8 @@ OPTIONS: tuple[Option, ...] = (
            "and HAWKS 0.2.0) or all (the smallest, the paper's text)", choices=_eccentricity_of),
     # [ga]
     Option("ga", "generations", "int", 100, "number of generations G", low=1),
-    Option("ga", "population_size", "int", 10, "population size P", low=2),
+    Option("ga", "population_size", "int", 10, "population size P", low=2,
+           check=check_population_size),
     Option("ga", "mean_mutation", "str", "pso", "mean mutation operator",
            choices=_mean_mutations),
     Option("ga", "p_crossover", "float", 0.7, "probability of crossing a pair",
@@ -170,8 +173,8 @@ OPTIONS: tuple[Option, ...] = (
            "hawks_deap.presets); options given in a file or here win over it",
            choices=_presets, nullable=True),
     Option("ga", "n_jobs", "int", 1,
-           "processes that evaluate (a pool of n_jobs workers; 1: this one)", low=1,
-           commands=("generate", "versus")),
+           "processes that evaluate (a pool of n_jobs workers, at most one per individual; "
+           "1: this one)", low=1, high=MAX_WORKERS, commands=("generate", "versus")),
 )
 
 
@@ -199,8 +202,9 @@ COMMAND_LINE_OPTIONS: tuple[Option, ...] = (
            commands=("suite",)),
     Option(None, "out", "str", None, "output directory", metavar="DIR", required=True,
            commands=("suite",)),
-    Option(None, "workers", "int", 1, "runs at once: local processes or dask workers",
-           low=1, commands=("suite",)),
+    Option(None, "workers", "int", 1, "runs at once: local processes or dask workers "
+           f"(at most one per run to do, and {MAX_WORKERS})", low=1, high=MAX_WORKERS,
+           commands=("suite",)),
     Option(None, "backend", "str", SUITE_BACKENDS[0],
            "local processes or dask.distributed", choices=SUITE_BACKENDS,
            commands=("suite",)),
@@ -244,7 +248,8 @@ COMMAND_LINE_OPTIONS: tuple[Option, ...] = (
            metavar="FILE", commands=("features",)),
     Option(None, "overwrite", "bool", False, "replace an existing FILE",
            commands=("features",)),
-    Option(None, "dpi", "int", 150, "resolution", low=10, commands=("plot",)),
+    Option(None, "dpi", "int", 150, "resolution", low=DPI_RANGE[0], high=DPI_RANGE[1],
+           commands=("plot",)),
     Option(None, "overwrite", "bool", False, "replace existing figures", commands=("plot",)),
     # export
     Option(None, "format", "str", "clustbench", "the battery format", choices=("clustbench",),
@@ -255,6 +260,12 @@ COMMAND_LINE_OPTIONS: tuple[Option, ...] = (
            metavar="DIR", required=True, commands=("export",)),
     Option(None, "overwrite", "bool", False, "replace datasets hawks-deap wrote",
            commands=("export",)),
+    # verify
+    Option(None, "runs", "str", None, "a run directory written by generate, versus or a "
+           "suite (its runs/NAME)", positional=True, metavar="RUN", nargs="+",
+           commands=("verify",)),
+    Option(None, "n_jobs", "int", 1, "evaluation processes for each repeat (the result "
+           "does not depend on it)", low=1, high=MAX_WORKERS, commands=("verify",)),
 )
 
 #: Every option of every command.
@@ -404,29 +415,19 @@ def validate_config(data: Mapping[str, Any], *, command: str | None = None,
 def load_toml(path: str | Path) -> dict[str, Any]:
     """Parse a TOML file (``tomllib``, or ``tomli`` on Python 3.10).
 
-    Raises ``ValueError`` naming the file for a missing file or invalid TOML.
+    Raises ``ValueError`` naming the file for a missing or unreadable file, one that is
+    not a regular file (``/dev/zero``, a FIFO) or is over 16 MiB, text that is not UTF-8,
+    invalid TOML, and tables or lists nested more than 32 levels deep
+    (`hawks_deap._files.read_toml`).
 
     Parameters
     ----------
     path : str or pathlib.Path
         The file (UTF-8 text); its parsed tables are returned, not validated.
     """
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover - Python 3.10
-        import tomli as tomllib
+    from hawks_deap._files import read_toml
 
-    path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as error:
-        raise ValueError(f"cannot read config file {path}: {error.strerror or error}") from None
-    try:
-        return tomllib.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError as error:
-        raise ValueError(f"config file {path} is not UTF-8 text: {error}") from None
-    except tomllib.TOMLDecodeError as error:
-        raise ValueError(f"config file {path} is not valid TOML: {error}") from None
+    return read_toml(path, f"config file {path}")
 
 
 def load_config(path: str | Path, *, command: str | None = None,
@@ -576,10 +577,11 @@ def add_arguments(parser: argparse.ArgumentParser, command: str,
 
 def check_command_line(namespace: argparse.Namespace, command: str,
                        options: Sequence[Option] = COMMAND_LINE_OPTIONS) -> None:
-    """Check the lower bounds of a command's command-line-only options, once parsed.
+    """Check the bounds of a command's command-line-only options, once parsed.
 
-    Raises ``ValueError`` (``--flag must be >= low, got value``) for the first value
-    below its bound.
+    Raises ``ValueError`` (``--flag must be >= low, got value``; above an upper bound,
+    ``--flag must be an integer in [low, high], got value``) for the first value out of
+    bounds.
 
     Parameters
     ----------
@@ -596,6 +598,8 @@ def check_command_line(namespace: argparse.Namespace, command: str,
         value = getattr(namespace, opt.key, None)
         if value is not None and value < opt.low:
             raise ValueError(f"{opt.flag} must be >= {opt.low:g}, got {value}")
+        if value is not None and opt.high is not None and value > opt.high:
+            raise ValueError(f"{opt.flag} must be {opt.allowed()}, got {value!r}")
 
 
 def cli_values(namespace: argparse.Namespace, command: str,

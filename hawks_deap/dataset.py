@@ -18,8 +18,6 @@ import contextlib
 import io
 import json
 import os
-import secrets
-import shutil
 import zipfile
 import zlib
 from collections.abc import Iterator, Mapping
@@ -28,6 +26,15 @@ from typing import Any
 
 import numpy as np
 
+from hawks_deap._files import check_npz_arrays, read_json, read_text, short_repr
+from hawks_deap._writes import (
+    file_identity,
+    publish_dir,
+    remove_own_file,
+    remove_tree,
+    temp_dir,
+    write_file_atomic,
+)
 from hawks_deap.genotype import Cluster, Genotype
 
 __all__ = ["DATA_FORMATS", "OWN_FILES", "Dataset", "check_replaceable", "files_are_whole",
@@ -74,34 +81,6 @@ def _json_default(obj: Any) -> Any:
 
 def _dumps(obj: Any) -> str:
     return json.dumps(obj, indent=2, sort_keys=True, default=_json_default) + "\n"
-
-
-def _temp_dir(parent: Path, prefix: str, suffix: str) -> Path:
-    """A new empty directory in ``parent`` with a random name.
-
-    Unlike ``tempfile.mkdtemp`` (always mode 0700) its mode follows the umask, like
-    any new folder, so it can be renamed into place as the final output.
-    """
-    for _ in range(100):
-        path = parent / f"{prefix}{secrets.token_hex(8)}{suffix}"
-        try:
-            os.mkdir(path)
-        except FileExistsError:
-            continue
-        return path
-    raise FileExistsError(f"cannot create a temporary directory in {parent}")
-
-
-def _temp_file(parent: Path, prefix: str, suffix: str) -> tuple[int, Path]:
-    """A new empty file in ``parent`` (mode 0666 minus the umask): ``(fd, path)``."""
-    for _ in range(100):
-        path = parent / f"{prefix}{secrets.token_hex(8)}{suffix}"
-        try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-        except FileExistsError:
-            continue
-        return fd, path
-    raise FileExistsError(f"cannot create a temporary file in {parent}")
 
 
 def is_dataset_dir(path: str | os.PathLike) -> bool:
@@ -160,17 +139,23 @@ def files_are_whole(path: str | os.PathLike, n_points: int) -> bool:
         return False
 
 
-def check_replaceable(path: str | os.PathLike) -> None:
+def check_replaceable(path: str | os.PathLike, *, shown: str | os.PathLike | None = None
+                      ) -> None:
     """Raise unless ``path`` is a directory hawks-deap may replace, with nothing lost.
 
-    That is an empty directory, or one whose ``metadata.json`` says hawks-deap wrote it
-    and that holds none but the files hawks-deap writes (`OWN_FILES`): a user's own
-    files or folders are never deleted by an overwrite.
+    That is a real directory (not a symbolic link) that neither is nor contains the
+    working directory, and is empty, or says in its ``metadata.json`` that hawks-deap
+    wrote it, holds none but the files hawks-deap writes (`OWN_FILES`; a user's own
+    files or folders are never deleted by an overwrite) and is writable (its files can
+    be deleted).
 
     Parameters
     ----------
     path : str or os.PathLike
         The directory an overwrite would replace.
+    shown : str or os.PathLike, optional
+        The name messages give it (default ``path``; `Dataset.save` checks the folder
+        once moved aside, under a hidden name).
 
     Raises
     ------
@@ -178,26 +163,34 @@ def check_replaceable(path: str | os.PathLike) -> None:
         Naming the directory and what keeps it from being replaced.
     """
     path = Path(path)
+    shown = path if shown is None else shown
     if path.is_symlink() or not path.is_dir():
-        raise ValueError(f"{path} is not a directory written by hawks-deap; an overwrite "
+        raise ValueError(f"{shown} is not a directory written by hawks-deap; an overwrite "
                          "only replaces those")
+    with contextlib.suppress(OSError):  # (a working directory that was deleted: no such)
+        cwd, resolved = Path.cwd().resolve(), path.resolve()
+        if resolved == cwd or resolved in cwd.parents:
+            raise ValueError(f"{shown} is or contains the working directory ({cwd}); an "
+                             "overwrite cannot replace it: run it from another folder")
     entries = list(path.iterdir())
     if not entries:
         return
     try:
-        metadata = json.loads((path / METADATA_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        metadata = read_json(path / METADATA_FILE)  # (ValueError: also nested too deeply)
+    except ValueError:
         metadata = None
     if not isinstance(metadata, dict) or metadata.get("package") != "hawks-deap":
-        raise ValueError(f"{path} is not a hawks-deap output directory (its {METADATA_FILE} "
+        raise ValueError(f"{shown} is not a hawks-deap output directory (its {METADATA_FILE} "
                          "does not say hawks-deap wrote it); an overwrite only replaces those")
     others = sorted(p.name for p in entries if p.name not in OWN_FILES or not p.is_file()
                     or p.is_symlink())
     if others:
-        shown = ", ".join(others[:5]) + (f" and {len(others) - 5} more" if len(others) > 5
-                                         else "")
-        raise ValueError(f"{path} also holds files hawks-deap did not write ({shown}); an "
-                         "overwrite only replaces a directory that holds nothing else")
+        listed = ", ".join(others[:5]) + (f" and {len(others) - 5} more" if len(others) > 5
+                                          else "")
+        raise ValueError(f"{shown} also holds files hawks-deap did not write ({listed}); "
+                         "an overwrite only replaces a directory that holds nothing else")
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise ValueError(f"{shown} is not writable: an overwrite could not delete its files")
 
 
 def write_bytes_atomic(path: str | os.PathLike, data: bytes) -> None:
@@ -206,18 +199,7 @@ def write_bytes_atomic(path: str | os.PathLike, data: bytes) -> None:
     Readers see the old content or the new one, never a part; an interrupted write
     leaves at most a hidden ``.NAME.*.tmp`` file behind.
     """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = _temp_file(path.parent, f".{path.name}.", ".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_file_atomic(path, data)
 
 
 def write_text_atomic(path: str | os.PathLike, text: str) -> None:
@@ -236,14 +218,19 @@ class CreatedFiles:
 
     def __init__(self) -> None:
         self.paths: list[Path] = []
+        self._identities: list[tuple[int, int]] = []
 
     def write(self, path: str | os.PathLike, data: bytes) -> Path:
-        """Write ``data`` to ``path`` (`write_bytes_atomic`); return the path."""
+        """Write ``data`` to ``path`` (`write_bytes_atomic`); return the path.
+
+        A new file never replaces one that appeared meanwhile (``FileExistsError``).
+        """
         path = Path(path)
-        new = not path.exists()
-        write_bytes_atomic(path, data)
+        new = not os.path.lexists(path)
+        identity = write_file_atomic(path, data, replace=not new)
         if new:
             self.paths.append(path)
+            self._identities.append(identity)
         return path
 
     @contextlib.contextmanager
@@ -251,9 +238,9 @@ class CreatedFiles:
         """Remove the files created so far when the block raises one of ``errors``."""
         try:
             yield
-        except errors:
-            for path in self.paths:
-                path.unlink(missing_ok=True)
+        except errors:  # only the very files written (whatever their path now leads to)
+            for path, identity in zip(self.paths, self._identities, strict=True):
+                remove_own_file(path, identity)
             raise
 
 
@@ -409,7 +396,8 @@ class Dataset:
         Returns
         -------
         Dataset
-            Metadata: package, version, problem, fitness, record, sizes, then ``extra``.
+            Metadata: package, version, problem, fitness, record, sizes, environment
+            (`hawks_deap.provenance.environment`: what it ran on), then ``extra``.
         """
         if not isinstance(individual, Genotype):
             raise TypeError(f"individual must be a Genotype (an individual of the run), got "
@@ -420,6 +408,8 @@ class Dataset:
                              "problem's current one (the problem was prepared again since, "
                              "by another run or toolbox): use the Result of its run "
                              "(result.dataset(individual)), whose problem keeps its layout")
+        from hawks_deap.provenance import environment
+
         X, y = problem.sample(individual)
         values = individual.fitness.values if individual.fitness.valid else ()
         metadata = {
@@ -429,6 +419,7 @@ class Dataset:
             "fitness": list(values),
             "record": dict(individual.record),
             "sizes": problem.layout.sizes.tolist(),
+            "environment": environment(),
             **(extra or {}),
         }
         return cls(X, y, list(individual), metadata)
@@ -460,8 +451,12 @@ class Dataset:
         overwrite : bool
             Replace an existing directory that hawks-deap wrote and that holds nothing
             but its files (`check_replaceable`; anything else raises ``ValueError``
-            before any work); otherwise raise ``FileExistsError``. If the replacement
-            fails, the previous directory is put back.
+            before any work); otherwise raise ``FileExistsError``. The folder found at
+            the end is moved aside, checked again and deleted only then; if the check
+            or the replacement fails, it is put back. Nothing found at ``path`` at the
+            end is ever replaced unchecked: then ``FileExistsError`` (a
+            `hawks_deap._writes.NotReplacedError`) names the visible sibling
+            ``NAME.kept-HEX`` that holds the new dataset.
         extra_files : mapping, optional
             More text files to write into the directory (name -> content), as part of
             the same atomic write (e.g. a run's logbook).
@@ -474,12 +469,14 @@ class Dataset:
         overwrite = check_bool("overwrite", overwrite)
         check_choice("format", format, DATA_FORMATS)  # (labels are integers: __init__)
         path = Path(path)
-        if path.exists() or path.is_symlink():
+        target = Path(os.path.abspath(path))  # (a NAME even for "." or "a/..")
+        if os.path.lexists(target):
             if not overwrite:
                 raise FileExistsError(f"{path} exists; pass overwrite=True to replace it")
-            check_replaceable(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = _temp_dir(path.parent, f".{path.name}.", ".tmp")
+            check_replaceable(target, shown=path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = temp_dir(target.parent, f".{target.name}.", ".tmp")
+        identity = file_identity(tmp)
         try:
             if format == "csv":
                 (tmp / DATA_FILE).write_text(self.to_csv_text(), encoding="utf-8")
@@ -498,20 +495,10 @@ class Dataset:
                                                        METADATA_FILE):
                     raise ValueError(f"extra_files: invalid file name {name!r}")
                 (tmp / name).write_text(text, encoding="utf-8")
-            if path.exists():
-                old = _temp_dir(path.parent, f".{path.name}.", ".old")
-                os.replace(path, old / "x")
-                try:
-                    os.replace(tmp, path)
-                except BaseException:
-                    os.replace(old / "x", path)  # the previous directory comes back
-                    old.rmdir()
-                    raise
-                shutil.rmtree(old, ignore_errors=True)
-            else:
-                os.replace(tmp, path)
+            publish_dir(tmp, target, overwrite=overwrite, names=OWN_FILES, shown=path,
+                        check=lambda aside: check_replaceable(aside, shown=path))
         except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
+            remove_tree(tmp, identity)  # (gone when renamed, kept or in place)
             raise
         return path
 
@@ -535,11 +522,13 @@ class Dataset:
             If the directory has neither ``data.csv`` nor ``data.npz``.
         ValueError
             If it holds both; otherwise naming the file and what is wrong: a header
-            that is not ``x0,...,label``, ragged or non-numeric rows, no rows,
-            non-finite coordinates, labels that are not integers; genes that are not a
-            JSON object with ``sizes`` and ``clusters``, sizes that do not match the
-            data, genes of another dimension, rotations that are not proper rotations;
-            metadata that is not a JSON object.
+            that is not ``x0,...,label``, ragged or non-numeric rows (``#`` too), no
+            rows, non-finite coordinates, non-integer labels; npz headers claiming more
+            than the machine's memory; genes that are not a JSON object with ``sizes``
+            and ``clusters``, sizes that do not match the data (naming the short file),
+            genes of another dimension, rotations that are not proper; metadata that is
+            not a JSON object, or whose ``noise_label`` is not one integer; JSON too
+            deep to parse.
         """
         path = Path(path)
         if not is_dataset_dir(path):
@@ -555,9 +544,10 @@ class Dataset:
         if (path / METADATA_FILE).is_file():
             metadata = _read_json_object(path / METADATA_FILE)
         genotype = None
+        noise = _noise_mask(y, metadata.get("noise_label"), f"{path / METADATA_FILE}: ")
         if (path / GENES_FILE).is_file():
-            clustered = y[~_noise_mask(y, metadata.get("noise_label"))]
-            genotype = _read_genes(path / GENES_FILE, X, clustered) or None
+            data_file = path / (DATA_FILE if (path / DATA_FILE).is_file() else DATA_NPZ)
+            genotype = _read_genes(path / GENES_FILE, X, y[~noise], data_file) or None
         return cls(X, y, genotype, metadata)
 
 
@@ -573,15 +563,18 @@ def _integer_labels(y: Any) -> np.ndarray:
     return y
 
 
-def _noise_mask(y: np.ndarray, noise_label: Any) -> np.ndarray:
-    return np.asarray(y) == noise_label if noise_label is not None else np.zeros(len(y), bool)
+def _noise_mask(y: np.ndarray, noise_label: Any, where: str = "metadata ") -> np.ndarray:
+    """The points labelled ``noise_label`` (one integer label, or None: no noise)."""
+    if noise_label is None:
+        return np.zeros(len(y), bool)
+    if not isinstance(noise_label, int | np.integer) or isinstance(noise_label, bool):
+        raise ValueError(f"{where}noise_label must be one integer label (or null), got "
+                         f"{short_repr(noise_label)}")
+    return np.asarray(y) == noise_label
 
 
 def _read_json_object(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as error:
-        raise ValueError(f"{path}: not readable JSON ({error})") from None
+    data = read_json(path)  # (ValueError naming the file: invalid, too deep, not UTF-8)
     if not isinstance(data, dict):
         raise ValueError(f"{path}: must hold a JSON object, got {type(data).__name__}")
     return data
@@ -589,19 +582,16 @@ def _read_json_object(path: Path) -> dict[str, Any]:
 
 def _read_data(path: Path) -> tuple[np.ndarray, np.ndarray]:
     """X and integer labels of a ``data.csv``, checked (errors name the file)."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise ValueError(f"{path}: not readable ({error})") from None
+    text = read_text(path)  # (ValueError naming the file: unreadable, not UTF-8)
     header = text.split("\n", 1)[0].strip().split(",")
     d = len(header) - 1
     if d < 1 or header != [f"x{i}" for i in range(d)] + ["label"]:
         raise ValueError(f"{path}: the header must be x0,...,x{{D-1}},label (D >= 1), got "
-                         f"{','.join(header)!r}")
+                         f"{short_repr(','.join(header))}")
     if not text.partition("\n")[2].strip():
         raise ValueError(f"{path}: holds no points")
-    try:
-        raw = np.loadtxt(path, delimiter=",", skiprows=1, ndmin=2)
+    try:  # (no comment character: a row starting with "#" is refused, never skipped)
+        raw = np.loadtxt(io.StringIO(text), delimiter=",", skiprows=1, ndmin=2, comments=None)
     except ValueError as error:
         raise ValueError(f"{path}: rows must hold {d + 1} numbers each ({error})") from None
     if raw.shape[0] == 0:
@@ -613,10 +603,12 @@ def _read_data(path: Path) -> tuple[np.ndarray, np.ndarray]:
 
 def _read_npz(path: Path) -> tuple[np.ndarray, np.ndarray]:
     """X and integer labels of a ``data.npz``, checked (errors name the file)."""
+    check_npz_arrays(path)  # (the headers' shapes, before any array is allocated)
     try:
         with np.load(path, allow_pickle=False) as data:
             X, labels = np.asarray(data["X"]), np.asarray(data["y"])
-    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as error:
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, zlib.error,
+            NotImplementedError, RuntimeError) as error:  # (zipfile's: damaged, encrypted)
         raise ValueError(f"{path}: not a dataset (an npz file with arrays X and y): "
                          f"{error}") from None
     if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] == 0 or X.dtype.kind not in "iuf":
@@ -648,10 +640,10 @@ def _checked_points(path: Path, X: np.ndarray, labels: np.ndarray, *,
     return X, labels.astype(np.int64)
 
 
-def _read_genes(path: Path, X: np.ndarray, y: np.ndarray) -> list[Cluster]:
+def _read_genes(path: Path, X: np.ndarray, y: np.ndarray, data_file: Path) -> list[Cluster]:
     """The genes of a ``genes.json``, checked against the data (errors name the file).
 
-    ``y`` holds the labels of the clustered points (noise left out).
+    ``y`` holds the labels of the clustered points (noise left out) of ``data_file``.
     """
     genes = _read_json_object(path)
     sizes, clusters = genes.get("sizes", []), genes.get("clusters", [])
@@ -662,8 +654,10 @@ def _read_genes(path: Path, X: np.ndarray, y: np.ndarray) -> list[Cluster]:
         raise ValueError(f"{path}: clusters must be a list of objects (mean, variances, "
                          "rotation)")
     if sum(sizes) != len(y):
-        raise ValueError(f"{path}: sizes sum to {sum(sizes)} points, the data file holds "
-                         f"{len(y)} in clusters (a truncated or mismatched file)")
+        short = data_file if len(y) < sum(sizes) else path
+        raise ValueError(f"{data_file} holds {len(y)} points in clusters, but the sizes in "
+                         f"{path} sum to {sum(sizes)}: {short} is truncated, or the two "
+                         "files are not of one dataset")
     if not clusters:
         return []
     counts = np.bincount(y, minlength=len(sizes)) if y.min() >= 0 else None

@@ -68,6 +68,7 @@ __all__ = [
     "Table",
     "average_eccentricity",
     "best_algorithms",
+    "check_feature_inputs",
     "connectivity",
     "features_table",
     "performance_table",
@@ -321,15 +322,8 @@ def features_table(datasets: Iterable[Any], *, names: Sequence[str] | None = Non
     """
     datasets = list(datasets)
     index = _names(datasets, names)
-    items, neighbours = [], kwargs.get("n_neighbors", 10)
-    for i, item in enumerate(datasets):  # every size checked before any work
-        X, y, noise = _as_xy(item)
-        if noise is not None:  # noise is no cluster: the features are the clusters'
-            X, y = np.asarray(X)[~noise], np.asarray(y)[~noise]
-        if isinstance(neighbours, int) and len(y) <= neighbours:
-            raise ValueError(f"dataset {index[i]!r} (row {i}): n_neighbors must be <= "
-                             f"n_samples - 1 = {len(y) - 1}, got {neighbours}")
-        items.append((X, y))
+    items = check_feature_inputs(datasets, names=index,
+                                 n_neighbors=kwargs.get("n_neighbors", 10))
     rows = []
     for i, (X, y) in enumerate(items):
         try:  # in a table of many, say which dataset is at fault
@@ -339,6 +333,50 @@ def features_table(datasets: Iterable[Any], *, names: Sequence[str] | None = Non
         rows.append([float(feats[c]) for c in FEATURE_NAMES])
     values = np.array(rows, dtype=float).reshape(len(rows), len(FEATURE_NAMES))
     return Table(tuple(index), FEATURE_NAMES, values)
+
+
+def check_feature_inputs(datasets: Sequence[Any], *, names: Sequence[str] | None = None,
+                         n_neighbors: int = 10) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Check every dataset of a `features_table` before any work; their (X, y).
+
+    Parameters
+    ----------
+    datasets : sequence of Dataset or (X, y)
+        As `features_table` (noise points, if marked, are left out of what is returned).
+    names : sequence of str, optional
+        Row names, as `features_table`, naming a dataset at fault.
+    n_neighbors : int
+        L of the connectivity: a dataset needs at least L + 1 points (11 by default).
+
+    Returns
+    -------
+    list of (X, y)
+        Each dataset's points (a float array) and labels, noise left out.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Naming the dataset (``dataset 'NAME' (row i)``): too few points, non-finite or
+        too large values (`hawks_deap._validation.check_X`), bad labels, all noise.
+    """
+    index = _names(datasets, names)
+    items = []
+    for i, item in enumerate(datasets):
+        where = f"dataset {index[i]!r} (row {i})"
+        try:
+            X, y, noise = _as_xy(item)
+            if noise is not None:  # noise is no cluster: the features are the clusters'
+                X, y = np.asarray(X)[~noise], np.asarray(y)[~noise]
+            X, _, _ = _check_data(X, y)
+        except (TypeError, ValueError) as error:
+            raise type(error)(f"{where}: {error}") from None
+        if isinstance(n_neighbors, int) and X.shape[0] <= n_neighbors:
+            raise ValueError(f"{where}: n_neighbors must be <= n_samples - 1 = "
+                             f"{X.shape[0] - 1}, got {n_neighbors}: the features need at "
+                             f"least {n_neighbors + 1} points (each point's {n_neighbors} "
+                             "nearest neighbours)")
+        items.append((X, np.asarray(y)))
+    return items
 
 
 def performance_table(datasets: Iterable[Any], algorithms: Iterable[Any] | None = None, *,

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 from deap import base
 
+from hawks_deap._products import shape_points
 from hawks_deap._validation import check_int
 
 __all__ = [
@@ -218,7 +219,7 @@ class Cluster:
         -------
         numpy.ndarray of shape (n, D)
         """
-        return self.mean + (z * np.sqrt(self.variances)) @ self.rotation.T
+        return self.mean + shape_points(z, self.variances, self.rotation)
 
     def to_dict(self) -> dict[str, list]:
         """A JSON-ready description: mean, variances, rotation and covariance."""
@@ -671,7 +672,7 @@ class Layout:
             key = (k, gene.shape_key)
             offset = cache.get(key)
             if offset is None:
-                offset = (self.z_means[k] * np.sqrt(gene.variances)) @ gene.rotation.T
+                offset = shape_points(self.z_means[k], gene.variances, gene.rotation)
                 cache[key] = offset
             offsets.append(offset)
         centroids = np.array([gene.mean for gene in genotype])

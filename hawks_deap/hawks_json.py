@@ -100,6 +100,7 @@ from pathlib import Path
 from typing import Any
 
 from hawks_deap import config
+from hawks_deap._files import CONFIG_MAX_BYTES, CONFIG_MAX_DEPTH, read_json, short_repr
 from hawks_deap._hawks_schema import (
     ALGORITHM_NAMES,
     DIMS,
@@ -242,16 +243,8 @@ def load_hawks_config(path: str | os.PathLike) -> HawksConfig:
         (with the closest valid one), a wrong type, or a value hawks-deap cannot honour
         (with what it accepts).
     """
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as error:
-        raise ValueError(f"cannot read config file {path}: {error.strerror or error}") from None
-    except UnicodeDecodeError as error:
-        raise ValueError(f"config file {path} is not UTF-8 text: {error}") from None
-    try:
-        data = json.loads(text, object_pairs_hook=_object)
-    except ValueError as error:
-        raise ValueError(f"config file {path} is not valid JSON: {error}") from None
+    data = read_json(path, f"config file {path}", limit=CONFIG_MAX_BYTES,
+                     max_depth=CONFIG_MAX_DEPTH, object_pairs_hook=_object)
     return translate_hawks_config(data, path=str(path))
 
 
@@ -260,7 +253,8 @@ def _check_keys(table: Any, schema: Mapping[str, Any], prefix: str, where: str,
     """Refuse unknown keys and malformed lists; collect the grid's lists (``axes``)."""
     if not isinstance(table, Mapping):
         what = prefix or "a HAWKS config"
-        raise TypeError(f"{what}{where} must be a JSON object of keys, got {table!r}")
+        raise TypeError(f"{what}{where} must be a JSON object of keys, got "
+                        f"{short_repr(table)}")
     for key, value in table.items():
         name = f"{prefix}.{key}" if prefix else key
         if key not in schema:
@@ -271,13 +265,19 @@ def _check_keys(table: Any, schema: Mapping[str, Any], prefix: str, where: str,
         if isinstance(schema[key], dict):
             _check_keys(value, schema[key], name, where, axes)
         elif isinstance(value, Mapping) and key != "kwargs":  # kwargs: checked where used
-            raise TypeError(f"{name}{where} must be a single value, got an object {value!r}")
+            raise TypeError(f"{name}{where} must be a single value, got an object "
+                            f"{short_repr(value)}")
         elif isinstance(value, list):
             if prefix == "hawks":
-                raise ValueError(f"{name}{where} must be a single value, got a list {value!r}"
-                                 " (HAWKS 0.2.0 cannot vary it either)")
+                raise ValueError(f"{name}{where} must be a single value, got a list "
+                                 f"{short_repr(value)} (HAWKS 0.2.0 cannot vary it either)")
             if not value:
                 raise ValueError(f"{name}{where} must not be an empty list")
+            nested = [v for v in value if isinstance(v, list)
+                      or (isinstance(v, Mapping) and key != "kwargs")]
+            if nested:  # (a list is a grid of single values: one level)
+                raise TypeError(f"{name}{where} lists the values of a grid, each a single "
+                                f"value; got {short_repr(nested[0])} in it")
             check_distinct(f"{name}{where}", value, "; list it once")
             axes[name] = list(value)
 

@@ -7,6 +7,7 @@ import math
 import numpy as np
 from scipy import linalg
 
+from hawks_deap._products import rotation_product
 from hawks_deap._threads import blas_thread_limit
 from hawks_deap._validation import check_float, check_int
 from hawks_deap.genotype import Cluster, Genotype, RecordFitness
@@ -17,6 +18,7 @@ __all__ = [
     "haar_from_normals",
     "rotation_power",
     "rotation_powers",
+    "rotation_product",
     "random_cluster",
     "random_genotype",
 ]

@@ -44,7 +44,8 @@ def make_hawks(n_samples: int = 1000, n_features: int = 2, n_clusters: int = 5, 
     mean_mutation : str or callable
         Mean operator (see `hawks_deap.evolve`).
     random_state : int, SeedSequence, Generator or None
-        The seed (scikit-learn's name): the same value gives the same dataset.
+        The seed (scikit-learn's name): the same value gives the same dataset. None
+        draws it from Python's ``random`` (``random.seed(...)`` first repeats the call).
     return_model : bool
         Also return the `hawks_deap.Dataset` (genes, metadata, `regenerate`).
 
@@ -80,7 +81,8 @@ def make_hawks(n_samples: int = 1000, n_features: int = 2, n_clusters: int = 5, 
         check_float("max_overlap", max_overlap, low=0.0, high=1.0)
     if min_eccentricity is not None:
         check_float("min_eccentricity", min_eccentricity, low=1.0)
-    if not isinstance(random_state, np.random.Generator):  # (a Generator is not consumed)
+    # (a Generator is not consumed, and None would draw from Python's random twice)
+    if random_state is not None and not isinstance(random_state, np.random.Generator):
         try:
             as_seed_sequence(random_state)
         except (TypeError, ValueError) as error:

@@ -33,6 +33,8 @@ from hawks_deap._labels import as_label_array, encode_labels
 from hawks_deap._validation import check_bool, check_float, check_int, check_X
 
 __all__ = [
+    "DPI_RANGE",
+    "MAX_PIXELS",
     "figure_bytes",
     "plot_convergence",
     "plot_critical_difference",
@@ -48,6 +50,9 @@ _MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "<", ">")
 #: Noise points (a Dataset's `noise_mask`): grey, and smaller than the clusters' points.
 _NOISE_COLOUR = "0.6"
 _NOISE_SIZE = 0.4
+#: Resolutions (dots per inch) of `save_figure`, `figure_bytes` and ``plot --dpi``, and the
+#: most pixels a figure may have at it (4 bytes each while drawn; Agg: < 2**16 a side).
+DPI_RANGE, MAX_PIXELS = (10, 1200), 100_000_000
 
 
 def pyplot() -> Any:
@@ -70,6 +75,19 @@ def _new_axes(ax: Any, **subplot_kw: Any):
     return fig, ax
 
 
+def check_dpi(dpi: object, fig: Any = None) -> int:
+    """``dpi`` if an integer in `DPI_RANGE` at which ``fig`` has at most `MAX_PIXELS`."""
+    dpi = check_int("dpi", dpi, minimum=DPI_RANGE[0], maximum=DPI_RANGE[1])
+    box = None if fig is None else fig.get_tightbbox()  # inches; savefig adds 0.1 a side
+    width, height = (0, 0) if box is None else ((box.width + 0.2) * dpi,
+                                                (box.height + 0.2) * dpi)
+    if width * height > MAX_PIXELS or max(width, height) >= 2**16:
+        raise ValueError(f"dpi={dpi}: the figure would be {width:,.0f} x {height:,.0f} "
+                         f"pixels, more than {MAX_PIXELS:,} (or 65,536 a side); give a "
+                         "smaller dpi")
+    return dpi
+
+
 def figure_bytes(fig: Any, name: str | os.PathLike, *, dpi: int = 150) -> bytes:
     """The file `save_figure` writes for a figure, as bytes.
 
@@ -83,13 +101,14 @@ def figure_bytes(fig: Any, name: str | os.PathLike, *, dpi: int = 150) -> bytes:
     name : str or os.PathLike
         A file name; only its extension is used (nothing is written).
     dpi : int
-        Resolution, dots per inch (default 150).
+        Resolution, dots per inch (default 150; `check_dpi`).
 
     Returns
     -------
     bytes
     """
     fmt = Path(name).suffix.lstrip(".").lower() or "png"
+    dpi = check_dpi(dpi, None if fmt in ("pdf", "svg", "svgz", "eps", "ps") else fig)  # pixels
     buffer = io.BytesIO()
     fig.savefig(buffer, format=fmt, dpi=dpi, bbox_inches="tight")
     return buffer.getvalue()
@@ -107,7 +126,7 @@ def save_figure(fig: Any, path: str | os.PathLike, *, dpi: int = 150) -> Path:
     path : str or os.PathLike
         The file, replaced if it exists; its folder is created if missing.
     dpi : int
-        Resolution, dots per inch (default 150).
+        Resolution, dots per inch (default 150), as `figure_bytes`.
 
     Returns
     -------
@@ -116,6 +135,7 @@ def save_figure(fig: Any, path: str | os.PathLike, *, dpi: int = 150) -> Path:
     """
     from hawks_deap.dataset import write_bytes_atomic
 
+    dpi = check_dpi(dpi)  # before the folder is made
     path = Path(path)
     write_bytes_atomic(path, figure_bytes(fig, path, dpi=dpi))
     return path

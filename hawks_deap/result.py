@@ -123,7 +123,8 @@ class Result:
     Attributes
     ----------
     problem : Problem
-        The problem, with the run's layout.
+        The run's own copy of the problem (`Problem.snapshot`), with the run's layout:
+        later runs or toolboxes of the caller's problem leave it as it is.
     population : list of Genotype
         Final population, ranked best first by stochastic ranking.
     logbook : deap.tools.Logbook

@@ -20,6 +20,7 @@ summaries in `hawks_deap.suite`).
 from __future__ import annotations
 
 import csv
+import io
 import math
 import os
 from collections.abc import Mapping, Sequence
@@ -142,21 +143,25 @@ def read_logbook_csv(path: str | os.PathLike) -> list[dict[str, float]]:
     Raises
     ------
     ValueError
-        Naming the file when it has no rows or no ``fitness_best`` column.
-    OSError
-        When the file cannot be read (e.g. ``FileNotFoundError``).
+        Naming the file when it cannot be read (missing, not a regular file, not
+        UTF-8), is not CSV (e.g. a field over the csv module's limit of 128 KiB), or has
+        no rows or no ``fitness_best`` column.
     """
-    with open(path, newline="", encoding="utf-8") as fh:
-        reader = csv.DictReader(fh)
-        rows = []
-        for row in reader:
+    from hawks_deap._files import read_text
+
+    text = read_text(path)
+    rows = []
+    try:
+        for row in csv.DictReader(io.StringIO(text, newline="")):
             parsed: dict[str, float] = {}
             for k, v in row.items():
-                try:
+                try:  # (k None: cells beyond the header's, left out)
                     parsed[k] = float(v) if v not in ("", None) else math.nan
-                except ValueError:
+                except (TypeError, ValueError):
                     continue
             rows.append(parsed)
+    except csv.Error as error:
+        raise ValueError(f"{path} is not a hawks-deap logbook (not CSV: {error})") from None
     if not rows or "fitness_best" not in rows[0]:
         raise ValueError(f"{path} is not a hawks-deap logbook (no rows or no fitness_best "
                          "column)")
@@ -207,7 +212,8 @@ def read_partitions_csv(path: str | os.PathLike, n_samples: int) -> dict[str, np
         When the file cannot be read (e.g. ``FileNotFoundError``).
     """
     try:
-        raw = np.loadtxt(path, delimiter=",", skiprows=1, ndmin=2, dtype=np.int64)
+        raw = np.loadtxt(path, delimiter=",", skiprows=1, ndmin=2, dtype=np.int64,
+                         comments=None)  # (a "#" row is refused, never skipped)
     except ValueError as error:
         raise ValueError(f"{path} is not a partitions file: {error}") from None
     if raw.shape != (n_samples, 2):
@@ -308,7 +314,9 @@ def check_run_dir(out: str | os.PathLike, overwrite: bool) -> None:
     ------
     ValueError
         Naming ``--out`` and the directory: it exists (without ``overwrite``), it is
-        not a hawks-deap output directory, or a parent is not a directory.
+        not one an overwrite may replace (`hawks_deap.dataset.check_replaceable`: not
+        a hawks-deap output directory, holding other files, read-only, or the working
+        directory or a parent of it), or a parent is not a writable directory.
     """
     out = Path(out)
     if out.exists() or out.is_symlink():

@@ -27,7 +27,6 @@ moment and resumed gives the same summary and byte-identical datasets (with more
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import hashlib
 import itertools
@@ -35,9 +34,8 @@ import json
 import math
 import operator
 import os
-import shutil
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,17 +44,24 @@ import numpy as np
 
 from hawks_deap import config
 from hawks_deap._dask import close_dask, connect_dask, iter_dask
-from hawks_deap._parallel import quiet_worker
-from hawks_deap._validation import check_bool, check_choice, check_int, check_parent_dir, int_seed
+from hawks_deap._files import CONFIG_MAX_BYTES, CONFIG_MAX_DEPTH, read_json
+from hawks_deap._parallel import check_workers, orphan_check, suite_worker
+from hawks_deap._validation import check_bool, check_choice, check_parent_dir, int_seed
 from hawks_deap.dataset import check_replaceable, write_text_atomic
 from hawks_deap.operators.mutation import check_mutation_options
 from hawks_deap.runs import build_problem, format_value, run_configuration
 from hawks_deap.summary import (
+    LOCK_FILE,
     RUNS_DIR,
     SUMMARY_FILE,
+    SuiteBusy,
+    check_lock_file,
+    check_runs_dir,
+    clean_partial,
     finished_rows,
     finished_task_rows,
     read_summary,
+    suite_lock,
     summary_rows,  # noqa: F401 (re-exported: hawks_deap.suite.summary_rows)
     summary_text,
 )
@@ -82,8 +87,8 @@ __all__ = [
 BACKENDS = config.SUITE_BACKENDS
 MODES = {"index": "generate", "versus": "versus"}
 GRID_FILE = "suite.json"
-#: Held (``flock``) by the process running a suite in the folder, for the whole run.
-LOCK_FILE = ".suite.lock"
+#: The key of ``suite.json`` that records the environment, beside the grid's description.
+GRID_ENVIRONMENT = "environment"
 
 #: Largest grid: every configuration is validated (a problem built) before any run.
 MAX_CONFIGURATIONS = 100_000
@@ -418,11 +423,12 @@ def run_task(task: SuiteTask, out: str | os.PathLike) -> dict[str, str]:
         # the configuration's settings (a preset among them), as a command's run records
         "command": {"name": task.command, "settings": dict(task.values)},
         "suite": {"config_id": task.config_id, "run": task.run, "seed": task.seed}})
-    run.save(Path(out) / RUNS_DIR / task.name, overwrite=True, format=task.format)
     row: dict[str, str] = {"config_id": task.config_id, "run": str(task.run),
                            "seed": str(task.seed)}
     for key, value in task.values.items():
         row[key] = format_value(value)
+    orphan_check()  # a worker whose suite process was killed stops here, writing nothing
+    run.save(Path(out) / RUNS_DIR / task.name, overwrite=True, format=task.format)
     row["fitness"] = format_value(run.result.best.fitness.values[0])
     for key, value in run.result.best.record.items():
         if isinstance(value, bool | int | float | np.number):
@@ -446,7 +452,9 @@ def check_output(out: Path, suite: Suite) -> None:
 
     Raises ``ValueError`` when ``out`` is a file or cannot be created, when its
     ``suite.json`` cannot be read or describes another suite (only ``[suite] runs``
-    may grow), or when it is a non-empty folder that is not a suite's.
+    may grow), when it is a non-empty folder that is not a suite's, or when its
+    ``.suite.lock`` or ``runs/`` is a symbolic link (or not what hawks-deap writes
+    there: `hawks_deap.summary.check_lock_file`, `hawks_deap.summary.check_runs_dir`).
 
     Parameters
     ----------
@@ -458,20 +466,24 @@ def check_output(out: Path, suite: Suite) -> None:
     if out.exists() and not out.is_dir():
         raise ValueError(f"--out {out} exists and is not a directory")
     check_parent_dir(out, f"--out {out}")
+    check_lock_file(out)
+    check_runs_dir(out)
     grid = out / GRID_FILE
     if grid.is_file():
         try:
-            previous = json.loads(grid.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, ValueError) as error:
+            previous = read_json(grid, "it", limit=CONFIG_MAX_BYTES, max_depth=CONFIG_MAX_DEPTH)
+        except ValueError as error:
             raise ValueError(f"--out {out}: {grid} cannot be read ({error}); it is not a "
                              "suite this command wrote") from None
+        if isinstance(previous, dict):
+            previous.pop(GRID_ENVIRONMENT, None)  # where it ran is no part of the grid
         described = json.loads(json.dumps(suite.describe(), default=str))
         # more runs resume (only the new ones are done); fewer would leave finished runs
         if previous != described and not _more_runs(previous, described, suite):
             changed = "; ".join(config.differences(previous, described))
             raise ValueError(f"--out {out} holds a different suite ({grid}; {changed}); use "
                              "a new directory to run this grid (only [suite] runs may grow)")
-    elif out.exists() and not (out / LOCK_FILE).exists() and any(out.iterdir()):
+    elif out.exists() and not (out / LOCK_FILE).is_file() and any(out.iterdir()):
         # (a folder with the lock is a suite starting: judged again under the lock)
         raise ValueError(f"--out {out} exists and is not a suite directory")
 
@@ -485,47 +497,6 @@ def _more_runs(previous: Any, described: dict[str, Any], suite: Suite) -> bool:
         return grown == described and suite.runs > previous["runs"]
     except (KeyError, TypeError):  # not a suite's description: not this suite either
         return False
-
-
-class SuiteBusy(ValueError):
-    """Another process is running a suite in the folder (`suite_lock`)."""
-
-
-@contextlib.contextmanager
-def suite_lock(out: Path) -> Iterator[None]:
-    """Hold the folder's lock while a suite runs there; a second process is refused.
-
-    Two processes on one folder would each delete the other's unfinished runs and do
-    the remaining work twice: the second one gets a `SuiteBusy` naming the folder
-    and the process holding it. The operating system releases the lock when its process
-    ends, however it ends, so a killed suite resumes. (Where ``fcntl`` is missing, as on
-    Windows, no lock is taken.)
-
-    Parameters
-    ----------
-    out : pathlib.Path
-        The suite's folder (created, with its parents, if missing); the lock is its
-        ``.suite.lock`` file, holding the pid of the process that holds it.
-    """
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - not on Linux or macOS
-        yield
-        return
-    out.mkdir(parents=True, exist_ok=True)
-    fd = os.open(out / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o666)
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
-            raise SuiteBusy(f"--out {out}: another hawks-deap suite is running there (pid "
-                             f"{holder}); wait for it, or use another directory") from None
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
-        yield
-    finally:
-        os.close(fd)  # releases the lock
 
 
 #: Where the folders of unfinished runs that cannot be replaced are moved.
@@ -554,14 +525,6 @@ def _set_aside(out: Path, name: str) -> None:
                       stacklevel=2)
 
 
-def _clean_partial(out: Path) -> None:
-    runs = out / RUNS_DIR
-    if runs.is_dir():
-        for entry in runs.iterdir():
-            if entry.name.startswith("."):
-                shutil.rmtree(entry, ignore_errors=True) if entry.is_dir() else entry.unlink()
-
-
 def cost_estimate(task: SuiteTask) -> float:
     """Relative cost of a run, to start the longest ones first (only the order matters).
 
@@ -576,7 +539,13 @@ def cost_estimate(task: SuiteTask) -> float:
 
 
 def _iter_processes(tasks: list[SuiteTask], out: str, workers: int):
-    if workers == 1:
+    """The rows of ``tasks`` as they finish, in at most one worker per task.
+
+    The workers die with this process (`hawks_deap._parallel.suite_worker`): a suite
+    killed alone leaves none writing run folders after its lock is gone.
+    """
+    workers = min(workers, len(tasks))
+    if workers <= 1:
         for task in tasks:
             yield run_task(task, out)
         return
@@ -584,7 +553,8 @@ def _iter_processes(tasks: list[SuiteTask], out: str, workers: int):
 
     # spawn: a forked child of a process that already ran OpenMP code (scikit-learn)
     # can deadlock in libgomp; fresh interpreters cannot.
-    with multiprocess.get_context("spawn").Pool(workers, initializer=quiet_worker) as pool:
+    with multiprocess.get_context("spawn").Pool(workers, initializer=suite_worker,
+                                                initargs=(os.getpid(),)) as pool:
         yield from pool.imap_unordered(_run_task_star, [(t, out) for t in tasks])
 
 
@@ -601,7 +571,9 @@ def run_suite(suite: Suite, out: str | os.PathLike, *, workers: int = 1,
     out : path
         Output directory (created; one of the same suite, or fewer runs, is resumed).
     workers : int
-        Processes running tasks at once (local processes, or LocalCluster workers).
+        Processes running tasks at once (local processes, or LocalCluster workers): at
+        most `hawks_deap._parallel.MAX_WORKERS` (else ``ValueError``); no more are
+        started than there are runs to do.
     backend : {"processes", "dask"}
         Local processes (no server needed), or ``dask.distributed``.
     scheduler : str, optional
@@ -617,7 +589,7 @@ def run_suite(suite: Suite, out: str | os.PathLike, *, workers: int = 1,
     if not isinstance(suite, Suite):
         raise TypeError(f"suite must be a Suite (hawks_deap.suite.load_suite reads a grid "
                         f"file), got {type(suite).__name__}")
-    workers = check_int("workers", workers, minimum=1)
+    workers = check_workers("workers", workers)
     check_choice("backend", backend, BACKENDS)
     progress = check_bool("progress", progress)
     if on_row is not None and not callable(on_row):
@@ -632,7 +604,8 @@ def run_suite(suite: Suite, out: str | os.PathLike, *, workers: int = 1,
     own_client = None
     check_output(out, suite)  # before any work (a file, another suite), a cluster included
     if backend == "dask" and client is None:
-        own_client = client = connect_dask(workers, scheduler)
+        runs = len(suite.configurations) * suite.runs  # (no more workers than runs)
+        own_client = client = connect_dask(min(workers, runs), scheduler)
     try:
         with suite_lock(out):
             check_output(out, suite)  # again under the lock: no other process writes now
@@ -646,11 +619,15 @@ def run_suite(suite: Suite, out: str | os.PathLike, *, workers: int = 1,
 def _run_locked(suite: Suite, out: Path, workers: int, backend: str, client: Any,
                 progress: bool, on_row: Callable[[dict[str, str]], Any] | None) -> None:
     """`run_suite`'s work, with the folder's lock held."""
+    from hawks_deap.provenance import environment
+
+    # the environment of the process that last started the suite (each run's
+    # metadata.json records its own); not part of the grid compared on resume
+    described = {**suite.describe(), GRID_ENVIRONMENT: environment()}
     write_text_atomic(out / GRID_FILE,
-                      json.dumps(suite.describe(), indent=2, sort_keys=True, default=str)
-                      + "\n")
-    _clean_partial(out)
+                      json.dumps(described, indent=2, sort_keys=True, default=str) + "\n")
     tasks = suite.tasks()
+    clean_partial(out, (t.name for t in tasks))  # (refuses a runs/ that is a link)
     rows = finished_task_rows(out, tasks)
     todo = [t for t in tasks if (t.config_id, t.run) not in rows]
     for task in todo:

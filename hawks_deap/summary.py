@@ -1,44 +1,65 @@
-"""The ``summary.csv`` of a suite directory: reading it, checking its rows, its text.
+"""A suite directory's state: its ``summary.csv`` (reading, checking, text), its lock.
 
 One row per finished run, keyed by (config_id, run), its values text; `hawks_deap.suite`
 writes it (`summary_text`) as runs finish and reads it back to resume (`finished_rows`).
+The folder's lock (`suite_lock`) keeps a second process out, and `clean_partial` removes
+what a run cut short left behind, on resume. Nothing is written or deleted through a
+symbolic link: a link at the lock's path or at ``runs/`` is refused, and only the
+temporary names hawks-deap itself makes for the suite's runs are ever deleted.
 """
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
-import json
 import os
-from collections.abc import Iterable, Mapping
+import re
+import stat
+import warnings
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from hawks_deap.dataset import METADATA_FILE, files_are_whole
+from hawks_deap._files import read_json
+from hawks_deap._writes import remove_tree
+from hawks_deap.dataset import METADATA_FILE, OWN_FILES, files_are_whole
 
 if TYPE_CHECKING:
     from hawks_deap.suite import Suite, SuiteTask
 
 __all__ = [
+    "LOCK_FILE",
     "RUNS_DIR",
     "SUMMARY_FILE",
+    "SuiteBusy",
+    "check_lock_file",
+    "check_runs_dir",
+    "clean_partial",
     "finished_rows",
     "finished_task_rows",
     "read_summary",
     "summary_rows",
     "summary_text",
+    "suite_lock",
 ]
 
 SUMMARY_FILE = "summary.csv"
 RUNS_DIR = "runs"
+#: Held (``flock``) by the process running a suite in the folder, for the whole run.
+LOCK_FILE = ".suite.lock"
+#: The temporary names `hawks_deap.Dataset.save` makes beside a run folder NAME (and
+#: nothing else of a suite's does): ``.NAME.<16 hex digits>.tmp`` or ``.old``.
+_TEMP_NAME = re.compile(r"\.(?P<name>.+)\.[0-9a-f]{16}\.(?:tmp|old)")
 
 
 def read_summary(out: str | os.PathLike) -> dict[tuple[str, int], dict[str, str]]:
     """Rows of an existing ``summary.csv``, keyed by (config_id, run).
 
     Only whole rows are read: a last row without its line end (the file cut short), a
-    row with cells missing or extra, or one whose run is not an integer is left out,
-    and so is every row under a header that is not a summary's.
+    row with cells missing or extra, a line longer than the csv module's field limit,
+    or one whose run is not an integer is left out, and so is every row under a header
+    that is not a summary's (their runs are checked and redone, never lost).
 
     Parameters
     ----------
@@ -57,15 +78,22 @@ def read_summary(out: str | os.PathLike) -> dict[tuple[str, int], dict[str, str]
         return {}
     text = path.read_text(encoding="utf-8", errors="replace")
     text = text[: text.rfind("\n") + 1]  # a row cut short is not a row
+    # a line over the csv module's field limit is no row the suite wrote (csv.Error)
+    limit = csv.field_size_limit()
+    text = "".join(line for line in text.splitlines(keepends=True) if len(line) <= limit)
     rows: dict[tuple[str, int], dict[str, str]] = {}
-    for row in csv.DictReader(io.StringIO(text, newline="")):
-        if None in row or None in row.values() or not row.get("config_id"):
-            continue
-        try:
-            run = int(row["run"])
-        except (KeyError, ValueError):
-            continue
-        rows[(row["config_id"], run)] = dict(row)
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    try:
+        for row in reader:
+            if None in row or None in row.values() or not row.get("config_id"):
+                continue
+            try:
+                run = int(row["run"])
+            except (KeyError, ValueError):
+                continue
+            rows[(row["config_id"], run)] = dict(row)
+    except csv.Error:  # (a quoted field spanning lines): the rows after it are redone
+        pass
     return rows
 
 
@@ -129,9 +157,11 @@ def _holds_run(folder: Path, task: SuiteTask) -> bool:
     (another run's folder is not trusted), and its other files were not cut short
     (`hawks_deap.dataset.files_are_whole`; not by parsing the points: too slow per resume).
     """
+    if folder.is_symlink():  # not written by hawks-deap: set aside, never deleted
+        return False
     try:
-        metadata = json.loads((folder / METADATA_FILE).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError):
+        metadata = read_json(folder / METADATA_FILE)  # (too deep, a device, ...: not whole)
+    except ValueError:
         return False
     own = {"config_id": task.config_id, "run": task.run, "seed": task.seed}
     if not isinstance(metadata, dict) or metadata.get("suite") != own:
@@ -186,3 +216,166 @@ def summary_rows(out: str | os.PathLike) -> list[dict[str, str]]:
     """
     rows = read_summary(out)
     return [rows[k] for k in sorted(rows)]
+
+
+# --------------------------------------------------------------------------- the folder
+
+
+class SuiteBusy(ValueError):
+    """Another process is running a suite in the folder (`suite_lock`)."""
+
+
+def check_runs_dir(out: Path) -> None:
+    """Refuse a suite folder whose ``runs/`` is a symbolic link or not a folder.
+
+    Resuming deletes leftovers in ``runs/`` and replaces unfinished run folders there:
+    never in a folder reached through a link (another project's folder, a home).
+
+    Parameters
+    ----------
+    out : pathlib.Path
+        The suite's folder (its ``runs/`` may be missing: it is created).
+    """
+    runs = out / RUNS_DIR
+    if runs.is_symlink():
+        raise ValueError(f"--out {out}: {runs} is a symbolic link; hawks-deap writes and "
+                         "deletes run folders only in a real folder: replace the link by "
+                         "a folder")
+    if runs.exists() and not runs.is_dir():
+        raise ValueError(f"--out {out}: {runs} is not a folder; hawks-deap writes the run "
+                         "folders there: move it away")
+
+
+def check_lock_file(out: Path) -> None:
+    """Refuse a ``.suite.lock`` hawks-deap may not write: a link, or not its lock file.
+
+    `suite_lock` makes the same checks on the file it opens (without following a link);
+    this one lets a command refuse before any work.
+
+    Parameters
+    ----------
+    out : pathlib.Path
+        The suite's folder (a missing folder or lock file passes).
+    """
+    path = out / LOCK_FILE
+    if not (path.exists() or path.is_symlink()):
+        return
+    fd = _open_lock(path, os.O_RDONLY)
+    try:
+        _check_lock_fd(fd, path)
+    finally:
+        os.close(fd)
+
+
+def _open_lock(path: Path, flags: int) -> int:
+    """``os.open`` of the lock file that never follows a link (a link is refused)."""
+    flags |= getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    if path.is_symlink():  # (O_NOFOLLOW says so too, with an error number of its own)
+        raise ValueError(f"--out {path.parent}: {path} is a symbolic link; hawks-deap "
+                         "writes its lock file only in place, never through a link: "
+                         "remove the link")
+    try:
+        return os.open(path, flags | getattr(os, "O_CLOEXEC", 0), 0o666)
+    except OSError:
+        if path.is_symlink():  # made since the check above
+            raise ValueError(f"--out {path.parent}: {path} is a symbolic link; hawks-deap "
+                             "never writes through a link: remove the link") from None
+        raise
+
+
+def _check_lock_fd(fd: int, path: Path) -> None:
+    """Raise unless ``fd`` is a lock file of hawks-deap: a plain file holding a pid.
+
+    That is a regular file with one name (not a hard link to another file) holding
+    nothing or a process id: anything else would be overwritten by the lock's pid.
+    """
+    info = os.fstat(fd)
+    what = None
+    if not stat.S_ISREG(info.st_mode):
+        what = "not a regular file"
+    elif info.st_nlink > 1:
+        what = f"a file with {info.st_nlink} names (a hard link)"
+    elif info.st_size > 32 or not re.fullmatch(rb"\d*\n?", _read_start(fd)):
+        what = "a file holding other data than a process id"
+    if what is not None:
+        raise ValueError(f"--out {path.parent}: {path} is {what}, not the lock file "
+                         "hawks-deap writes there (it would be overwritten): move it away")
+
+
+def _read_start(fd: int) -> bytes:
+    os.lseek(fd, 0, os.SEEK_SET)
+    return os.read(fd, 33)
+
+
+@contextlib.contextmanager
+def suite_lock(out: Path) -> Iterator[None]:
+    """Hold the folder's lock while a suite runs there; a second process is refused.
+
+    Two processes on one folder would each delete the other's unfinished runs and do
+    the remaining work twice: the second one gets a `SuiteBusy` naming the folder
+    and the process holding it. The operating system releases the lock when its process
+    ends, however it ends, so a killed suite resumes. (Where ``fcntl`` is missing, as on
+    Windows, no lock is taken.) The lock file is opened without following a link and
+    written (the holder's pid) only once the lock is held; a link, or a file that is
+    not a lock file (`check_lock_file`), raises ``ValueError`` and is left untouched.
+
+    Parameters
+    ----------
+    out : pathlib.Path
+        The suite's folder (created, with its parents, if missing); the lock is its
+        ``.suite.lock`` file, holding the pid of the process that holds it.
+    """
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not on Linux or macOS
+        yield
+        return
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / LOCK_FILE
+    fd = _open_lock(path, os.O_RDWR | os.O_CREAT)
+    try:
+        _check_lock_fd(fd, path)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
+            raise SuiteBusy(f"--out {out}: another hawks-deap suite is running there (pid "
+                            f"{holder}); wait for it, or use another directory") from None
+        _check_lock_fd(fd, path)  # (as the last holder left it)
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def clean_partial(out: Path, names: Iterable[str]) -> None:
+    """Delete what runs cut short left in ``out/runs``: hawks-deap's temporary folders.
+
+    Only folders named as `hawks_deap.Dataset.save` names its temporary folders beside
+    one of ``names`` (``.NAME.<16 hex digits>.tmp`` or ``.old``) are deleted, and of
+    them only the files hawks-deap writes (`hawks_deap.dataset.OWN_FILES`; a folder
+    holding anything else is kept, with a warning); symbolic links are never followed
+    nor deleted, and everything else (a user's ``.notes``, ``.git``) stays. A ``runs/``
+    that is a link is refused (`check_runs_dir`).
+
+    Parameters
+    ----------
+    out : pathlib.Path
+        The suite's folder.
+    names : iterable of str
+        The names of the run folders the suite writes (`hawks_deap.suite.SuiteTask.name`).
+    """
+    check_runs_dir(out)
+    runs = out / RUNS_DIR
+    if not runs.is_dir():
+        return
+    names = set(names)
+    for entry in runs.iterdir():
+        match = _TEMP_NAME.fullmatch(entry.name)
+        if match is None or match["name"] not in names or entry.is_symlink() \
+                or not entry.is_dir():
+            continue
+        if not remove_tree(entry, names=OWN_FILES):  # (never follows a link)
+            warnings.warn(f"kept {entry}, a temporary folder of a run cut short: it holds "
+                          "files hawks-deap did not write", RuntimeWarning, stacklevel=2)

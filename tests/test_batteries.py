@@ -159,17 +159,17 @@ def test_overwrite_only_replaces_what_hawks_deap_wrote(tmp_path, monkeypatch):
     write_battery([ds], tmp_path, battery="b", names=["y"])
     assert (folder / "README.txt").read_text() == "mine\n"
     # a failed write removes the files it created, and only those
-    real = dataset_module.write_bytes_atomic
+    real = dataset_module.write_file_atomic
     calls = []
 
-    def failing(path, data):
+    def failing(path, data, **options):
         calls.append(path)
         if len(calls) == 5:
             raise OSError(28, "No space left on device")
-        real(path, data)
+        return real(path, data, **options)
 
     before = sorted(p.name for p in folder.iterdir())
-    monkeypatch.setattr(dataset_module, "write_bytes_atomic", failing)
+    monkeypatch.setattr(dataset_module, "write_file_atomic", failing)
     with pytest.raises(OSError, match="No space"):
         write_battery([ds, ds], tmp_path, battery="b", names=["z1", "z2"])
     assert sorted(p.name for p in folder.iterdir()) == before

@@ -440,22 +440,73 @@ def test_an_interrupted_plot_leaves_no_new_figure(tmp_path, capsys, monkeypatch)
         "data.csv", "genes.json", "logbook.csv", "metadata.json"]
 
 
-def _signal_after(args, sig, delay, cwd):
+def _proc_stat(pid):
+    """(parent pid, CPU seconds) of a process from Linux /proc, or None if gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            stat = fh.read()
+    except OSError:
+        return None
+    fields = stat[stat.rindex(")") + 2:].split()
+    return int(fields[1]), (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _descendants(pid):
+    """CPU seconds of every live descendant of ``pid`` (Linux /proc)."""
+    stats = {int(e): _proc_stat(e) for e in os.listdir("/proc") if e.isdigit()}
+    found, todo = {}, [pid]
+    while todo:
+        parent = todo.pop()
+        for child, stat in stats.items():
+            if stat is not None and stat[0] == parent and child not in found:
+                found[child] = stat[1]
+                todo.append(child)
+    return found
+
+
+def _wait_until(proc, ready, what):
+    """Poll ``ready()`` until true; the process must still run (no fixed sleep: a loaded
+    machine may take many seconds to import the package and start the workers)."""
+    import time
+
+    deadline = time.monotonic() + 300
+    while not ready():
+        assert proc.poll() is None, f"the command ended before {what}"
+        assert time.monotonic() < deadline, f"no {what} within 300 s"
+        time.sleep(0.01)
+
+
+def _signal_when_working(args, sig, delay, cwd, workers=2):
+    """Start the command and signal it once its ``workers`` processes are computing.
+
+    On Linux the signal waits until ``workers`` descendants have each used 3 s of CPU
+    (past a spawned worker's imports: the run is under way, whatever the load),
+    elsewhere ``delay`` seconds.
+    """
     import signal
     import time
 
     proc = subprocess.Popen([sys.executable, "-m", "hawks_deap.cli", *args], cwd=cwd,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(delay)
-    proc.send_signal(getattr(signal, sig))
-    out, err = proc.communicate(timeout=120)
+    try:
+        if os.path.exists(f"/proc/{proc.pid}/stat"):
+            _wait_until(proc, lambda: sum(cpu >= 3.0 for cpu in _descendants(
+                proc.pid).values()) >= workers, f"{workers} busy workers")
+        else:
+            time.sleep(delay)
+        proc.send_signal(getattr(signal, sig))
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
     return proc.returncode, err
 
 
 def test_ctrl_c_on_a_parallel_versus_run_prints_one_line(tmp_path):
-    code, err = _signal_after(["versus", "gmm", "single-linkage", "--n-jobs", "2",
-                               "--n-samples", "600", "--generations", "500", "--quiet",
-                               "--out", "v"], "SIGINT", 6.0, tmp_path)
+    code, err = _signal_when_working(["versus", "gmm", "single-linkage", "--n-jobs", "2",
+                                      "--n-samples", "600", "--generations", "500",
+                                      "--quiet", "--out", "v"], "SIGINT", 6.0, tmp_path)
     assert code == 130 and "Traceback" not in err, err
     assert err.strip().splitlines() == ["hawks-deap versus: interrupted"]
     assert not (tmp_path / "v").exists()
@@ -464,8 +515,8 @@ def test_ctrl_c_on_a_parallel_versus_run_prints_one_line(tmp_path):
 def test_sigterm_of_a_suite_stops_its_workers_without_tracebacks(tmp_path):
     (tmp_path / "grid.toml").write_text(
         "[suite]\nruns = 6\n[dataset]\nn_samples = 2000\n[ga]\ngenerations = 300\n")
-    code, err = _signal_after(["suite", "grid.toml", "--out", "s", "--workers", "2",
-                               "--quiet"], "SIGTERM", 8.0, tmp_path)
+    code, err = _signal_when_working(["suite", "grid.toml", "--out", "s", "--workers", "2",
+                                      "--quiet"], "SIGTERM", 8.0, tmp_path)
     assert code == 130 and "Traceback" not in err and "BrokenPipeError" not in err, err
 
 
@@ -476,10 +527,23 @@ def test_ctrl_c_while_the_command_imports_the_package_exits_130_quietly(tmp_path
 
     script = os.path.join(os.path.dirname(sys.executable), "hawks-deap")
     assert os.path.exists(script)  # installed with the package
-    for delay in (0.3, 0.8):
+    # early and later in the imports: once numpy's core, then once scipy's KD-tree is
+    # loaded (Linux /proc; elsewhere fixed delays, which a loaded machine may defeat)
+    for delay, library in ((0.3, "_multiarray_umath"), (0.8, "_ckdtree")):
         proc = subprocess.Popen([script, "generate", "--out", str(tmp_path / "x")],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        time.sleep(delay)
+        maps = f"/proc/{proc.pid}/maps"
+        if os.path.exists(maps):
+            def loaded(maps=maps, library=library):
+                try:
+                    with open(maps) as fh:
+                        return library in fh.read()
+                except OSError:
+                    return False
+
+            _wait_until(proc, loaded, f"{library} loaded")
+        else:
+            time.sleep(delay)
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=120)
         assert proc.returncode == 130 and "Traceback" not in err, err

@@ -85,21 +85,19 @@ def test_overwrite_replaces_a_previous_output_with_its_logbook_and_figures(tmp_p
 
 
 def test_a_failed_replacement_puts_the_previous_output_back(tmp_path, monkeypatch):
-    import os
-
-    from hawks_deap import dataset as dataset_module
+    from hawks_deap import _writes
 
     ds, path = _saved(tmp_path)
     before = {p.name: p.read_bytes() for p in path.iterdir()}
-    real, calls = os.replace, []
+    real, calls = _writes.rename_no_replace, []
 
     def failing(src, dst):
         calls.append((src, dst))
-        if len(calls) == 2:  # the new directory into place
+        if len(calls) == 2:  # the new directory into place (the first moves the old aside)
             raise OSError(28, "No space left on device")
         return real(src, dst)
 
-    monkeypatch.setattr(dataset_module.os, "replace", failing)
+    monkeypatch.setattr(_writes, "rename_no_replace", failing)
     with pytest.raises(OSError, match="No space left"):
         hd.Dataset(np.ones((3, 2)), [1, 0, 0]).save(path, overwrite=True)
     monkeypatch.undo()
@@ -132,7 +130,8 @@ def _edit_clusters(path, change):
 DAMAGES = {
     "truncated data": (lambda p: (p / "data.csv").write_text(
         "".join((p / "data.csv").read_text().splitlines(keepends=True)[:100])),
-        "sizes sum to 200 points, the data file holds 99"),
+        r"data\.csv holds 99 points in clusters, but the sizes in \S+genes\.json sum to "
+        r"200: \S+data\.csv is truncated"),
     "empty data": (_write("data.csv", ""), "header must be"),
     "one column": (_write("data.csv", "label\n0\n1\n"), "header must be"),
     "header only": (_write("data.csv", "x0,x1,label\n"), "no points"),
@@ -148,7 +147,7 @@ DAMAGES = {
                          "labels must be integers"),
     "genes a list": (_write("genes.json", "[1, 2]"),
                      "must hold a JSON object"),
-    "genes not json": (_write("genes.json", "{oops"), "not readable JSON"),
+    "genes not json": (_write("genes.json", "{oops"), "not valid JSON"),
     "clusters ints": (lambda p: _edit_json(p / "genes.json",
                                            lambda g: {**g, "clusters": [1, 2, 3, 4]}),
                       "clusters must be a list of objects"),

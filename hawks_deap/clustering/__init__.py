@@ -91,7 +91,8 @@ Users' own algorithms can be added with :func:`register_algorithm`.
 Seeds: ``seed`` is an int or None (a :class:`numpy.random.SeedSequence` or
 :class:`numpy.random.Generator` is first turned into an int). Stochastic estimators get
 ``random_state = random_state_from_seed(seed)``, a deterministic hash of the seed
-(:class:`numpy.random.SeedSequence`); ``seed=None`` draws fresh operating-system entropy.
+(:class:`numpy.random.SeedSequence`); ``seed=None`` draws the seed from Python's
+``random`` (DEAP's convention: ``random.seed(...)`` repeats it).
 The global numpy random state is never used.
 
 Examples

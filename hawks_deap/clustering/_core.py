@@ -67,8 +67,9 @@ def random_state_from_seed(seed: int | None) -> int:
     Parameters
     ----------
     seed : int or None
-        A non-negative integer of any size, or None for fresh operating-system entropy
-        (never the global numpy random state).
+        A non-negative integer of any size, or None for a seed drawn from Python's
+        ``random`` (as DEAP: ``random.seed(...)`` repeats it; never the global numpy
+        random state).
 
     Returns
     -------
@@ -485,7 +486,7 @@ class ClusteringAlgorithm:
             ``K * k_multiplier`` clusters.
         seed : int or None, default=None
             Seed for stochastic algorithms (a SeedSequence or Generator is first turned
-            into an int); None draws fresh entropy.
+            into an int); None draws one from Python's ``random``.
         trees : dict or None, default=None
             Hierarchies shared by calls on the same ``X`` (the same array object, not
             changed in between): the linkage algorithms (single, average, complete and

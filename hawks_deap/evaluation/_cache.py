@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 from scipy.spatial import cKDTree
 
+from hawks_deap._products import shape_points
 from hawks_deap._validation import check_int
 from hawks_deap.evaluation._kernels import EPS, KDTREE_MAX_DIMS, REL, SMALL_CLUSTER
 
@@ -411,7 +412,7 @@ class GeneStore:
         shape = self.cache.get(ckey)
         if shape is None:
             z = self.layout.z[slot]
-            shape = Shape((z * np.sqrt(gene.variances)) @ gene.rotation.T)
+            shape = Shape(shape_points(z, gene.variances, gene.rotation))
             self.cache.put(ckey, shape)
         return shape
 

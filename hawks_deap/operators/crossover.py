@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from hawks_deap._validation import check_probability
 from hawks_deap.genotype import Genotype
 from hawks_deap.operators._rng import numpy_rng
@@ -13,7 +11,7 @@ from hawks_deap.operators._rng import numpy_rng
 __all__ = ["cx_uniform"]
 
 
-def cx_uniform(ind1: Genotype, ind2: Genotype, rng: np.random.Generator | Any, *,
+def cx_uniform(ind1: Genotype, ind2: Genotype, rng: Any = None, *,
                p_mean: float = 0.5, p_cov: float = 0.5) -> tuple[Genotype, Genotype]:
     """Swap means and covariances between two individuals, cluster by cluster.
 
@@ -31,9 +29,10 @@ def cx_uniform(ind1: Genotype, ind2: Genotype, rng: np.random.Generator | Any, *
     ind1, ind2 : Genotype
         The parents, changed in place into the children (genes are replaced, never
         modified). Both must have the same number of genes (``ValueError`` otherwise).
-    rng : numpy.random.Generator, random.Random or numpy.random.RandomState
-        Random source; Python's ``random`` module and ``numpy.random`` also work (each
-        seeds a new Generator from one draw). A plain int seed is refused (TypeError).
+    rng : numpy.random.Generator, random.Random, numpy.random.RandomState or None
+        Random source; None (the default) and Python's ``random`` module draw from
+        ``random``, DEAP's source, and ``numpy.random`` from numpy's global state (each
+        seeds a new Generator from one draw per call). A plain int seed is refused.
     p_mean, p_cov : float
         Per-slot probabilities of swapping the means / the covariances, each a finite
         number in [0, 1] (default 0.5).

@@ -3,7 +3,8 @@
 Every operator follows DEAP's convention: it changes the individual in place (here by
 replacing genes, which are immutable) and returns a one-element tuple,
 ``o, = toolbox.mutate(o)``. Fitness invalidation is left to the algorithm. Randomness
-comes only from the ``rng`` (a ``numpy.random.Generator``) passed in. `mutate_many`,
+comes only from the ``rng`` passed in (a ``numpy.random.Generator``; by default None,
+Python's ``random``, DEAP's source). `mutate_many`,
 for loops that mutate a whole generation, changes each individual of a sequence in place
 and returns them in a new list: the result of `mutate` on each in turn, bit for bit (with a
 Generator: a legacy source such as ``random`` seeds one Generator per call, see below).
@@ -25,8 +26,9 @@ import numpy as np
 from hawks_deap._threads import blas_thread_limit
 from hawks_deap._validation import check_choice, check_float, check_int, check_probability
 from hawks_deap.genotype import Genotype, Layout
-from hawks_deap.initialization import haar_from_normals, rotation_powers
+from hawks_deap.initialization import haar_from_normals, rotation_powers, rotation_product
 from hawks_deap.operators._rng import numpy_rng
+from hawks_deap.operators.selection import check_same_layout
 
 __all__ = [
     "MEAN_CONTEXT",
@@ -76,7 +78,7 @@ def _set_mean(individual: Genotype, cluster: int, mean: np.ndarray) -> tuple[Gen
     return (individual,)
 
 
-def mut_mean_gaussian(individual: Genotype, cluster: int, rng: np.random.Generator, *,
+def mut_mean_gaussian(individual: Genotype, cluster: int, rng: Any = None, *,
                       scale: float = 1.0, dims: str = "all") -> tuple[Genotype]:
     """The original HAWKS operator: ``mu' ~ N(mu, s)`` (Eq. S-1).
 
@@ -86,8 +88,8 @@ def mut_mean_gaussian(individual: Genotype, cluster: int, rng: np.random.Generat
         The individual, changed in place.
     cluster : int
         Slot i of the cluster to move.
-    rng : numpy.random.Generator
-        Random source.
+    rng : numpy.random.Generator, random.Random or None
+        Random source; None (the default) draws from Python's ``random``, DEAP's source.
     scale : float
         Standard deviation of the step in each moved coordinate (HAWKS 0.2.0's ``scale``,
         default 1.0).
@@ -127,7 +129,7 @@ def _gaussian_options(*, scale: float = 1.0, dims: str = "all") -> None:
     check_choice("dims", dims, ("all", "each", "one"))
 
 
-def mut_mean_rails(individual: Genotype, cluster: int, rng: np.random.Generator, *,
+def mut_mean_rails(individual: Genotype, cluster: int, rng: Any = None, *,
                    low: float = 0.0, high: float = 1.0) -> tuple[Genotype]:
     """Move along the line to another cluster ("rails", Eq. S-2).
 
@@ -142,9 +144,10 @@ def mut_mean_rails(individual: Genotype, cluster: int, rng: np.random.Generator,
     cluster : int
         Slot i of the cluster to move: an integer in [0, K - 1] (negatives are
         refused). Needs K >= 2 (ValueError otherwise).
-    rng : numpy.random.Generator, random.Random or numpy.random.RandomState
-        Random source; Python's ``random`` module and ``numpy.random`` also work (each
-        seeds a new Generator from one draw). A plain int seed is refused (TypeError).
+    rng : numpy.random.Generator, random.Random, numpy.random.RandomState or None
+        Random source; None (the default) and Python's ``random`` module draw from
+        ``random``, DEAP's source, and ``numpy.random`` from numpy's global state (each
+        seeds a new Generator from one draw per call). A plain int seed is refused.
     low, high : float
         Bounds of the uniform weights (default 0 and 1): finite, with ``low <= high``.
 
@@ -185,7 +188,7 @@ def _pso_step(individual: Genotype, cluster: int, rng: np.random.Generator,
     return w1 * (individual[n].mean - mu) + w2 * (global_mean - mu)
 
 
-def mut_mean_pso(individual: Genotype, cluster: int, rng: np.random.Generator, *,
+def mut_mean_pso(individual: Genotype, cluster: int, rng: Any = None, *,
                  global_mean: np.ndarray, low: float = 0.0,
                  high: float = 1.0) -> tuple[Genotype]:
     """PSO-random mean mutation (Eq. S-3, paper Eq. 7).
@@ -203,9 +206,10 @@ def mut_mean_pso(individual: Genotype, cluster: int, rng: np.random.Generator, *
     cluster : int
         Slot i of the cluster to move: an integer in [0, K - 1] (negatives are
         refused). Needs K >= 2 (ValueError otherwise).
-    rng : numpy.random.Generator, random.Random or numpy.random.RandomState
-        Random source; Python's ``random`` module and ``numpy.random`` also work (each
-        seeds a new Generator from one draw). A plain int seed is refused (TypeError).
+    rng : numpy.random.Generator, random.Random, numpy.random.RandomState or None
+        Random source; None (the default) and Python's ``random`` module draw from
+        ``random``, DEAP's source, and ``numpy.random`` from numpy's global state (each
+        seeds a new Generator from one draw per call). A plain int seed is refused.
     global_mean : array-like of shape (D,)
         ``mu_bar``, required (`mutate` supplies it from its ``layout``).
     low, high : float
@@ -224,7 +228,7 @@ def mut_mean_pso(individual: Genotype, cluster: int, rng: np.random.Generator, *
     return _set_mean(individual, cluster, mu + step if p <= 0.5 else mu - step)
 
 
-def mut_mean_pso_informed(individual: Genotype, cluster: int, rng: np.random.Generator, *,
+def mut_mean_pso_informed(individual: Genotype, cluster: int, rng: Any = None, *,
                           global_mean: np.ndarray, index_value: float, target: float,
                           low: float = 0.0, high: float = 1.0) -> tuple[Genotype]:
     """PSO-informed mean mutation (Eq. S-4).
@@ -240,9 +244,10 @@ def mut_mean_pso_informed(individual: Genotype, cluster: int, rng: np.random.Gen
     cluster : int
         Slot i of the cluster to move: an integer in [0, K - 1] (negatives are
         refused). Needs K >= 2 (ValueError otherwise).
-    rng : numpy.random.Generator, random.Random or numpy.random.RandomState
-        Random source; Python's ``random`` module and ``numpy.random`` also work (each
-        seeds a new Generator from one draw). A plain int seed is refused (TypeError).
+    rng : numpy.random.Generator, random.Random, numpy.random.RandomState or None
+        Random source; None (the default) and Python's ``random`` module draw from
+        ``random``, DEAP's source, and ``numpy.random`` from numpy's global state (each
+        seeds a new Generator from one draw per call). A plain int seed is refused.
     global_mean : array-like of shape (D,)
         ``mu_bar``, as in `mut_mean_pso` (required).
     index_value, target : float
@@ -265,7 +270,7 @@ def mut_mean_pso_informed(individual: Genotype, cluster: int, rng: np.random.Gen
     return _set_mean(individual, cluster, mu + step if index_value > target else mu - step)
 
 
-def mut_mean_de(individual: Genotype, cluster: int, rng: np.random.Generator, *,
+def mut_mean_de(individual: Genotype, cluster: int, rng: Any = None, *,
                 F: float = 1.0) -> tuple[Genotype]:  # noqa: N803 - the DE literature's name
     """DE-inspired mean mutation (Eq. S-5): ``mu' = mu_i + F (mu_r1 - mu_r2)``.
 
@@ -279,9 +284,10 @@ def mut_mean_de(individual: Genotype, cluster: int, rng: np.random.Generator, *,
     cluster : int
         Slot i of the cluster to move: an integer in [0, K - 1] (negatives are
         refused). Needs K >= 3 (ValueError otherwise).
-    rng : numpy.random.Generator, random.Random or numpy.random.RandomState
-        Random source; Python's ``random`` module and ``numpy.random`` also work (each
-        seeds a new Generator from one draw). A plain int seed is refused (TypeError).
+    rng : numpy.random.Generator, random.Random, numpy.random.RandomState or None
+        Random source; None (the default) and Python's ``random`` module draw from
+        ``random``, DEAP's source, and ``numpy.random`` from numpy's global state (each
+        seeds a new Generator from one draw per call). A plain int seed is refused.
     F : float
         Differential weight, finite and >= 0 (default 1.0).
 
@@ -304,7 +310,7 @@ def _de_options(*, F: float = 1.0) -> None:  # noqa: N803
     check_float("F", F, low=0.0)
 
 
-def mut_cov_haar(individual: Genotype, cluster: int, rng: np.random.Generator, *,
+def mut_cov_haar(individual: Genotype, cluster: int, rng: Any = None, *,
                  power: float = 0.3, alpha: float = 3.0) -> tuple[Genotype]:
     """Rotate and rescale a cluster's covariance, keeping its determinant (III-E2, S-I.B).
 
@@ -321,9 +327,10 @@ def mut_cov_haar(individual: Genotype, cluster: int, rng: np.random.Generator, *
     cluster : int
         Slot i of the cluster to reshape: an integer in [0, K - 1] (negatives are
         refused).
-    rng : numpy.random.Generator, random.Random or numpy.random.RandomState
-        Random source; Python's ``random`` module and ``numpy.random`` also work (each
-        seeds a new Generator from one draw). A plain int seed is refused (TypeError).
+    rng : numpy.random.Generator, random.Random, numpy.random.RandomState or None
+        Random source; None (the default) and Python's ``random`` module draw from
+        ``random``, DEAP's source, and ``numpy.random`` from numpy's global state (each
+        seeds a new Generator from one draw per call). A plain int seed is refused.
     power : float
         Exponent of the Haar draw (``Q^power``), finite and >= 0 (default 0.3).
     alpha : float
@@ -383,7 +390,8 @@ def _apply_cov(draws: Sequence[_CovDraw], power: float) -> None:
                                 power)
             for qi, (individual, cluster, gene, _, x) in zip(q, group, strict=True):
                 variances = gene.variances * np.exp(x - 1.0 / d)
-                individual[cluster] = gene.with_shape(variances, qi @ gene.rotation)
+                rotation = rotation_product(qi, gene.rotation)  # BLAS-free in 2-D
+                individual[cluster] = gene.with_shape(variances, rotation)
 
 
 #: Mean operators by name, for `mutate` and ``make_toolbox(mean_mutation=...)``.
@@ -544,9 +552,17 @@ def _declared_context(op: Callable[..., Any]) -> frozenset[str]:
     return frozenset(name for name in MEAN_CONTEXT if name in params)
 
 
-def _index_value(individual: Genotype) -> float:
+def _index_value(individual: Genotype, mean_mutation: object) -> float:
     """The individual's index value: from its record, or the last one it had."""
     fitness = individual.fitness
+    if not hasattr(fitness, "record"):  # a plain deap.base.Fitness: refused by name
+        cls = type(fitness).__name__
+        raise TypeError(
+            f"mean_mutation={getattr(mean_mutation, '__name__', mean_mutation)!r} reads the "
+            f"individual's evaluation record (its index value), which {cls} (a plain "
+            "deap.base.Fitness) does not keep: use hd.IndexFitness (the problem's fitness "
+            f"class), or create yours from hd.RecordFitness: creator.create({cls!r}, "
+            "hd.RecordFitness, weights=(-1.0,))")
     for record in (fitness.record, getattr(fitness, "last_record", {})):
         if "index" in record:
             return record["index"]
@@ -555,7 +571,7 @@ def _index_value(individual: Genotype) -> float:
                      "before the first mutation")
 
 
-def mutate(individual: Genotype, rng: np.random.Generator | Any, *,
+def mutate(individual: Genotype, rng: Any = None, *,
            mean_mutation: str | Callable[..., Any] = "pso",
            p_mean: float | None = None, p_cov: float | None = None,
            layout: Layout | None = None, target: float | None = None,
@@ -567,8 +583,9 @@ def mutate(individual: Genotype, rng: np.random.Generator | Any, *,
     ----------
     individual : Genotype
         Changed in place; returned as ``(individual,)``.
-    rng : numpy.random.Generator, random.Random or the random module
-        Random source (Python's ``random`` seeds a Generator with bits drawn from it).
+    rng : numpy.random.Generator, random.Random, the random module or None
+        Random source; None (the default) and Python's ``random`` seed a Generator with
+        bits drawn from ``random`` (DEAP's source) at each call.
     mean_mutation : {"gaussian", "rails", "pso", "pso-informed", "de"} or callable
         The mean operator (see `MEAN_MUTATIONS`), or a researcher's own operator with
         the signature of the ``mut_mean_*`` building blocks (`resolve_mean_mutation`).
@@ -597,7 +614,7 @@ def mutate(individual: Genotype, rng: np.random.Generator | Any, *,
     return (individual,)
 
 
-def mutate_many(individuals: Sequence[Genotype], rng: np.random.Generator | Any, *,
+def mutate_many(individuals: Sequence[Genotype], rng: Any = None, *,
                 mean_mutation: str | Callable[..., Any] = "pso", p_mean: float | None = None,
                 p_cov: float | None = None, layout: Layout | None = None,
                 target: float | None = None, mean_kwargs: Mapping[str, Any] | None = None,
@@ -619,9 +636,10 @@ def mutate_many(individuals: Sequence[Genotype], rng: np.random.Generator | Any,
         mutations are finished before the next starts). On an error, those before the
         failing one are fully mutated. A one-shot iterator (e.g. ``map(toolbox.clone,
         pop)``) is mutated but the returned list is then empty: pass a list.
-    rng : numpy.random.Generator, random.Random or numpy.random.RandomState
-        Random source; Python's ``random`` module and ``numpy.random`` also work (each
-        seeds a new Generator from one draw). A plain int seed is refused (TypeError).
+    rng : numpy.random.Generator, random.Random, numpy.random.RandomState or None
+        Random source; None (the default) and Python's ``random`` module draw from
+        ``random``, DEAP's source, and ``numpy.random`` from numpy's global state (each
+        seeds a new Generator from one draw per call). A plain int seed is refused.
     mean_mutation : {"gaussian", "rails", "pso", "pso-informed", "de"} or callable
         As in `mutate` (default ``"pso"``).
     p_mean, p_cov : float, optional
@@ -660,12 +678,13 @@ def mutate_many(individuals: Sequence[Genotype], rng: np.random.Generator | Any,
                 _apply_cov(pending, power)
                 pending, seen = [], set()
             seen.add(id(individual))
-            k = len(individual)
-            kwargs = dict(mean_kwargs or {})
+            if layout is not None:  # a fitness of another layout: its toolbox was made anew
+                check_same_layout([individual], layout.key)
+            k, kwargs = len(individual), dict(mean_kwargs or {})
             if "global_mean" in context:
                 kwargs["global_mean"] = layout.data_mean(individual)
             if "index_value" in context:
-                kwargs["index_value"] = _index_value(individual)
+                kwargs["index_value"] = _index_value(individual, mean_mutation)
             if "target" in context:
                 kwargs["target"] = target
             pm = 1.0 / k if p_mean is None else p_mean

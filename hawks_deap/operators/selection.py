@@ -58,19 +58,23 @@ def record_penalty(individual: Any) -> float:
     return float(record.get("penalty", 0.0))
 
 
-def check_same_layout(individuals: Sequence[Any]) -> None:
+def check_same_layout(individuals: Sequence[Any], layout_key: str | None = None) -> None:
     """Refuse to compare individuals whose fitness was measured on different layouts.
 
     A layout (the cluster sizes and every slot's fixed draws) decides which dataset a
     genotype is: two fitness values measured on different layouts belong to different
     datasets. That happens when a population saved without its toolbox is resumed
-    with a toolbox made anew, which draws a new layout (above all with ``seed=None``).
+    with a toolbox made anew that drew another layout, or when individuals move between
+    toolboxes made with different seeds (islands).
 
     Parameters
     ----------
     individuals : iterable
         Individuals with a ``fitness``; those whose fitness carries no ``layout_key``
         (never evaluated) are not compared. An invalidated fitness keeps its key and is.
+    layout_key : str, optional
+        The key of the layout they must have been evaluated on, if known (`mutate`
+        passes its layout's: an individual of a toolbox made anew is refused there too).
 
     Raises
     ------
@@ -79,15 +83,21 @@ def check_same_layout(individuals: Sequence[Any]) -> None:
     """
     keys = {getattr(ind.fitness, "layout_key", None) for ind in individuals}
     keys.discard(None)
+    if keys and layout_key is not None:
+        keys.add(layout_key)
     if len(keys) > 1:
         raise ValueError(
-            "these individuals were evaluated on different layouts (different datasets): a "
-            "toolbox made anew draws a new layout, so a population saved without its "
-            "toolbox cannot be resumed with it; pickle the toolbox with the population "
-            "(DEAP's checkpoint recipe, README \"DEAP recipes\")")
+            "individuals evaluated on different layouts (different datasets) meet here: "
+            "each toolbox draws its own layout from its seed. To resume a saved population, "
+            "make the toolbox as the saved run did: with seed=None after the same "
+            "random.seed(...) (and save random.getstate() with the population: DEAP's "
+            "checkpoint recipe), or with the same int seed and the toolbox itself saved with "
+            "the population (README \"DEAP recipes\"). An individual that moves between "
+            "toolboxes of different seeds (islands) must be evaluated again by the one it "
+            "joins: ind.fitness.values = toolbox.evaluate(ind)")
 
 
-def sel_stochastic_ranking(individuals: Sequence[Any], k: int, rng: np.random.Generator, *,
+def sel_stochastic_ranking(individuals: Sequence[Any], k: int, rng: Any = None, *,
                            p_f: float = 0.5, n_sweeps: int | None = None,
                            penalty: Callable[[Any], float] = record_penalty) -> list[Any]:
     """Stochastic ranking (Runarsson & Yao, 2000), as used by HAWKS.
@@ -104,8 +114,8 @@ def sel_stochastic_ranking(individuals: Sequence[Any], k: int, rng: np.random.Ge
         The pool (parents and offspring); each needs a valid fitness.
     k : int
         How many to keep.
-    rng : numpy.random.Generator
-        Random source.
+    rng : numpy.random.Generator, random.Random or None
+        Random source; None (the default) draws from Python's ``random``, DEAP's source.
     p_f : float
         Probability of comparing on fitness regardless of feasibility.
     n_sweeps : int, optional
@@ -145,7 +155,7 @@ def sel_stochastic_ranking(individuals: Sequence[Any], k: int, rng: np.random.Ge
     return ranked[:k]
 
 
-def sel_hawks(individuals: Sequence[Any], k: int, rng: np.random.Generator | Any, *,
+def sel_hawks(individuals: Sequence[Any], k: int, rng: Any = None, *,
               p_f: float = 0.5, tournsize: int = 3) -> list[Any]:
     """HAWKS selection for any DEAP algorithm: survivors or parents, by what is asked.
 
@@ -177,9 +187,10 @@ def sel_hawks(individuals: Sequence[Any], k: int, rng: np.random.Generator | Any
     k : int
         How many to select, an integer >= 0 (> 0 needs a non-empty pool). Above
         ``len(individuals)``, parents drawn with replacement, like ``k == len(individuals)``.
-    rng : numpy.random.Generator, random.Random or numpy.random.RandomState
-        Random source; Python's ``random`` module and ``numpy.random`` also work (each
-        seeds a new Generator from one draw). A plain int seed is refused (TypeError).
+    rng : numpy.random.Generator, random.Random, numpy.random.RandomState or None
+        Random source; None (the default) and Python's ``random`` module draw from
+        ``random``, DEAP's source, and ``numpy.random`` from numpy's global state (each
+        seeds a new Generator from one draw per call). A plain int seed is refused.
     p_f : float
         `sel_stochastic_ranking`'s probability, in [0, 1] (default 0.5).
     tournsize : int
@@ -204,7 +215,7 @@ def sel_hawks(individuals: Sequence[Any], k: int, rng: np.random.Generator | Any
     return sel_tournament_rank(ranked, k, rng, tournsize=tournsize)
 
 
-def sel_tournament_rank(individuals: Sequence[Any], k: int, rng: np.random.Generator, *,
+def sel_tournament_rank(individuals: Sequence[Any], k: int, rng: Any = None, *,
                         tournsize: int = 2) -> list[Any]:
     """Tournaments decided by rank, the rank being the position in ``individuals``.
 
@@ -219,9 +230,10 @@ def sel_tournament_rank(individuals: Sequence[Any], k: int, rng: np.random.Gener
         The ranked pool, best first; must not be empty (ValueError). Not changed.
     k : int
         Number of tournaments (and of individuals returned), an integer >= 0.
-    rng : numpy.random.Generator, random.Random or numpy.random.RandomState
-        Random source; Python's ``random`` module and ``numpy.random`` also work (each
-        seeds a new Generator from one draw). A plain int seed is refused (TypeError).
+    rng : numpy.random.Generator, random.Random, numpy.random.RandomState or None
+        Random source; None (the default) and Python's ``random`` module draw from
+        ``random``, DEAP's source, and ``numpy.random`` from numpy's global state (each
+        seeds a new Generator from one draw per call). A plain int seed is refused.
     tournsize : int
         Positions per tournament, an integer >= 1 (default 2).
 
@@ -239,7 +251,7 @@ def sel_tournament_rank(individuals: Sequence[Any], k: int, rng: np.random.Gener
     return [individuals[i] for i in picks]
 
 
-def sel_nsga3(individuals: Sequence[Any], k: int, rng: np.random.Generator, *,
+def sel_nsga3(individuals: Sequence[Any], k: int, rng: Any = None, *,
               ref_points: np.ndarray, nd: str = "log") -> list[Any]:
     """NSGA-III environmental selection (Deb & Jain, 2014) with an explicit generator.
 
@@ -254,9 +266,10 @@ def sel_nsga3(individuals: Sequence[Any], k: int, rng: np.random.Generator, *,
         The pool, each with a valid (multi-objective) fitness. Not changed.
     k : int
         How many to keep, an integer from 0 to ``len(individuals)`` (0: an empty list).
-    rng : numpy.random.Generator, random.Random or numpy.random.RandomState
-        Random source; Python's ``random`` module and ``numpy.random`` also work (each
-        seeds a new Generator from one draw). A plain int seed is refused (TypeError).
+    rng : numpy.random.Generator, random.Random, numpy.random.RandomState or None
+        Random source; None (the default) and Python's ``random`` module draw from
+        ``random``, DEAP's source, and ``numpy.random`` from numpy's global state (each
+        seeds a new Generator from one draw per call). A plain int seed is refused.
     ref_points : array-like of shape (n_points, n_objectives)
         The reference points (a numpy array, list or tuple): finite and non-empty, one
         column per objective, e.g. ``deap.tools.uniform_reference_points(n_obj, p)``.
@@ -321,7 +334,7 @@ def sel_nsga3(individuals: Sequence[Any], k: int, rng: np.random.Generator, *,
 
 
 def sel_tournament_crowded(individuals: Sequence[Any], k: int,
-                           rng: np.random.Generator) -> list[Any]:
+                           rng: Any = None) -> list[Any]:
     """Binary tournaments on NSGA-II's crowded comparison (front rank, then crowding).
 
     The lower non-domination rank wins; between equal ranks, the larger crowding
@@ -335,9 +348,10 @@ def sel_tournament_crowded(individuals: Sequence[Any], k: int,
         changed.
     k : int
         Number of tournaments (and of individuals returned), an integer >= 0.
-    rng : numpy.random.Generator, random.Random or numpy.random.RandomState
-        Random source; Python's ``random`` module and ``numpy.random`` also work (each
-        seeds a new Generator from one draw). A plain int seed is refused (TypeError).
+    rng : numpy.random.Generator, random.Random, numpy.random.RandomState or None
+        Random source; None (the default) and Python's ``random`` module draw from
+        ``random``, DEAP's source, and ``numpy.random`` from numpy's global state (each
+        seeds a new Generator from one draw per call). A plain int seed is refused.
 
     Returns
     -------

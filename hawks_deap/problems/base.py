@@ -7,6 +7,7 @@ the DEAP fitness class. It knows nothing about the loop that optimises it.
 
 from __future__ import annotations
 
+import copy
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
@@ -106,6 +107,22 @@ class Problem(ABC):
     @abstractmethod
     def parameters(self) -> dict[str, Any]:
         """JSON-ready description of the problem (for dataset metadata)."""
+
+    def snapshot(self) -> Problem:
+        """A copy bound to the current layout: a later `prepare` of either leaves the other.
+
+        Each toolbox of `hawks_deap.make_toolbox` and each run's `hawks_deap.Result`
+        keeps one, so that several toolboxes made from one problem (islands) and the
+        results of earlier runs keep their own layout. A shallow copy (layout, evaluator
+        and caches shared until the next `prepare`, which replaces them): a problem whose
+        `prepare` changes state in place must override it.
+
+        Returns
+        -------
+        Problem
+            The copy, of the same class.
+        """
+        return copy.copy(self)
 
     def mutation_context(self) -> dict[str, Any]:
         """Keyword arguments the mutation operators may need (e.g. the target)."""

@@ -11,6 +11,7 @@ the penalty and feasibility are still recorded.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from typing import Any
@@ -130,6 +131,18 @@ class MultiObjectiveProblem(Problem):
             The base problem's new layout.
         """
         return self.base.prepare(rng)
+
+    def snapshot(self) -> MultiObjectiveProblem:
+        """A copy bound to the current layout, with a snapshot of the base problem.
+
+        Returns
+        -------
+        MultiObjectiveProblem
+            A later `prepare` of either leaves the other's layout as it is.
+        """
+        new = copy.copy(self)
+        new.base = self.base.snapshot()
+        return new
 
     def random_individual(self, rng: np.random.Generator) -> Genotype:
         """A random individual with the multi-objective fitness.

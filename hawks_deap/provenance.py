@@ -1,0 +1,407 @@
+"""What a run ran on, and whether a saved run regenerates here.
+
+The reproducibility contract (README, "Reproducibility"):
+
+- **Same environment, same bytes.** The same seed and settings, with the same
+  hawks-deap, Python, numpy, scipy, scikit-learn and DEAP versions and the same native
+  kernels (the BLAS library and the CPU kernel it picked), give byte-identical files.
+- **Elsewhere, the same path to a tolerance.** Under other kernels or library versions a
+  run takes the same evolutionary path (the same selections, the same number of
+  generations and the same labels) and its values agree to `RTOL` relative, `ATOL`
+  absolute: floating-point sums and products are rounded differently by different
+  kernels (the last bits of the points), not the model.
+
+`environment` is what every run records (``metadata.json``'s ``"environment"``, and
+``suite.json``'s); `environment_differences` names what changed between two records;
+`verify` runs a saved run's recorded settings and seed again and compares.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import platform
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from importlib import metadata as importlib_metadata
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from hawks_deap._files import read_json
+
+__all__ = ["ATOL", "LIBRARIES", "RTOL", "Verification", "check_verifiable", "environment",
+           "environment_differences", "verify"]
+
+#: The distributions whose versions a run records (import name -> distribution name).
+LIBRARIES: dict[str, str] = {
+    "hawks_deap": "hawks-deap",
+    "numpy": "numpy",
+    "scipy": "scipy",
+    "sklearn": "scikit-learn",
+    "deap": "deap",
+    "multiprocess": "multiprocess",
+    "threadpoolctl": "threadpoolctl",
+}
+
+#: Across kernels and library versions, values agree to this relative tolerance...
+RTOL = 1e-9
+#: ... or this absolute one (values near zero).
+ATOL = 1e-12
+
+# The native libraries that compute for hawks-deap: those shipped in (or next to) these
+# packages' folders. Other packages a user imported may load their own OpenMP or BLAS;
+# they would make the record depend on the process, so they are left out.
+_OWNERS = ("numpy", "scipy", "scikit_learn", "sklearn")
+
+
+def _version(distribution: str) -> str | None:
+    try:
+        return importlib_metadata.version(distribution)
+    except importlib_metadata.PackageNotFoundError:
+        return None
+
+
+def _owner(filepath: str) -> str | None:
+    """The package folder a native library belongs to (``numpy.libs``), or None."""
+    for part in Path(filepath).parts:
+        if part.split(".")[0].split("-")[0] in _OWNERS:
+            return part
+    return None
+
+
+def _native_libraries() -> list[dict[str, Any]]:
+    # load the libraries hawks-deap computes with before listing them, so that the list
+    # does not depend on what the process happened to import first
+    import scipy.linalg  # noqa: F401
+    import sklearn.cluster  # noqa: F401
+    from threadpoolctl import threadpool_info
+
+    found = []
+    for info in threadpool_info():
+        owner = _owner(info.get("filepath") or "")
+        # a BLAS outside the packages (a system or conda BLAS) is the one numpy uses
+        if owner is None and info.get("user_api") != "blas":
+            continue
+        found.append({
+            "owner": owner,
+            "user_api": info.get("user_api"),
+            "internal_api": info.get("internal_api"),
+            "version": info.get("version"),
+            "architecture": info.get("architecture"),
+            "threading_layer": info.get("threading_layer"),
+            "file": Path(info.get("filepath") or "").name,
+        })
+    return sorted(found, key=lambda lib: (str(lib["owner"]), str(lib["file"])))
+
+
+def _cpu() -> str:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+@functools.lru_cache(maxsize=1)
+def _environment_json() -> str:
+    record = {
+        "python": f"{platform.python_version()} ({platform.python_implementation()})",
+        "platform": platform.platform(),
+        "machine": platform.machine(),
+        "cpu": _cpu(),
+        "libraries": {dist: _version(dist) for dist in LIBRARIES.values()},
+        "native": _native_libraries(),
+        # OpenBLAS picks its kernel from the CPU unless this is set
+        "openblas_coretype": os.environ.get("OPENBLAS_CORETYPE"),
+    }
+    return json.dumps(record, sort_keys=True)
+
+
+def environment() -> dict[str, Any]:
+    """The environment of this process, as runs record it.
+
+    Returns
+    -------
+    dict
+        ``python`` (version and implementation), ``platform``, ``machine``, ``cpu``
+        (model name), ``libraries`` (the versions of hawks-deap, numpy, scipy,
+        scikit-learn, DEAP, multiprocess and threadpoolctl), ``native`` (the BLAS and
+        OpenMP libraries of numpy, scipy and scikit-learn, as threadpoolctl lists them:
+        library, version, the kernel architecture it picked, threading layer; thread
+        counts are left out: hawks-deap's results do not depend on them) and
+        ``openblas_coretype`` (the variable that forces OpenBLAS' kernel, or None).
+        The same within one process (computed once); a new dict each call.
+
+    Examples
+    --------
+    >>> import hawks_deap.provenance as hp
+    >>> hp.environment()["libraries"]["hawks-deap"] is not None
+    True
+    """
+    return json.loads(_environment_json())
+
+
+def _flatten(value: Any, prefix: str = "") -> dict[str, Any]:
+    if isinstance(value, Mapping):
+        out: dict[str, Any] = {}
+        for key in sorted(value):
+            out.update(_flatten(value[key], f"{prefix}.{key}" if prefix else str(key)))
+        return out
+    if isinstance(value, list) and value and all(isinstance(v, Mapping) for v in value):
+        out = {}
+        for i, item in enumerate(value):
+            name = item.get("owner") or item.get("file") or str(i)
+            out.update(_flatten({k: v for k, v in item.items() if k != "owner"},
+                                f"{prefix}[{name}]"))
+        return out
+    return {prefix: value}
+
+
+def environment_differences(recorded: Any, current: Mapping[str, Any] | None = None
+                            ) -> list[str]:
+    """What differs between a recorded environment and another (default: this one).
+
+    Parameters
+    ----------
+    recorded : dict or None
+        An ``"environment"`` entry of a ``metadata.json`` (None or a non-mapping: a run
+        written before environments were recorded).
+    current : mapping, optional
+        The environment to compare with (default: `environment`).
+
+    Returns
+    -------
+    list of str
+        One ``"key: recorded -> current"`` line per difference (e.g.
+        ``"native[numpy.libs].architecture: SkylakeX -> Haswell"``); empty when equal.
+        A run without a record gives ``["no environment recorded"]``.
+    """
+    if not isinstance(recorded, Mapping):
+        return ["no environment recorded (written by hawks-deap before 0.2)"]
+    before, after = _flatten(recorded), _flatten(environment() if current is None
+                                                 else current)
+    return [f"{key}: {before.get(key)} -> {after.get(key)}"
+            for key in sorted(set(before) | set(after)) if before.get(key) != after.get(key)]
+
+
+@dataclass(frozen=True)
+class Verification:
+    """The outcome of `verify`: a saved run compared with the same run made again here.
+
+    Attributes
+    ----------
+    path : pathlib.Path
+        The run directory.
+    identical : bool
+        The points' file and ``genes.json`` are the same bytes.
+    same_path : bool
+        The same labels, number of generations and logbook shape (the evolutionary path).
+    max_abs_difference : float
+        Largest absolute difference over the points, the genes' arrays, the fitness and
+        the logbook's values (0.0 when identical).
+    max_rel_difference : float
+        The same, relative to the larger magnitude of the two values (where non-zero).
+    within_tolerance : bool
+        ``same_path`` and every value equal to `RTOL` relative or `ATOL` absolute.
+    environment_differences : list of str
+        What differs between the recorded environment and this one
+        (`environment_differences`).
+    """
+
+    path: Path
+    identical: bool
+    same_path: bool
+    max_abs_difference: float
+    max_rel_difference: float
+    within_tolerance: bool
+    environment_differences: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        """One line: identical, equal within the tolerance, or different, and why."""
+        if self.identical:
+            verdict = "identical (byte for byte)"
+        elif self.within_tolerance:
+            verdict = (f"same path, values within the tolerance (largest difference "
+                       f"{self.max_abs_difference:.3g} absolute, {self.max_rel_difference:.3g}"
+                       f" relative; rtol {RTOL:g}, atol {ATOL:g})")
+        elif not self.same_path:
+            verdict = "DIFFERENT path (labels, generations or logbook differ)"
+        else:
+            verdict = (f"DIFFERENT values (largest difference {self.max_abs_difference:.3g}"
+                       f" absolute, {self.max_rel_difference:.3g} relative)")
+        env = ("same environment" if not self.environment_differences else
+               "environment differs: " + "; ".join(self.environment_differences))
+        return f"{self.path}: {verdict}; {env}"
+
+
+def _differences(a: Any, b: Any) -> tuple[float, float]:
+    """Largest absolute and relative differences of two equal-shaped float arrays."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if a.size == 0:
+        return 0.0, 0.0
+    both_nan = np.isnan(a) & np.isnan(b)
+    diff = np.where(both_nan, 0.0, np.abs(a - b))
+    scale = np.maximum(np.abs(a), np.abs(b))
+    rel = np.divide(diff, scale, out=np.zeros_like(diff), where=scale > 0)
+    diff, rel = np.nan_to_num(diff, nan=np.inf), np.nan_to_num(rel, nan=np.inf)
+    return float(diff.max()), float(rel.max())
+
+
+def _gene_arrays(genes: Any) -> list[np.ndarray]:
+    return [np.asarray(array, dtype=float) for gene in genes or ()
+            for array in (gene.mean, gene.variances, gene.rotation)]
+
+
+def _logbook_values(rows: list[dict[str, Any]]) -> tuple[tuple[str, ...], np.ndarray]:
+    keys = tuple(sorted({key for row in rows for key in row}))
+    values = np.array([[float(row.get(key, np.nan)) for key in keys] for row in rows],
+                      dtype=float).reshape(len(rows), len(keys))
+    return keys, values
+
+
+def verify(path: str | os.PathLike, *, n_jobs: int = 1) -> Verification:
+    """Run a saved run again from its recorded settings and seed, and compare.
+
+    The run directory must have been written by ``hawks-deap generate``, ``versus`` or a
+    suite (its ``metadata.json`` records the command, its settings and the seed). The
+    run is evolved again (as long as it first took) and nothing is written.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The run directory.
+    n_jobs : int
+        Evaluation processes for the repeat (results never depend on it).
+
+    Returns
+    -------
+    Verification
+        Identical bytes, or the largest difference and whether it is within the
+        contract's tolerance, with what differs in the environment.
+
+    Raises
+    ------
+    ValueError
+        If ``path`` is not a dataset directory, or its metadata does not record the
+        command, settings and seed of a run.
+    """
+    from hawks_deap import runs
+    from hawks_deap._validation import check_int
+    from hawks_deap.dataset import DATA_FILE, GENES_FILE, Dataset, is_dataset_dir
+
+    n_jobs = check_int("n_jobs", n_jobs, minimum=1)
+    path = Path(path)
+    if not is_dataset_dir(path):
+        raise ValueError(f"{path} is not a dataset directory (no data.csv or data.npz)")
+    command = check_verifiable(path)
+    saved = Dataset.load(path)
+    meta = saved.metadata
+    values = {**command["settings"], "n_jobs": n_jobs}
+    problem = runs.build_problem(command["name"], values)
+    run = runs.run_configuration(problem, values, seed=meta["seed"])
+    again = run.dataset
+
+    csv = (path / DATA_FILE).is_file()
+    old_points = (path / DATA_FILE).read_bytes() if csv else None
+    new_points = again.to_csv_text().encode("utf-8") if csv else None
+    if csv:
+        same_points = old_points == new_points
+    else:  # npz: compare the arrays exactly (the archive's own bytes hold timestamps)
+        same_points = (saved.X.dtype == again.X.dtype and saved.X.shape == again.X.shape
+                       and saved.X.tobytes() == again.X.tobytes())
+    genes_text = json.dumps({"sizes": again.sizes.tolist(),
+                             "clusters": [g.to_dict() for g in again.genotype]},
+                            indent=2, sort_keys=True)
+    # (Dataset.load read genes.json already: it is readable JSON)
+    same_genes = read_json(path / GENES_FILE) == json.loads(genes_text)
+
+    old_log = _read_logbook(path)
+    new_log = [dict(row) for row in run.result.logbook]
+    new_log = [{k: v for k, v in row.items() if isinstance(v, int | float | np.number)}
+               for row in new_log]
+    same_path = (saved.X.shape == again.X.shape and np.array_equal(saved.y, again.y)
+                 and len(saved.genotype or ()) == len(again.genotype)
+                 and (old_log is None or len(old_log) == len(new_log)))
+    pairs: list[tuple[Any, Any]] = []
+    if same_path:
+        pairs.append((saved.X, again.X))
+        pairs += list(zip(_gene_arrays(saved.genotype), _gene_arrays(again.genotype),
+                          strict=True))
+        old_fit, new_fit = meta.get("fitness", []), again.metadata.get("fitness", [])
+        if len(old_fit) == len(new_fit):
+            pairs.append((old_fit, new_fit))
+        else:
+            same_path = False
+        if old_log is not None and same_path:
+            old_keys, old_values = _logbook_values(old_log)
+            new_keys, new_values = _logbook_values(
+                [{k: v for k, v in row.items() if k in old_keys} for row in new_log])
+            if old_keys != new_keys:
+                same_path = False
+            else:
+                pairs.append((old_values, new_values))
+    abs_diff = rel_diff = 0.0
+    within = same_path
+    for old, new in pairs:
+        old, new = np.asarray(old, dtype=float), np.asarray(new, dtype=float)
+        if old.shape != new.shape:
+            same_path = within = False
+            continue
+        a, r = _differences(old, new)
+        abs_diff, rel_diff = max(abs_diff, a), max(rel_diff, r)
+        within = within and bool(np.allclose(old, new, rtol=RTOL, atol=ATOL, equal_nan=True))
+    identical = bool(same_points and same_genes and same_path and abs_diff == 0.0)
+    return Verification(path, identical, bool(same_path), abs_diff, rel_diff,
+                        bool(within), environment_differences(meta.get("environment")))
+
+
+def check_verifiable(path: str | os.PathLike) -> dict[str, Any]:
+    """The recorded command of a run directory that `verify` can repeat.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The run directory.
+
+    Returns
+    -------
+    dict
+        ``metadata.json``'s ``"command"``: ``name`` and ``settings``.
+
+    Raises
+    ------
+    ValueError
+        Naming the file when its metadata does not record a run's command, settings and
+        seed (a dataset saved from the Python API, a battery's, an older format).
+    """
+    from hawks_deap.dataset import METADATA_FILE
+
+    file = Path(path) / METADATA_FILE
+    meta = read_json(file)
+    command = meta.get("command") if isinstance(meta, dict) else None
+    if (not isinstance(command, dict) or not isinstance(command.get("settings"), dict)
+            or command.get("name") not in ("generate", "versus") or "seed" not in meta):
+        raise ValueError(f"{file} does not record a run's command, settings and seed (only "
+                         "directories written by `hawks-deap generate`, `versus` or `suite` "
+                         "can be verified)")
+    return command
+
+
+def _read_logbook(path: Path) -> list[dict[str, Any]] | None:
+    from hawks_deap.dataset import LOGBOOK_FILE
+    from hawks_deap.runs import read_logbook_csv
+
+    if not (path / LOGBOOK_FILE).is_file():
+        return None
+    return [dict(row) for row in read_logbook_csv(path / LOGBOOK_FILE)]
+
+
+if __name__ == "__main__":  # pragma: no cover
+    print(json.dumps(environment(), indent=2, sort_keys=True), file=sys.stdout)

@@ -1,0 +1,307 @@
+"""Issue 30, items 7, 8, 12, 16 and 17: limits refused up front, in one line.
+
+Each case is its reproduction: the real command (``hawks_deap.cli.main(argv)`` or a
+subprocess) exits 2 with exactly one line on stderr naming the option, key or file, and
+the Python API raises ValueError / TypeError naming the parameter, the value and what is
+allowed, before any work.
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import hawks_deap as hd
+from hawks_deap import _memory, cli
+from hawks_deap._validation import MAX_SCALE, check_X
+from hawks_deap.features import check_feature_inputs, features_table, problem_features
+
+
+def run_main(capsys, *args):
+    code = cli.main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def one_line(err):
+    """The single line of a refusal (asserting that there is only one)."""
+    lines = err.splitlines()
+    assert len(lines) == 1, err
+    assert "Traceback" not in err and "usage:" not in err, err
+    return lines[0]
+
+
+def run_cli(*args, cwd=None):
+    env = {**os.environ, "MPLBACKEND": "Agg"}
+    return subprocess.run([sys.executable, "-m", "hawks_deap.cli", *map(str, args)],
+                          capture_output=True, text=True, cwd=cwd, timeout=300, env=env)
+
+
+def write_dataset(path, X, y):
+    """A dataset directory written by hand (Dataset itself refuses what is tested here)."""
+    path.mkdir()
+    rows = ["x0,x1,label", *(f"{float(a)!r},{float(b)!r},{int(c)}" for (a, b), c in zip(X, y))]
+    (path / "data.csv").write_text("\n".join(rows) + "\n")
+    (path / "metadata.json").write_text(json.dumps({"package": "hawks-deap"}))
+    return path
+
+
+@pytest.fixture
+def blobs(tmp_path):
+    """A plain 60-point, 3-cluster dataset directory."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 2)) + np.repeat([[0, 0], [6, 0], [0, 6]], 20, axis=0)
+    hd.Dataset(X, np.repeat([0, 1, 2], 20)).save(tmp_path / "blobs")
+    return tmp_path / "blobs"
+
+
+# --------------------------------------------------------------------------- 7: --dpi
+
+
+def test_plot_dpi_too_large_exit_2_one_line(blobs, tmp_path, capsys):
+    out = tmp_path / "figures"
+    code, _, err = run_main(capsys, "plot", blobs, "--dpi", "100000", "--out", out)
+    assert code == 2
+    line = one_line(err)
+    assert line == "hawks-deap plot: error: --dpi must be an integer in [10, 1200], got 100000"
+    assert not out.exists()
+
+
+def test_plot_dpi_subprocess(blobs, tmp_path):
+    r = run_cli("plot", blobs, "--dpi", "100000", "--out", tmp_path / "figures")
+    assert r.returncode == 2 and "--dpi" in one_line(r.stderr)
+
+
+def test_plot_dpi_bound_is_one_place():
+    from hawks_deap import config, plotting
+
+    dpi = next(o for o in config.COMMAND_LINE_OPTIONS if o.key == "dpi")
+    assert (dpi.low, dpi.high) == plotting.DPI_RANGE
+
+
+def test_plotting_api_refuses_dpi_and_huge_figures(tmp_path):
+    from hawks_deap import plotting
+
+    plt = plotting.pyplot()
+    fig = plotting.plot_dataset(np.random.default_rng(0).normal(size=(30, 2)), np.arange(30) % 2)
+    with pytest.raises(ValueError, match=r"^dpi must be <= 1200, got 100000$"):
+        plotting.figure_bytes(fig, "d.png", dpi=100000)
+    with pytest.raises(ValueError, match=r"^dpi must be >= 10, got 0$"):
+        plotting.save_figure(fig, tmp_path / "sub" / "d.png", dpi=0)
+    with pytest.raises(TypeError, match="dpi must be an integer"):
+        plotting.figure_bytes(fig, "d.png", dpi=150.5)
+    assert not (tmp_path / "sub").exists()
+    plt.close(fig)
+    big, _ = plt.subplots(figsize=(100, 100))  # in range, but 1.4e10 pixels at 1200 dpi
+    with pytest.raises(ValueError, match=r"dpi=1200: the figure would be .* pixels, more "
+                                         r"than 100,000,000"):
+        plotting.save_figure(big, tmp_path / "big.png", dpi=1200)
+    assert not (tmp_path / "big.png").exists()
+    plt.close(big)
+
+
+# --------------------------------------------------------------------------- 8: overflow
+
+
+def test_features_of_overflowing_coordinates_exit_2(tmp_path, capsys):
+    rng = np.random.default_rng(0)
+    path = write_dataset(tmp_path / "huge", rng.normal(size=(60, 2)) * 1e155,
+                         np.repeat([0, 1, 2], 20))
+    code, out, err = run_main(capsys, "features", path)
+    assert code == 2 and out == ""
+    line = one_line(err)
+    assert line.startswith(f"hawks-deap features: error: PATH {path} is not a readable dataset")
+    assert "squared distances overflow" in line and "max |x| * sqrt(N * D)" in line
+    code, _, err = run_main(capsys, "plot", path, "--out", tmp_path / "fig")
+    assert code == 2 and f"PATH {path}" in one_line(err)
+
+
+def test_check_X_bounds_squared_distances():
+    X = np.ones((60, 2))
+    big = X * 1e155
+    with pytest.raises(ValueError, match=r"^data holds values up to 1e\+155 in magnitude, "
+                                         r"with which squared distances overflow"):
+        check_X(big, "data")
+    for call in (lambda: problem_features(big, np.arange(60) % 3),
+                 lambda: hd.Dataset(big, np.arange(60) % 3)):
+        with pytest.raises(ValueError, match="squared distances overflow"):
+            call()
+    with pytest.raises(ValueError, match=r"dataset 'huge' \(row 1\): X holds values"):
+        features_table([(X, np.arange(60) % 3), (-big, np.arange(60) % 3)],
+                       names=["fine", "huge"])
+
+
+def test_values_at_the_bound_give_finite_features():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(90, 3))
+    y = np.repeat([0, 1, 2], 30)
+    scale = 0.999 * MAX_SCALE / np.sqrt(X.size) / np.abs(X).max()
+    with np.errstate(all="raise"):
+        for metric in ("sqeuclidean", "euclidean"):
+            at_bound = problem_features(X * scale, y, metric=metric)
+            plain = problem_features(X, y, metric=metric)
+            for name, value in plain.items():
+                assert at_bound[name] == pytest.approx(value, rel=1e-9), name
+
+
+# --------------------------------------------------------------------------- 12: population
+
+
+@pytest.fixture
+def memory_of_16_gb(monkeypatch):
+    monkeypatch.setattr(_memory, "total_memory", lambda: 16 * 10**9)
+
+
+def test_population_size_flag_refused_up_front(tmp_path, capsys, memory_of_16_gb):
+    out = tmp_path / "run"
+    code, _, err = run_main(capsys, "generate", "--population-size", "1000000000000",
+                            "--out", out)
+    assert code == 2 and not out.exists()
+    line = one_line(err)
+    assert line.startswith("hawks-deap generate: error: argument --population-size: a "
+                           "population of 1000000000000 individuals")
+    assert "needs at least 624 TB, more than this machine's memory (16 GB)" in line
+
+
+def test_population_size_subprocess(tmp_path):
+    r = run_cli("generate", "--population-size", "1000000000000", "--out", tmp_path / "run")
+    assert r.returncode == 2 and "--population-size" in one_line(r.stderr)
+    assert not (tmp_path / "run").exists()
+
+
+def test_population_size_in_toml_and_hawks_json(tmp_path, capsys, memory_of_16_gb):
+    toml = tmp_path / "run.toml"
+    toml.write_text("[ga]\npopulation_size = 1000000000000\n")
+    code, _, err = run_main(capsys, "generate", "--config", toml, "--out", tmp_path / "a")
+    assert code == 2
+    assert one_line(err).startswith(f"hawks-deap generate: error: [ga] population_size in "
+                                    f"{toml}: a population of 1000000000000 individuals")
+    hawks = tmp_path / "hawks.json"
+    hawks.write_text('{"ga": {"num_indivs": 1000000000000000000000000000000}}')
+    code, _, err = run_main(capsys, "generate", "--config", hawks, "--out", tmp_path / "b")
+    assert code == 2
+    line = [ln for ln in err.splitlines() if ": note: " not in ln]  # HAWKS notes come first
+    assert len(line) == 1 and line[0].startswith(
+        f"hawks-deap generate: error: ga.num_indivs (-> [ga] population_size) in {hawks}: a "
+        "population of 1000000000000000000000000000000 individuals")
+    hawks.write_text('{"ga": {"num_indivs": 1e30}}')  # a JSON float: not an integer
+    code, _, err = run_main(capsys, "generate", "--config", hawks, "--out", tmp_path / "c")
+    assert code == 2 and "ga.num_indivs" in one_line(err)
+    assert not any((tmp_path / n).exists() for n in "abc")
+
+
+def test_population_size_in_a_grid(memory_of_16_gb):
+    from hawks_deap import config
+
+    with pytest.raises(ValueError, match=r"^\[ga\] population_size in grid.toml: a population "
+                                         r"of 1000000000000 individuals"):
+        config.validate_config({"ga": {"population_size": [10, 10**12]}}, allow_lists=True,
+                               source="grid.toml")
+
+
+def test_population_of_the_problems_genes_refused_before_the_run(tmp_path, capsys,
+                                                                  memory_of_16_gb):
+    # each size fits alone; 10^5 individuals of 100 genes in 1000 dimensions do not
+    code, _, err = run_main(capsys, "generate", "--n-samples", "1000", "--n-clusters", "100",
+                            "--n-dims", "1000", "--population-size", "100000",
+                            "--out", tmp_path / "run")
+    assert code == 2
+    assert one_line(err) == (
+        "hawks-deap generate: error: population_size=100000, n_clusters=100, n_dims=1000: a "
+        "population needs at least 80.2 TB, more than this machine's memory (16 GB)")
+
+
+def test_evolve_and_make_toolbox_refuse_a_population_too_large(memory_of_16_gb):
+    problem = hd.IndexProblem(60, 3, 2, target=0.5)
+    for call in (hd.evolve, hd.make_toolbox):
+        with pytest.raises(ValueError, match=r"^population_size=1000000000000, n_clusters=3, "
+                                             r"n_dims=2: a population needs at least"):
+            call(problem, population_size=10**12)
+    assert problem.layout is None  # refused before the layout was drawn
+
+
+def test_population_bound_is_a_lower_bound():
+    from hawks_deap.genotype import IndexFitness
+    from hawks_deap.initialization import random_genotype
+
+    rng = np.random.default_rng(0)
+    for k, d in ((2, 1), (5, 2), (3, 20)):
+        genotype = random_genotype(k, d, rng, fitness_class=IndexFitness)
+        arrays = sum(a.nbytes + sys.getsizeof(np.empty(0)) for gene in genotype
+                     for a in (gene.mean, gene.variances, gene.rotation))
+        assert _memory.population_bytes(1, k, d) <= arrays
+
+
+# --------------------------------------------------------------------------- 16: one line
+
+
+@pytest.mark.parametrize(("args", "expected"), [
+    (["generate", "--n-samples", "abc", "--out", "x"],
+     "hawks-deap generate: error: argument --n-samples: must be an integer >= 1, got 'abc'; "
+     "see hawks-deap generate --help"),
+    (["features"], "hawks-deap features: error: the following arguments are required: PATH; "
+                   "see hawks-deap features --help"),
+    (["plot", "d", "--dpi-x"], "hawks-deap plot: error: unrecognized arguments: --dpi-x "
+                               "(--dpi-x: did you mean --dpi?); see hawks-deap plot --help"),
+    ([], "hawks-deap: error: the following arguments are required: COMMAND; see hawks-deap "
+         "--help"),
+    (["generat"], "hawks-deap: error: argument COMMAND: invalid choice: 'generat'"),
+    (["features", "d", "--format", "xml"], "hawks-deap features: error: argument --format: "
+                                           "invalid choice: 'xml'"),
+])
+def test_argument_errors_are_one_line(capsys, args, expected):
+    code, out, err = run_main(capsys, *args)
+    assert code == 2 and out == ""
+    line = one_line(err)
+    assert line.startswith(expected) and line.endswith("--help")
+
+
+def test_argument_error_subprocess_keeps_the_hint(tmp_path):
+    r = run_cli("generate", "--generatons", "5", "--out", tmp_path / "run")
+    assert r.returncode == 2
+    line = one_line(r.stderr)
+    assert "--generatons: did you mean --generations?" in line
+    assert line.endswith("see hawks-deap generate --help")
+    r = run_cli("generate", "--seed", "x", "--out", tmp_path / "run")
+    assert r.returncode == 2 and one_line(r.stderr).startswith(
+        "hawks-deap generate: error: argument --seed:")
+
+
+# --------------------------------------------------------------------------- 17: too small
+
+
+def test_features_of_a_5_point_dataset_exit_2(tmp_path, blobs, capsys):
+    rng = np.random.default_rng(0)
+    small = tmp_path / "five"
+    hd.Dataset(rng.normal(size=(5, 2)), [0, 0, 1, 1, 1]).save(small)
+    expected = (f"hawks-deap features: error: dataset '{small}' (row 0): n_neighbors must "
+                "be <= n_samples - 1 = 4, got 10: the features need at least 11 points "
+                "(each point's 10 nearest neighbours)")
+    code, out, err = run_main(capsys, "features", small)
+    assert code == 2 and out == "" and one_line(err) == expected
+    code, _, err = run_main(capsys, "features", blobs, small, "--out", tmp_path / "f.csv")
+    assert code == 2 and f"dataset '{small}' (row 1)" in one_line(err)
+    assert not (tmp_path / "f.csv").exists()
+    code, _, err = run_main(capsys, "plot", blobs, small, "--out", tmp_path / "figs")
+    assert code == 2 and "at least 11 points" in one_line(err)
+    assert not (tmp_path / "figs").exists()
+    r = run_cli("features", small)
+    assert r.returncode == 2 and one_line(r.stderr) == expected
+
+
+def test_check_feature_inputs_checks_every_dataset_first():
+    rng = np.random.default_rng(0)
+    fine = (rng.normal(size=(40, 2)), np.repeat([0, 1], 20))
+    with pytest.raises(ValueError, match=r"dataset 'bad' \(row 1\): X must contain only "
+                                         r"finite values"):
+        check_feature_inputs([fine, (np.full((40, 2), np.nan), fine[1])],
+                             names=["fine", "bad"])
+    with pytest.raises(ValueError, match=r"dataset '1' \(row 1\): n_neighbors must be <= "
+                                         r"n_samples - 1 = 10, got 11: the features need "
+                                         r"at least 12 points"):
+        check_feature_inputs([fine, (fine[0][:11], fine[1][:11])], n_neighbors=11)
+    (X, y), = check_feature_inputs([fine])
+    assert X.shape == (40, 2) and y.shape == (40,)

@@ -1,0 +1,167 @@
+"""Provenance: every run records its environment; `verify` re-runs a saved run and compares.
+
+The contract (hawks_deap.provenance): same environment, same bytes; another BLAS kernel,
+the same path and values within RTOL/ATOL, with the environment's differences named.
+"""
+
+import json
+import os
+import subprocess
+import sys
+from importlib.metadata import version
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import hawks_deap as hd
+from hawks_deap import provenance
+from hawks_deap.cli import main
+
+SMALL = ["--n-samples", "120", "--n-clusters", "3", "--generations", "4",
+         "--population-size", "6", "--quiet"]
+
+
+def _cpu_flags() -> set[str]:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("flags"):
+                return set(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return set()
+
+
+def _openblas_numpy() -> bool:
+    from threadpoolctl import threadpool_info
+
+    return any(i.get("internal_api") == "openblas" for i in threadpool_info())
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory):
+    out = tmp_path_factory.mktemp("prov") / "run"
+    assert main(["generate", *SMALL, "--n-dims", "5", "--seed", "3", "--out", str(out)]) == 0
+    return out
+
+
+def test_metadata_records_versions_platform_and_native_libraries(run_dir):
+    env = json.loads((run_dir / "metadata.json").read_text())["environment"]
+    import deap
+    import scipy
+    import sklearn
+
+    libs = env["libraries"]
+    assert libs["numpy"] == np.__version__ and libs["scipy"] == scipy.__version__
+    assert libs["scikit-learn"] == sklearn.__version__
+    assert libs["deap"] == version("deap") and libs["deap"].startswith(deap.__version__)
+    assert libs["hawks-deap"] == hd.__version__
+    assert env["python"].startswith(".".join(map(str, sys.version_info[:2])))
+    assert env["platform"] and env["machine"]
+    blas = [lib for lib in env["native"] if lib["user_api"] == "blas"]
+    assert blas, env["native"]  # numpy's BLAS at least, with the kernel it picked
+    assert all("num_threads" not in lib for lib in env["native"])  # no thread counts
+    assert env == provenance.environment()  # this process: the same record
+
+
+def test_environment_does_not_depend_on_what_the_process_imported():
+    # a fresh interpreter that imports nothing but the package records the same
+    code = ("import json; from hawks_deap.provenance import environment; "
+            "print(json.dumps(environment(), sort_keys=True))")
+    fresh = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           check=True)
+    assert json.loads(fresh.stdout) == provenance.environment()
+
+
+def test_environment_differences_names_each_changed_entry():
+    env = provenance.environment()
+    assert provenance.environment_differences(env, env) == []
+    other = json.loads(json.dumps(env))
+    other["libraries"]["numpy"] = "0.0.1"
+    if other["native"]:
+        other["native"][0]["architecture"] = "Elsewhere"
+    lines = provenance.environment_differences(env, other)
+    assert f"libraries.numpy: {env['libraries']['numpy']} -> 0.0.1" in lines
+    if env["native"]:
+        assert any(line.endswith("architecture: "
+                                 f"{env['native'][0]['architecture']} -> Elsewhere")
+                   for line in lines)
+    assert provenance.environment_differences(None) == [
+        "no environment recorded (written by hawks-deap before 0.2)"]
+
+
+def test_verify_reports_identical_here(run_dir, capsys):
+    outcome = provenance.verify(run_dir)
+    assert outcome.identical and outcome.same_path and outcome.within_tolerance
+    assert outcome.max_abs_difference == 0.0 and outcome.environment_differences == []
+    assert main(["verify", str(run_dir)]) == 0
+    out = capsys.readouterr().out
+    assert "identical (byte for byte); same environment" in out
+
+
+def test_verify_finds_a_changed_point_and_changed_labels(run_dir, tmp_path, capsys):
+    import shutil
+
+    moved = tmp_path / "moved"
+    shutil.copytree(run_dir, moved)
+    lines = (moved / "data.csv").read_text().splitlines()
+    row = lines[5].split(",")
+    row[0] = repr(float(row[0]) + 1e-3)
+    lines[5] = ",".join(row)
+    (moved / "data.csv").write_text("\n".join(lines) + "\n")
+    outcome = provenance.verify(moved)
+    assert not outcome.identical and outcome.same_path and not outcome.within_tolerance
+    assert outcome.max_abs_difference == pytest.approx(1e-3, rel=1e-6)
+    assert main(["verify", str(moved)]) == 1
+    assert "DIFFERENT values" in capsys.readouterr().out
+
+    relabelled = tmp_path / "relabelled"
+    shutil.copytree(run_dir, relabelled)
+    lines = (relabelled / "data.csv").read_text().splitlines()
+    first, second = lines[1].split(","), lines[-1].split(",")
+    first[-1], second[-1] = second[-1], first[-1]
+    lines[1], lines[-1] = ",".join(first), ",".join(second)
+    (relabelled / "data.csv").write_text("\n".join(lines) + "\n")
+    outcome = provenance.verify(relabelled)
+    assert not outcome.same_path and not outcome.within_tolerance
+
+
+def test_verify_refuses_a_dataset_without_a_recorded_run(tmp_path, capsys):
+    X, y, dataset = hd.make_hawks(n_samples=60, n_clusters=3, random_state=0,
+                                  return_model=True, generations=2)
+    dataset.metadata.pop("command", None)
+    dataset.save(tmp_path / "api")
+    assert main(["verify", str(tmp_path / "api")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "does not record a run's command" in err[0]
+    assert main(["verify", str(tmp_path / "missing")]) == 2
+
+
+def test_suite_json_records_the_environment_and_still_resumes(tmp_path):
+    grid = tmp_path / "grid.toml"
+    grid.write_text("[dataset]\nn_samples = 90\nn_clusters = 3\n[ga]\ngenerations = 2\n"
+                    "population_size = 4\n[suite]\nruns = 1\nseed = 5\n")
+    out = tmp_path / "s"
+    assert main(["suite", str(grid), "--out", str(out), "--quiet"]) == 0
+    recorded = json.loads((out / "suite.json").read_text())
+    assert recorded["environment"] == provenance.environment()
+    # resuming the same grid is not refused because of the environment entry
+    assert main(["suite", str(grid), "--out", str(out), "--quiet"]) == 0
+    run = next((out / "runs").iterdir())
+    assert provenance.verify(run).identical
+
+
+@pytest.mark.skipif(not {"avx"} <= _cpu_flags() or not _openblas_numpy(),
+                    reason="needs OpenBLAS and a CPU that runs its Sandybridge kernels")
+def test_verify_under_another_blas_kernel_names_it(run_dir):
+    # the acceptance: regenerating reports "identical" here and, under another kernel,
+    # the same path, the largest difference, and the kernel that differs
+    env = {**os.environ, "OPENBLAS_CORETYPE": "Sandybridge"}
+    code = ("import json, sys; from hawks_deap.provenance import verify; "
+            "v = verify(sys.argv[1]); print(json.dumps([v.same_path, v.within_tolerance, "
+            "v.max_abs_difference, v.environment_differences]))")
+    done = subprocess.run([sys.executable, "-c", code, str(run_dir)], capture_output=True,
+                          text=True, env=env, check=True)
+    same_path, within, largest, differences = json.loads(done.stdout)
+    assert same_path and within and largest < 1e-9
+    assert any("architecture" in line and "Sandybridge" in line for line in differences)
