@@ -268,9 +268,10 @@ def _prepare_features(args: argparse.Namespace) -> Callable[[], int]:
         if out is None:
             sys.stdout.write(text)
         else:
-            from hawks_deap.dataset import write_text_atomic
+            from hawks_deap._writes import write_file_atomic
 
-            write_text_atomic(out, text)
+            # without --overwrite, a file that appeared meanwhile is never replaced
+            write_file_atomic(out, text.encode("utf-8"), replace=args.overwrite)
             print(f"wrote {out}: {len(table)} datasets x {len(table.columns)} columns")
         return EXIT_OK
 

@@ -412,7 +412,7 @@ def performance_table(datasets: Iterable[Any], algorithms: Iterable[Any] | None 
     n_jobs : int
         Worker processes (datasets are spread over them; the table is the same for any
         number, every seed being fixed by position). Workers run one BLAS/OpenMP thread
-        each when ``n_jobs`` > 1.
+        each when ``n_jobs`` > 1; at most `hawks_deap._parallel.MAX_WORKERS`.
     preset : str or None
         Settings of the registered algorithms, a key of
         `hawks_deap.clustering.ALGORITHM_PRESETS` (``"hawks-tevc"``: K-Means++ with 10
@@ -424,6 +424,7 @@ def performance_table(datasets: Iterable[Any], algorithms: Iterable[Any] | None 
     Table
         One row per dataset, one column per algorithm (its name).
     """
+    from hawks_deap._parallel import check_workers
     from hawks_deap.clustering import (
         PAPER_ALGORITHMS,
         available_algorithms,
@@ -431,7 +432,7 @@ def performance_table(datasets: Iterable[Any], algorithms: Iterable[Any] | None 
         get_algorithm,
     )
 
-    n_jobs = check_int("n_jobs", n_jobs, minimum=1)
+    n_jobs = check_workers("n_jobs", n_jobs)  # the one bound on worker processes
     preset = check_preset(preset)
     datasets = list(datasets)
     index = _names(datasets, names)

@@ -391,3 +391,25 @@ def test_export_clean_up_never_reaches_through_a_link(tmp_path, monkeypatch):
     batteries.write_battery([_dataset()], tmp_path / "root", battery="bat", names=["a"],
                             overwrite=True)
     assert _tree(theirs) == before and not (folder / "a.labels0.gz").is_symlink()
+
+
+def test_a_file_appearing_at_features_out_during_the_run_is_kept(tmp_path, monkeypatch,
+                                                                  capsys):
+    # the item-1 race for `features --out FILE`: a file the user makes at FILE while the
+    # features are computed is never replaced (without --overwrite); the command fails
+    assert main(capsys, *GENERATE, "--out", tmp_path / "d")[0] == 0
+    table = tmp_path / "t.csv"
+    from hawks_deap import features
+
+    real = features.features_table
+
+    def slow_table(*args, **kwargs):
+        result = real(*args, **kwargs)
+        table.write_text("mine\n")  # appears after the checks, before the write
+        return result
+
+    monkeypatch.setattr(features, "features_table", slow_table)
+    code, _, err = main(capsys, "features", tmp_path / "d", "--out", table)
+    assert code == 1 and "File exists" in err and len(err.strip().splitlines()) == 1
+    assert table.read_text() == "mine\n"
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".t.csv")]
