@@ -17,6 +17,13 @@ whose seed derives from (suite seed, configuration, run index): it does not depe
 the backend, the number of workers or the order of completion, and ``hawks-deap
 generate --seed SEED`` with the configuration's settings repeats it alone.
 
+The configuration enters through an explicit, versioned key (`seed_key`): version 1
+hashes the settings suites had when it was frozen (`SEED_KEYS`), and an option added
+since only at a value other than its default. So adding an option, a constraint or a
+mean operator (the recipes of ``docs/ARCHITECTURE.md``) changes no seed of an existing
+grid (``tests/test_seed_key.py``, ``tests/data/suite_seeds_v1.json``); ``suite.json``
+and each run's metadata record the key version (``seed_key``).
+
 Results stream to the output directory as runs finish: ``runs/<config>-r<run>/`` (a
 dataset directory with its logbook) and ``summary.csv`` (one row per finished run),
 both written atomically. Running the same suite again on the same directory resumes it:
@@ -38,6 +45,7 @@ import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -68,6 +76,8 @@ from hawks_deap.summary import (
 
 __all__ = [
     "BACKENDS",
+    "SEED_KEYS",
+    "SEED_KEY_VERSION",
     "SUITE_OPTIONS",
     "SuiteBusy",
     "Suite",
@@ -75,12 +85,14 @@ __all__ = [
     "check_output",
     "close_dask",
     "connect_dask",
+    "derive_seed",
     "expand_grid",
     "finished_rows",
     "load_suite",
     "read_summary",
     "run_suite",
     "run_task",
+    "seed_key",
     "suite_lock",
 ]
 
@@ -112,6 +124,21 @@ SUITE_OPTIONS: tuple[config.Option, ...] = (
 #: parallelism.
 _FORBIDDEN = {("ga", "seed"): "per-run seeds derive from [suite] seed",
               ("ga", "n_jobs"): "runs are evaluated one per worker (use --workers)"}
+
+
+#: The key version of new suites (`SEED_KEYS`).
+SEED_KEY_VERSION = 1
+
+#: The settings each key version hashes whatever their values, by command: version 1,
+#: the options of ``generate`` and ``versus`` when suite seeds were first recorded, frozen
+#: (``tests/data/suite_seeds_v1.json``). Any other setting enters only at a value other
+#: than its option's default (`seed_key`).
+SEED_KEYS: Mapping[int, Mapping[str, frozenset[str]]] = MappingProxyType({1: MappingProxyType({
+    command: frozenset(("n_samples", "n_clusters", "n_dims", *objective, "max_overlap",
+                        "min_eccentricity", "generations", "population_size", "mean_mutation",
+                        "p_crossover", "p_f"))
+    for command, objective in (("generate", ("target", "index", "metric")),
+                               ("versus", ("winner", "loser", "score")))})})
 
 
 @dataclass(frozen=True)
@@ -172,6 +199,9 @@ class Suite:
         the suite's identity (`describe`), so a moved grid file resumes the same suite.
     runs_keys : tuple of tuple of str
         Where `describe` holds the run count (a HAWKS grid repeats it), for `_more_runs`.
+    seed_key : int
+        The version of the key the runs' seeds derive from (`SEED_KEYS`), recorded by
+        `describe` and in every run's metadata.
     """
 
     mode: str
@@ -182,6 +212,7 @@ class Suite:
     format: str = "csv"
     metadata: dict[str, Any] = field(default_factory=dict)
     runs_keys: tuple[tuple[str, ...], ...] = (("runs",),)
+    seed_key: int = SEED_KEY_VERSION
 
     @property
     def command(self) -> str:
@@ -192,47 +223,56 @@ class Suite:
         """Every run, configuration by configuration."""
         out = []
         width = max(3, len(str(len(self.configurations) - 1)))
+        metadata = {**self.metadata, "seed_key": self.seed_key}
         for i, values in enumerate(self.configurations):
-            words = _configuration_words(values)
+            words = _configuration_words(seed_key(values, self.command, self.seed_key))
             for r in range(self.runs):
                 out.append(SuiteTask(f"c{i:0{width}d}", r, int_seed(self.seed, *words, r),
-                                     self.command, values, self.format, self.metadata))
+                                     self.command, values, self.format, metadata))
         return out
 
     def describe(self) -> dict[str, Any]:
         """JSON-ready description, stored in the output directory."""
         described = {"mode": self.mode, "runs": self.runs, "seed": self.seed,
-                     "grid": self.grid}
+                     "grid": self.grid, "seed_key": self.seed_key}
         if self.format != "csv":  # (suites written before the option stay the same)
             described["format"] = self.format
         return described
 
 
-#: Settings added after suites were first run, with their defaults. At its default such a
-#: setting stays out of a run's seed, so the runs of a grid keep the seeds (and datasets)
-#: they had before the setting existed.
-_LATER_SETTINGS = (("constraints", "eccentricity_of"), ("ga", "returns"), ("ga", "preset"))
+def seed_key(values: Mapping[str, Any], command: str = "generate",
+             version: int = SEED_KEY_VERSION) -> dict[str, Any]:
+    """The settings of a configuration that its runs' seeds hash (`derive_seed`).
 
-
-@functools.cache
-def _later_defaults() -> dict[str, Any]:
-    return {key: config.find_option(section, key).default for section, key in _LATER_SETTINGS}
-
-
-def derive_seed(suite_seed: int, values: Mapping[str, Any], run: int) -> int:
-    """Seed of one run from the suite seed, the configuration and the run index.
-
-    The configuration enters through a BLAKE2b digest of its canonical JSON, so a run's
-    seed does not change when other configurations are added to the grid.
+    Every setting of ``SEED_KEYS[version][command]``; any other one only when it differs
+    from its option's default for ``command`` (one no option describes, as a HAWKS
+    config's ``min_size``, whenever present). So an option added to
+    `hawks_deap.config.OPTIONS` at its default changes no seed, nor does stating it there.
+    ``values``: a configuration's settings (`Suite.configurations`); ``command``:
+    ``"generate"`` or ``"versus"`` (`Suite.command`); ``version``: one of `SEED_KEYS`.
     """
-    return int_seed(suite_seed, *_configuration_words(values), run)
+    if version not in SEED_KEYS or command not in SEED_KEYS[version]:
+        raise ValueError(f"no seed key version {version!r} for command {command!r}; "
+                         f"versions: {sorted(SEED_KEYS)}, commands: {sorted(MODES.values())}")
+    frozen = SEED_KEYS[version][command]
+    options = {o.key: o for o in config.options_for(command, config.OPTIONS)}
+    return {k: v for k, v in values.items()
+            if k in frozen or k not in options or v != options[k].default_for(command)}
 
 
-def _configuration_words(values: Mapping[str, Any]) -> list[int]:
-    """The four 32-bit words of a configuration's digest, the key of its runs' seeds."""
-    later = _later_defaults()
-    values = {k: v for k, v in values.items() if k not in later or v != later[k]}
-    canonical = json.dumps(values, sort_keys=True, default=str).encode()
+def derive_seed(suite_seed: int, values: Mapping[str, Any], run: int, *,
+                command: str = "generate", version: int = SEED_KEY_VERSION) -> int:
+    """Seed of one run from the suite seed, the configuration's key and the run index.
+
+    The key (`seed_key`) enters through a BLAKE2b digest of its canonical JSON, so a
+    run's seed does not change when other configurations are added to the grid.
+    """
+    return int_seed(suite_seed, *_configuration_words(seed_key(values, command, version)), run)
+
+
+def _configuration_words(key: Mapping[str, Any]) -> list[int]:
+    """The four 32-bit words of a configuration key's digest."""
+    canonical = json.dumps(key, sort_keys=True, default=str).encode()
     digest = hashlib.blake2b(canonical, digest_size=16).digest()
     return [int.from_bytes(digest[i:i + 4], "little") for i in range(0, 16, 4)]
 
@@ -477,6 +517,7 @@ def check_output(out: Path, suite: Suite) -> None:
                              "suite this command wrote") from None
         if isinstance(previous, dict):
             previous.pop(GRID_ENVIRONMENT, None)  # where it ran is no part of the grid
+            previous.setdefault("seed_key", 1)  # (written before key versions: version 1)
         described = json.loads(json.dumps(suite.describe(), default=str))
         # more runs resume (only the new ones are done); fewer would leave finished runs
         if previous != described and not _more_runs(previous, described, suite):

@@ -1,0 +1,187 @@
+"""Suite seeds come from an explicit, versioned key (issue 32, item 2).
+
+The oracle is ``tests/data/suite_seeds_v1.json``: the seeds of every task of varied
+grids (TOML grids of both modes, presets, constraints stated and removed,
+``eccentricity_of`` and ``returns`` stated, HAWKS 0.2.0 JSON grids), recorded with the
+code before the key had versions (`benchmarks/suite_seeds.py`). They must never move:
+not with a new version of the package, not when an option, a constraint or a mean
+operator is added by the recipes of ``docs/ARCHITECTURE.md``.
+"""
+
+import importlib.util
+import json
+import types
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from hawks_deap import config, constraints, runs
+from hawks_deap import hawks_json as hj
+from hawks_deap import suite as hs
+from hawks_deap.operators import mutation
+
+ROOT = Path(__file__).resolve().parents[1]
+RECORDED = json.loads((ROOT / "tests" / "data" / "suite_seeds_v1.json").read_text())
+CASES = RECORDED["cases"]
+_spec = importlib.util.spec_from_file_location("suite_seeds",
+                                               ROOT / "benchmarks" / "suite_seeds.py")
+suite_seeds = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(suite_seeds)
+
+
+def seeds(case, folder):
+    return suite_seeds.tasks(suite_seeds.build(case, folder))
+
+
+def toml_case(name, text):
+    return {"name": name, "kind": "toml", "grid": text, "preset": None, "ga": None}
+
+
+def add_option(monkeypatch, option, after):
+    """Put ``option`` in the schema after ``[section] after``, as editing OPTIONS would.
+
+    Defaults bound to `config.OPTIONS` (``resolve``, ``validate_config``, ...) follow, as
+    they do when the tuple in ``config.py`` itself holds the new option.
+    """
+    old = config.OPTIONS
+    i = next(j for j, o in enumerate(old) if (o.section, o.key) == (option.section, after))
+    new = (*old[:i + 1], option, *old[i + 1:])
+    for module in (config, hs, hj, runs):
+        for fn in list(vars(module).values()):
+            if not isinstance(fn, types.FunctionType):
+                continue
+            if fn.__defaults__ and any(d is old for d in fn.__defaults__):
+                monkeypatch.setattr(fn, "__defaults__",
+                                    tuple(new if d is old else d for d in fn.__defaults__))
+            if fn.__kwdefaults__ and any(d is old for d in fn.__kwdefaults__.values()):
+                monkeypatch.setattr(fn, "__kwdefaults__", {
+                    k: new if d is old else d for k, d in fn.__kwdefaults__.items()})
+    monkeypatch.setattr(config, "OPTIONS", new)
+    assert config.resolve("generate")[option.key] == option.default
+
+
+class Spread(constraints.Constraint):
+    """The constraint recipe's example: the largest coordinate range of the data."""
+
+    measure = "spread"
+
+    def compute(self, genotype, X, labels):
+        return float(np.ptp(X, axis=0).max())
+
+
+@pytest.fixture
+def spread(monkeypatch):
+    """The constraint recipe: a `Spread` constraint and its ``max_spread`` option."""
+    monkeypatch.setitem(constraints.CONSTRAINTS, "spread", Spread)
+    add_option(monkeypatch, config.Option(
+        "constraints", "max_spread", "float", None,
+        "spread constraint: every coordinate's range at most this", low=0.0, nullable=True),
+        after="eccentricity_of")
+
+
+# --------------------------------------------------------------------------- the record
+
+
+def test_the_recorded_seeds_are_reproduced_exactly(tmp_path):
+    assert RECORDED["key_version"] == hs.SEED_KEY_VERSION == 1
+    assert len(CASES) >= 15 and sum(len(c["tasks"]) for c in CASES) >= 500
+    kinds = {c["kind"] for c in CASES}
+    assert kinds == {"toml", "hawks"}
+    for case in CASES:
+        assert seeds(case, tmp_path) == case["tasks"], case["name"]
+
+
+def test_derive_seed_is_the_seed_of_the_task(tmp_path):
+    for case in CASES:
+        suite = suite_seeds.build(case, tmp_path)
+        task = suite.tasks()[-1]
+        assert task.seed == hs.derive_seed(suite.seed, task.values, task.run,
+                                           command=suite.command)
+        assert task.metadata["seed_key"] == 1
+
+
+# --------------------------------------------------------------------------- recipes
+
+
+def test_a_new_constraint_and_its_option_at_the_default_change_no_seed(tmp_path, spread):
+    for case in CASES:
+        assert seeds(case, tmp_path) == case["tasks"], case["name"]
+
+
+def test_stating_the_new_option_at_its_default_changes_no_seed(tmp_path, spread):
+    case = next(c for c in CASES if c["name"] == "constraints-stated-and-none")
+    stated = {**case, "grid": case["grid"] + 'max_spread = "none"\n'}
+    assert seeds(stated, tmp_path) == case["tasks"]
+
+
+def test_a_grid_stating_the_new_option_gets_other_seeds(tmp_path, spread):
+    case = next(c for c in CASES if c["name"] == "constraints-stated-and-none")
+    stated = {**case, "grid": case["grid"] + "max_spread = 20.0\n"}
+    suite = suite_seeds.build(stated, tmp_path)
+    assert all(values["max_spread"] == 20.0 for values in suite.configurations)
+    problem = runs.build_problem(suite.command, suite.configurations[0])
+    assert Spread(max=20.0) in problem.constraints  # the recipe really works
+    now = suite_seeds.tasks(suite)
+    assert [t[:2] for t in now] == [t[:2] for t in case["tasks"]]
+    assert not {t[2] for t in now} & {t[2] for t in case["tasks"]}
+
+
+@pytest.mark.parametrize(("option", "after", "value"), [
+    (config.Option("ga", "tournament_size", "int", 2, "parents' tournament size", low=2),
+     "p_f", 3),
+    (config.Option("objective", "noise", "float", 0.0, "share of noise points", low=0.0,
+                   high=1.0, commands=("generate",)), "metric", 0.1),
+])
+def test_any_new_option_at_its_default_changes_no_seed(tmp_path, monkeypatch, option, after,
+                                                       value):
+    add_option(monkeypatch, option, after)
+    for case in CASES:
+        assert seeds(case, tmp_path) == case["tasks"], case["name"]
+    values = config.resolve("generate")
+    values.pop("seed"), values.pop("n_jobs")
+    assert hs.derive_seed(3, values, 1) != hs.derive_seed(3, {**values, option.key: value}, 1)
+
+
+def test_a_new_mean_operator_changes_no_seed(tmp_path, monkeypatch):
+    def mut_mean_stay(individual, cluster, rng=None):
+        return (individual,)
+
+    monkeypatch.setitem(mutation.MEAN_MUTATIONS, "stay", mut_mean_stay)
+    for case in CASES:
+        assert seeds(case, tmp_path) == case["tasks"], case["name"]
+    case = next(c for c in CASES if c["name"] == "index-defaults-only")
+    stay = seeds({**case, "grid": case["grid"] + '[ga]\nmean_mutation = "stay"\n'}, tmp_path)
+    assert not {t[2] for t in stay} & {t[2] for t in case["tasks"]}
+
+
+# --------------------------------------------------------------------------- the key
+
+
+def test_the_key_is_the_v1_settings_and_later_ones_off_their_defaults():
+    values = {k: v for k, v in config.resolve("generate").items() if k not in ("seed", "n_jobs")}
+    key = hs.seed_key(values)
+    assert set(key) == hs.SEED_KEYS[1]["generate"]
+    assert "returns" in hs.seed_key({**values, "returns": "final-fittest"})
+    # a setting no option describes (a HAWKS config's) enters whenever present
+    assert hs.seed_key({**values, "min_size": 2})["min_size"] == 2
+    versus = {k: v for k, v in config.resolve("versus").items() if k not in ("seed", "n_jobs")}
+    assert set(hs.seed_key(versus, "versus")) == hs.SEED_KEYS[1]["versus"]
+    with pytest.raises(ValueError, match="no seed key version 2"):
+        hs.seed_key(values, version=2)
+    with pytest.raises(ValueError, match="for command 'suite'"):
+        hs.seed_key(values, "suite")
+
+
+def test_the_key_version_is_recorded_and_old_suite_folders_resume(tmp_path):
+    case = next(c for c in CASES if c["name"] == "index-defaults-only")
+    suite = suite_seeds.build(case, tmp_path)
+    assert suite.describe()["seed_key"] == 1
+    out = tmp_path / "out"
+    out.mkdir()
+    before = {k: v for k, v in suite.describe().items() if k != "seed_key"}
+    (out / hs.GRID_FILE).write_text(json.dumps(before))  # a suite.json before key versions
+    hs.check_output(out, suite)
+    (out / hs.GRID_FILE).write_text(json.dumps({**before, "seed_key": 2}))
+    with pytest.raises(ValueError, match="holds a different suite"):
+        hs.check_output(out, suite)
