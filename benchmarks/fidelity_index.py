@@ -148,7 +148,7 @@ def evolve_one(item: dict[str, Any], out: str) -> dict[str, Any]:
     result = hd.evolve(problem, seed=item["seed"], **evolve_options(values))
     wall = time.perf_counter() - t0
     picks = {"best-feasible": result.best_feasible,
-             "final-fittest": hd.final_fittest(result.population)}
+             "final-fittest": hd.algorithms.final_fittest(result.population)}
     row = {k: item[k] for k in ("name", "config_id", "run", "seed", "eccentricity_of")}
     a, b = picks["best-feasible"], picks["final-fittest"]
     row.update(values=item["values"], wall=wall, same=a is b or genotype_equal(a, b))

@@ -44,6 +44,7 @@ from hawks_deap import stats  # noqa: E402
 from hawks_deap.batteries import read_battery  # noqa: E402
 from hawks_deap.features import (  # noqa: E402
     FEATURE_NAMES,
+    InstanceSpace,
     Table,
     best_algorithms,
     features_table,
@@ -137,7 +138,7 @@ def report(sources: dict[str, dict[str, tuple[Table, Table]]], out: Path) -> Non
     feats = np.vstack([b[label][0].values for b in sources.values()])
     groups = [s for s, b in sources.items() for _ in range(len(b[label][0]))]
     best = [a for b in sources.values() for a in best_algorithms(b[label][1])]
-    space = hd.InstanceSpace().fit(feats, FEATURE_NAMES)
+    space = InstanceSpace().fit(feats, FEATURE_NAMES)
     coords = space.transform(feats)
     print("\nInstance space (HAWKS with the preset, SIPU, UCI): explained variance "
           + ", ".join(f"{v:.3f}" for v in space.explained_variance_ratio_))

@@ -23,6 +23,7 @@ import numpy as np
 from deap import algorithms, tools
 
 import hawks_deap as hd
+from hawks_deap.genotype import genotype_equal
 
 
 def make_problem(n_samples: int) -> hd.IndexProblem:
@@ -45,7 +46,7 @@ def by_hand(selection: str, seed: int, generations: int, population_size: int,
                          ref_points=ref_points)
     random.seed(seed)  # eaMuPlusLambda draws from Python's random module
     population = toolbox.population(n=population_size)
-    front = tools.ParetoFront(similar=hd.genotype_equal)
+    front = tools.ParetoFront(similar=genotype_equal)
     algorithms.eaMuPlusLambda(population, toolbox, mu=population_size,
                               lambda_=population_size, cxpb=0.6, mutpb=0.4,
                               ngen=generations, halloffame=front, verbose=False)

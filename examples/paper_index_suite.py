@@ -27,7 +27,12 @@ import numpy as np
 
 import hawks_deap as hd
 from hawks_deap import suite as hs
-from hawks_deap.features import FEATURE_NAMES, best_algorithms, performance_table
+from hawks_deap.features import (
+    FEATURE_NAMES,
+    InstanceSpace,
+    best_algorithms,
+    performance_table,
+)
 
 GRID = """
 [suite]
@@ -119,7 +124,7 @@ def main() -> None:
         counts = Counter(b for b, s in zip(best, sources, strict=True) if s == source)
         print(f"{source:8s} " + " ".join(f"{counts.get(a, 0):18d}" for a in labels))
 
-    space = hd.InstanceSpace().fit(np.vstack([feats, contrast_feats]), FEATURE_NAMES)
+    space = InstanceSpace().fit(np.vstack([feats, contrast_feats]), FEATURE_NAMES)
     coords = space.transform(np.vstack([feats, contrast_feats]))
     try:
         from hawks_deap import plotting

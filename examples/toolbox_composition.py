@@ -20,24 +20,25 @@ import numpy as np
 from deap import algorithms, tools
 
 import hawks_deap as hd
+from hawks_deap.genotype import Evaluation, Genotype, RecordFitness, genotype_equal
 
 
-class FitnessErrorOverlap(hd.RecordFitness):
+class FitnessErrorOverlap(RecordFitness):
     """Two objectives, both minimised: |s_t - s| and the overlap."""
 
     weights = (-1.0, -1.0)
 
 
-def evaluate_two_objectives(problem: hd.IndexProblem, individual: hd.Genotype,
-                            eval_seed: int | None = None) -> hd.Evaluation:
+def evaluate_two_objectives(problem: hd.IndexProblem, individual: Genotype,
+                            eval_seed: int | None = None) -> Evaluation:
     """The problem's evaluation, with the overlap as a second objective."""
     ev = problem.evaluate(individual, eval_seed)
-    return hd.Evaluation((ev[0], ev.record["overlap"]), ev.record)
+    return Evaluation((ev[0], ev.record["overlap"]), ev.record)
 
 
-def new_individual(problem: hd.IndexProblem, rng: np.random.Generator) -> hd.Genotype:
+def new_individual(problem: hd.IndexProblem, rng: np.random.Generator) -> Genotype:
     """A random individual carrying the two-objective fitness."""
-    return hd.Genotype(problem.random_individual(rng), FitnessErrorOverlap())
+    return Genotype(problem.random_individual(rng), FitnessErrorOverlap())
 
 
 def run_hawks(seed: int, generations: int, population_size: int, n_samples: int):
@@ -52,7 +53,7 @@ def run_mu_plus_lambda(seed: int, generations: int, population_size: int, n_samp
     toolbox = hd.make_toolbox(problem, seed=seed, mean_mutation="rails")
     random.seed(seed)  # eaMuPlusLambda draws from Python's random module
     population = toolbox.population(n=population_size)
-    hof = tools.HallOfFame(5, similar=hd.genotype_equal)
+    hof = tools.HallOfFame(5, similar=genotype_equal)
     population, logbook = algorithms.eaMuPlusLambda(
         population, toolbox, mu=population_size, lambda_=population_size, cxpb=0.5,
         mutpb=0.5, ngen=generations, halloffame=hof, verbose=False)
@@ -70,7 +71,7 @@ def run_nsga2(seed: int, generations: int, population_size: int, n_samples: int)
     toolbox.register("select", tools.selNSGA2)
     random.seed(seed)
     population = toolbox.population(n=population_size)
-    front = tools.ParetoFront(similar=hd.genotype_equal)
+    front = tools.ParetoFront(similar=genotype_equal)
     algorithms.eaMuPlusLambda(population, toolbox, mu=population_size,
                               lambda_=population_size, cxpb=0.5, mutpb=0.5,
                               ngen=generations, halloffame=front, verbose=False)

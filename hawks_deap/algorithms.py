@@ -5,6 +5,9 @@
 (paper III-F): rank-tournament parent selection on the ranked population, cloning,
 uniform crossover, mutation of every offspring, evaluation of the changed ones through
 ``map``, and stochastic ranking of parents plus offspring.
+
+Also here: `ProblemPool` (the pool whose ``map`` ``n_jobs > 1`` registers) and, from
+`hawks_deap.result`, `GenerationState`, `select_best` and `final_fittest`.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from deap import base, tools
 
 from hawks_deap._checkpoints import CHECKPOINT_FORMAT, check_checkpoint_path, read_checkpoint
 from hawks_deap._memory import check_fits, population_bytes
-from hawks_deap._parallel import EvaluateTask, check_workers
+from hawks_deap._parallel import EvaluateTask, ProblemPool, check_workers
 from hawks_deap._validation import (
     as_seed_sequence,
     check_bool,
@@ -54,6 +57,7 @@ from hawks_deap.result import RETURNS, GenerationState, Result, final_fittest, s
 __all__ = [
     "ALGORITHMS",
     "GenerationState",
+    "ProblemPool",
     "RETURNS",
     "Result",
     "evolve",
@@ -340,7 +344,7 @@ def evolve(problem: Problem, *, population_size: int = 10, generations: int = 10
         at most one per individual are started). Default: serial, except for problems
         whose evaluations are expensive (``parallel_by_default``: Versus mode), which get
         one process per core (at most one per individual). With n_jobs > 1 the run
-        registers the ``map`` of a `hawks_deap._parallel.ProblemPool` as ``toolbox.map``,
+        registers the ``map`` of a `hawks_deap.algorithms.ProblemPool` as ``toolbox.map``,
         as a user would; each worker keeps its own caches (the evaluator's byte budget
         applies to each). Results never depend on it. This process holds
         ``problem.loop_context()`` (one BLAS thread by default: its matrices are small;
@@ -644,8 +648,6 @@ class _Run:
         """
         stack.enter_context(self.problem.loop_context())
         if n_jobs > 1:
-            from hawks_deap._parallel import ProblemPool
-
             pool = stack.enter_context(ProblemPool(self.problem, n_jobs))
             self.toolbox.register("map", pool.map)
         self.prefetch = self.user_map is None and n_jobs == 1

@@ -682,7 +682,7 @@ def _check_genes(genes: list[Any], n_dims: int, where: str) -> None:
     """
     for k, gene in enumerate(genes):
         if not isinstance(gene, Cluster):
-            raise TypeError(f"{where}cluster {k} must be a hawks_deap.Cluster gene, got "
+            raise TypeError(f"{where}cluster {k} must be a hawks_deap.genotype.Cluster gene, got "
                             f"{type(gene).__name__}")
         if gene.n_dims != n_dims:
             raise ValueError(f"{where}cluster {k} has {gene.n_dims} dimensions, the data "

@@ -33,8 +33,8 @@ Features of a labelled dataset (X of shape (N, D), labels y with K distinct valu
     Mean and (population, ddof = 0) standard deviation over all points of the
     silhouette width ``s(i) = (b(i) - a(i)) / max(a(i), b(i))`` (paper Eq. 1). The
     distance is the **squared Euclidean** distance by default, as in HAWKS (the index
-    that Index mode targets, `hawks_deap.silhouette_samples`); ``metric="euclidean"``
-    gives the textbook silhouette. Both are NaN when K = 1 or K = N (undefined).
+    that Index mode targets, ``evaluation.silhouette_samples(..., metric="sqeuclidean")``);
+    ``metric="euclidean"`` gives scikit-learn's. Both are NaN when K = 1 or K = N.
 
 The paper gives no tie rule for nearest neighbours; with ties (duplicate points, equal
 distances) tied neighbours come in scipy's KD-tree order (`hawks_deap.metrics.connectivity`).

@@ -13,6 +13,10 @@ The `Layout` holds what is fixed for a whole run: N, K, D, the cluster sizes and
 each cluster slot k, fixed standard-normal draws ``z_k`` (n_k x D) (common random
 numbers). The points of slot k are ``mu_k + z_k diag(sqrt(lambda_k)) R_k^T``, so a
 genotype determines its dataset exactly.
+
+The fitness classes are module-level, never made by ``deap.creator``: `RecordFitness`
+keeps each evaluation's record (an `Evaluation`'s) beside DEAP's values; the problems'
+`IndexFitness`, `VersusFitness`, `MultiObjectiveFitness` and yours derive from it.
 """
 
 from __future__ import annotations
@@ -33,15 +37,8 @@ from hawks_deap._products import shape_points
 from hawks_deap._validation import check_int
 
 __all__ = [
-    "Cluster",
-    "Evaluation",
-    "Genotype",
-    "Layout",
-    "IndexFitness",
-    "VersusFitness",
-    "RecordFitness",
-    "MultiObjectiveFitness",
-    "genotype_equal",
+    "Cluster", "Evaluation", "Genotype", "Layout", "IndexFitness", "VersusFitness",
+    "RecordFitness", "MultiObjectiveFitness", "clone", "genotype_equal",
 ]
 
 

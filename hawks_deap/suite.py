@@ -17,12 +17,8 @@ whose seed derives from (suite seed, configuration, run index): it does not depe
 the backend, the number of workers or the order of completion, and ``hawks-deap
 generate --seed SEED`` with the configuration's settings repeats it alone.
 
-The configuration enters through an explicit, versioned key (`seed_key`): version 1
-hashes the settings suites had when it was frozen (`SEED_KEYS`), and an option added
-since only at a value other than its default. So adding an option, a constraint or a
-mean operator (the recipes of ``docs/ARCHITECTURE.md``) changes no seed of an existing
-grid (``tests/test_seed_key.py``, ``tests/data/suite_seeds_v1.json``); ``suite.json``
-and each run's metadata record the key version (``seed_key``).
+The configuration enters through an explicit, versioned key (`hawks_deap.seed_keys`):
+adding an option, a constraint or a mean operator changes no seed of an existing grid.
 
 Results stream to the output directory as runs finish: ``runs/<config>-r<run>/`` (a
 dataset directory with its logbook) and ``summary.csv`` (one row per finished run),
@@ -35,7 +31,6 @@ moment and resumed gives the same summary and byte-identical datasets (with more
 from __future__ import annotations
 
 import functools
-import hashlib
 import itertools
 import json
 import math
@@ -45,7 +40,6 @@ import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -54,10 +48,11 @@ from hawks_deap import config
 from hawks_deap._dask import close_dask, connect_dask, iter_dask
 from hawks_deap._files import CONFIG_MAX_BYTES, CONFIG_MAX_DEPTH, read_json
 from hawks_deap._parallel import check_workers, orphan_check, suite_worker
-from hawks_deap._validation import check_bool, check_choice, check_parent_dir, int_seed
+from hawks_deap._validation import check_bool, check_choice, check_parent_dir
 from hawks_deap.dataset import check_replaceable, write_text_atomic
 from hawks_deap.operators.mutation import check_mutation_options
 from hawks_deap.runs import build_problem, format_value, run_configuration
+from hawks_deap.seed_keys import SEED_KEY_VERSION, SEED_KEYS, derive_seed, run_seeds, seed_key
 from hawks_deap.summary import (
     LOCK_FILE,
     RUNS_DIR,
@@ -124,21 +119,6 @@ SUITE_OPTIONS: tuple[config.Option, ...] = (
 #: parallelism.
 _FORBIDDEN = {("ga", "seed"): "per-run seeds derive from [suite] seed",
               ("ga", "n_jobs"): "runs are evaluated one per worker (use --workers)"}
-
-
-#: The key version of new suites (`SEED_KEYS`).
-SEED_KEY_VERSION = 1
-
-#: The settings each key version hashes whatever their values, by command: version 1,
-#: the options of ``generate`` and ``versus`` when suite seeds were first recorded, frozen
-#: (``tests/data/suite_seeds_v1.json``). Any other setting enters only at a value other
-#: than its option's default (`seed_key`).
-SEED_KEYS: Mapping[int, Mapping[str, frozenset[str]]] = MappingProxyType({1: MappingProxyType({
-    command: frozenset(("n_samples", "n_clusters", "n_dims", *objective, "max_overlap",
-                        "min_eccentricity", "generations", "population_size", "mean_mutation",
-                        "p_crossover", "p_f"))
-    for command, objective in (("generate", ("target", "index", "metric")),
-                               ("versus", ("winner", "loser", "score")))})})
 
 
 @dataclass(frozen=True)
@@ -225,10 +205,11 @@ class Suite:
         width = max(3, len(str(len(self.configurations) - 1)))
         metadata = {**self.metadata, "seed_key": self.seed_key}
         for i, values in enumerate(self.configurations):
-            words = _configuration_words(seed_key(values, self.command, self.seed_key))
-            for r in range(self.runs):
-                out.append(SuiteTask(f"c{i:0{width}d}", r, int_seed(self.seed, *words, r),
-                                     self.command, values, self.format, metadata))
+            seeds = run_seeds(self.seed, values, range(self.runs), command=self.command,
+                              version=self.seed_key)
+            for r, seed in enumerate(seeds):
+                out.append(SuiteTask(f"c{i:0{width}d}", r, seed, self.command, values,
+                                     self.format, metadata))
         return out
 
     def describe(self) -> dict[str, Any]:
@@ -238,43 +219,6 @@ class Suite:
         if self.format != "csv":  # (suites written before the option stay the same)
             described["format"] = self.format
         return described
-
-
-def seed_key(values: Mapping[str, Any], command: str = "generate",
-             version: int = SEED_KEY_VERSION) -> dict[str, Any]:
-    """The settings of a configuration that its runs' seeds hash (`derive_seed`).
-
-    Every setting of ``SEED_KEYS[version][command]``; any other one only when it differs
-    from its option's default for ``command`` (one no option describes, as a HAWKS
-    config's ``min_size``, whenever present). So an option added to
-    `hawks_deap.config.OPTIONS` at its default changes no seed, nor does stating it there.
-    ``values``: a configuration's settings (`Suite.configurations`); ``command``:
-    ``"generate"`` or ``"versus"`` (`Suite.command`); ``version``: one of `SEED_KEYS`.
-    """
-    if version not in SEED_KEYS or command not in SEED_KEYS[version]:
-        raise ValueError(f"no seed key version {version!r} for command {command!r}; "
-                         f"versions: {sorted(SEED_KEYS)}, commands: {sorted(MODES.values())}")
-    frozen = SEED_KEYS[version][command]
-    options = {o.key: o for o in config.options_for(command, config.OPTIONS)}
-    return {k: v for k, v in values.items()
-            if k in frozen or k not in options or v != options[k].default_for(command)}
-
-
-def derive_seed(suite_seed: int, values: Mapping[str, Any], run: int, *,
-                command: str = "generate", version: int = SEED_KEY_VERSION) -> int:
-    """Seed of one run from the suite seed, the configuration's key and the run index.
-
-    The key (`seed_key`) enters through a BLAKE2b digest of its canonical JSON, so a
-    run's seed does not change when other configurations are added to the grid.
-    """
-    return int_seed(suite_seed, *_configuration_words(seed_key(values, command, version)), run)
-
-
-def _configuration_words(key: Mapping[str, Any]) -> list[int]:
-    """The four 32-bit words of a configuration key's digest."""
-    canonical = json.dumps(key, sort_keys=True, default=str).encode()
-    digest = hashlib.blake2b(canonical, digest_size=16).digest()
-    return [int.from_bytes(digest[i:i + 4], "little") for i in range(0, 16, 4)]
 
 
 def load_suite(path: str | os.PathLike, *, preset: str | None = None) -> Suite:

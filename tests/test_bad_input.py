@@ -168,18 +168,19 @@ def test_plot_dataset_refuses_non_finite_points_and_bad_options(dataset):
 def test_dataset_refuses_what_load_would_refuse(tmp_path):
     rng = np.random.default_rng(2)
     X, y = rng.normal(size=(6, 2)), [0, 0, 1, 1, 2, 2]
-    gene = hd.Cluster([0.0, 0.0], [1.0, 1.0], np.eye(2))
+    gene = hd.genotype.Cluster([0.0, 0.0], [1.0, 1.0], np.eye(2))
     with pytest.raises(ValueError, match="finite"):
         hd.Dataset(np.where(np.eye(6, 2) > 0, np.nan, X), y)
     with pytest.raises(ValueError, match="non-empty 2-D"):
         hd.Dataset(np.zeros((0, 2)), [])
-    with pytest.raises(TypeError, match="genotype: cluster 0 must be a hawks_deap.Cluster"):
+    with pytest.raises(TypeError, match="cluster 0 must be a hawks_deap.genotype.Cluster gene"):
         hd.Dataset(X, y, genotype=[1, 2, 3])
     with pytest.raises(ValueError, match="genotype: cluster 1 has 3 dimensions, the data 2"):
-        hd.Dataset(X, y, genotype=[gene, hd.Cluster([0.0] * 3, [1.0] * 3, np.eye(3)), gene])
-    with pytest.raises(ValueError, match="not a proper rotation"):
-        hd.Dataset(X, y, genotype=[gene, hd.Cluster([0.0, 0.0], [1.0, 1.0], np.zeros((2, 2))),
+        hd.Dataset(X, y, genotype=[gene, hd.genotype.Cluster([0.0] * 3, [1.0] * 3, np.eye(3)),
                                    gene])
+    with pytest.raises(ValueError, match="not a proper rotation"):
+        flat = hd.genotype.Cluster([0.0, 0.0], [1.0, 1.0], np.zeros((2, 2)))
+        hd.Dataset(X, y, genotype=[gene, flat, gene])
     with pytest.raises(ValueError, match="label 2, but the genotype has 2 genes"):
         hd.Dataset(X, y, genotype=[gene, gene])
     assert hd.Dataset(X, y, genotype=[]).genotype is None  # as load reads empty genes
@@ -191,24 +192,24 @@ def test_dataset_refuses_what_load_would_refuse(tmp_path):
 def test_layout_refuses_what_it_would_truncate():
     rng = np.random.default_rng(0)
     with pytest.raises(TypeError, match="n_dims must be an integer"):
-        hd.Layout([5, 5], 2.5, rng=rng)
+        hd.genotype.Layout([5, 5], 2.5, rng=rng)
     with pytest.raises(TypeError, match="n_dims must be an integer"):
-        hd.Layout([5, 5], True, rng=rng)
+        hd.genotype.Layout([5, 5], True, rng=rng)
     with pytest.raises(TypeError, match="sizes must be a non-empty sequence of integers"):
-        hd.Layout([2.7, 3.2], 2, rng=rng)
+        hd.genotype.Layout([2.7, 3.2], 2, rng=rng)
     for sizes in ([5, -1], [5, 0]):
         with pytest.raises(ValueError, match="sizes must be >= 1"):
-            hd.Layout(sizes, 2, rng=rng)
+            hd.genotype.Layout(sizes, 2, rng=rng)
     with pytest.raises(TypeError, match="rng must be a numpy.random.Generator"):
-        hd.Layout([5, 5], 2, rng=0)
-    assert hd.Layout(np.array([5, 5], dtype=np.int32), np.int64(2), rng=rng).n_dims == 2
+        hd.genotype.Layout([5, 5], 2, rng=0)
+    assert hd.genotype.Layout(np.array([5, 5], dtype=np.int32), np.int64(2), rng=rng).n_dims == 2
     # numpy makes [uint64, int] a float array: each entry is an integer all the same
-    assert hd.Layout([np.uint64(5), 5, 1], 2, rng=rng).sizes.tolist() == [5, 5, 1]
+    assert hd.genotype.Layout([np.uint64(5), 5, 1], 2, rng=rng).sizes.tolist() == [5, 5, 1]
 
 
 def test_evaluator_arrays_and_best_algorithms_refuse_non_finite_values():
-    layout = hd.Layout([10, 10], 2, rng=np.random.default_rng(0))
-    evaluator = hd.Evaluator(layout)
+    layout = hd.genotype.Layout([10, 10], 2, rng=np.random.default_rng(0))
+    evaluator = hd.evaluation.Evaluator(layout)
     with pytest.raises(ValueError, match="data must contain only finite values"):
         evaluator.silhouette(np.full((20, 2), np.nan))
     with pytest.raises(ValueError, match=r"layout's shape \(20, 2\), got \(3, 2\)"):
@@ -259,15 +260,15 @@ def test_helpers_of_the_public_api_name_a_wrong_type(dataset):
 
     with pytest.raises(TypeError, match="problem must be a prepared hawks-deap problem or "
                                         "None, got str"):
-        hd.ProblemPool("x", 2)
+        hd.algorithms.ProblemPool("x", 2)
     with pytest.raises(TypeError, match="individual must be a hawks_deap Genotype, got str"):
-        hd.clone("x")
+        hd.genotype.clone("x")
     with pytest.raises(TypeError, match="individuals must hold hawks_deap individuals"):
-        hd.select_best(["x"])
+        hd.algorithms.select_best(["x"])
     with pytest.raises(TypeError, match="individuals must be an iterable"):
-        hd.select_best(None)
+        hd.algorithms.select_best(None)
     with pytest.raises(TypeError, match="population must hold hawks_deap individuals"):
-        hd.final_fittest([1])
+        hd.algorithms.final_fittest([1])
     with pytest.raises(TypeError, match="dataset must be a hawks_deap.Dataset"):
         batteries.battery_description("x", "a", "b")
     with pytest.raises(ValueError, match="battery must be a file name"):
@@ -275,7 +276,7 @@ def test_helpers_of_the_public_api_name_a_wrong_type(dataset):
     rng = np.random.default_rng(0)
     population = []
     for _ in range(10):
-        ind = hd.Genotype([], hd.MultiObjectiveFitness(weights=(-1.0, -1.0)))
+        ind = hd.genotype.Genotype([], hd.genotype.MultiObjectiveFitness(weights=(-1.0, -1.0)))
         ind.fitness.values = tuple(rng.random(2))
         population.append(ind)
     n_obj = 2
@@ -291,7 +292,7 @@ def test_helpers_of_the_public_api_name_a_wrong_type(dataset):
         problem.prefetch([])  # was an AttributeError on the missing evaluator
     # one objective given as a string is that objective, not its letters
     assert problem.as_multiobjective("overlap").objective_names == ("fitness", "overlap")
-    with hd.ProblemPool(None, 1) as pool:
+    with hd.algorithms.ProblemPool(None, 1) as pool:
         with pytest.raises(RuntimeError, match="no problem installed"):
             pool.evaluate([])
     from hawks_deap.initialization import haar_rotation

@@ -2,7 +2,7 @@
 
 Oracles: an explicit O(N^2) nearest-neighbour loop over ``scipy.spatial.distance.cdist``
 values for the overlap (Eq. 5, with the duplicate and tie rules documented by
-``hawks_deap.nearest_neighbour_overlap``), ``numpy.linalg.eigvalsh`` of each gene's
+``hawks_deap.evaluation.nearest_neighbour_overlap``), ``numpy.linalg.eigvalsh`` of each gene's
 covariance for the eccentricity (Eq. 6), and the sum of squared violations written out
 for the penalty (HAWKS 0.2.0).
 """
@@ -83,7 +83,7 @@ def random_genes(rng: np.random.Generator, k: int, d: int) -> list[Cluster]:
 def test_public_names_are_the_module_classes():
     assert hd.Overlap is Overlap
     assert hd.Eccentricity is Eccentricity
-    assert hd.Constraint is Constraint
+    assert hd.constraints.Constraint is Constraint
     assert issubclass(Overlap, Constraint) and issubclass(Eccentricity, Constraint)
 
 

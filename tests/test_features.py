@@ -384,7 +384,7 @@ def test_instance_space_validation():
 
 
 def _gene(rng, d, scale):
-    return hd.Cluster(rng.normal(scale=5.0, size=d), rng.uniform(0.1, 1.0, size=d) * scale,
+    return hd.genotype.Cluster(rng.normal(scale=5.0, size=d), rng.uniform(0.1, 1.0, size=d) * scale,
                       haar_rotation(d, rng))
 
 
@@ -411,7 +411,7 @@ def test_regenerate_matches_the_genes_within_sampling_tolerance():
     assert big.metadata["regenerated"] == {"n_samples": 100_000, "seed": 42,
                                            "sizes": counts.tolist()}
     assert big.metadata["seed"] == 1
-    assert hd.genotype_equal(big.genotype, ds.genotype)
+    assert hd.genotype.genotype_equal(big.genotype, ds.genotype)
 
 
 def test_regenerate_is_reproducible_and_fresh(small_problem):

@@ -17,7 +17,7 @@ def test_make_hawks_returns_x_y_deterministically_and_hits_the_target():
     again, y2 = hd.make_hawks(n_samples=1000, n_features=2, n_clusters=5, silhouette=0.5,
                               random_state=0)
     assert again.tobytes() == X.tobytes() and np.array_equal(y, y2)
-    assert abs(hd.silhouette_score(X, y) - 0.5) < 1e-3
+    assert abs(hd.evaluation.silhouette_score(X, y, metric="sqeuclidean") - 0.5) < 1e-3
 
 
 def test_make_hawks_is_generate_with_random_state_as_seed(tmp_path):

@@ -73,7 +73,8 @@ def test_sel_nsga3_agrees_with_deap_on_fronts():
     rng = np.random.default_rng(0)
     pool = []
     for _ in range(40):
-        ind = hd.Genotype([], hd.MultiObjectiveFitness(weights=(-1.0, -1.0, -1.0)))
+        fitness = hd.genotype.MultiObjectiveFitness(weights=(-1.0, -1.0, -1.0))
+        ind = hd.genotype.Genotype([], fitness)
         ind.fitness.values = tuple(rng.random(3))
         pool.append(ind)
     ref = tools.uniform_reference_points(3, 4)
@@ -87,7 +88,7 @@ def test_sel_nsga3_agrees_with_deap_on_fronts():
 def test_crowded_tournament_prefers_lower_rank():
     pool = []
     for v in [(0.0, 1.0), (1.0, 0.0), (2.0, 2.0)]:
-        ind = hd.Genotype([], hd.MultiObjectiveFitness(weights=(-1.0, -1.0)))
+        ind = hd.genotype.Genotype([], hd.genotype.MultiObjectiveFitness(weights=(-1.0, -1.0)))
         ind.fitness.values = v
         pool.append(ind)
     picks = sel_tournament_crowded(pool, 3000, np.random.default_rng(0))
@@ -183,7 +184,7 @@ def test_multi_index_nsga3_with_constraint_objective():
         assert ind.record["index_davies_bouldin"] == pytest.approx(db, rel=1e-12)
         assert ind.fitness.values[1] == pytest.approx(abs(1.2 - db), rel=1e-9)
         assert ind.fitness.values[0] == pytest.approx(
-            abs(0.5 - hd.silhouette_score(X, y)), abs=1e-12)
+            abs(0.5 - hd.evaluation.silhouette_score(X, y, metric="sqeuclidean")), abs=1e-12)
     for a in front:
         for b in front:
             assert not dominates(a, b)

@@ -109,9 +109,9 @@ def _marked(n, value):
     p.prepare(np.random.default_rng(0))
     pop = _population(p, n)
     genes = list(pop[0])
-    genes[0] = hd.Cluster(np.r_[value, genes[0].mean[1:]], genes[0].variances,
+    genes[0] = hd.genotype.Cluster(np.r_[value, genes[0].mean[1:]], genes[0].variances,
                           genes[0].rotation)
-    return p, pop, hd.Genotype(genes, type(pop[0].fitness)())
+    return p, pop, hd.genotype.Genotype(genes, type(pop[0].fitness)())
 
 
 def _run_csv(**kwargs):
@@ -217,12 +217,12 @@ def test_killed_worker_is_reported_not_waited_for():
 def test_pool_carries_individuals_of_a_local_fitness_class():
     from hawks_deap._parallel import ProblemPool
 
-    class LocalFitness(hd.IndexFitness):  # a class of a function: dill carries it
+    class LocalFitness(hd.genotype.IndexFitness):  # a class of a function: dill carries it
         pass
 
     p = prepared_problem()
     ind = p.random_individual(np.random.default_rng(4))
-    local = hd.Genotype(list(ind), LocalFitness())
+    local = hd.genotype.Genotype(list(ind), LocalFitness())
 
     def run():
         with ProblemPool(p, 2) as pool:

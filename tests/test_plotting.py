@@ -24,7 +24,7 @@ def _close_figures():
 
 def make_dataset(d=2, k=3, seed=0, n_per=40):
     rng = np.random.default_rng(seed)
-    genes = [hd.Cluster(rng.normal(scale=6, size=d), rng.uniform(0.2, 2.0, size=d),
+    genes = [hd.genotype.Cluster(rng.normal(scale=6, size=d), rng.uniform(0.2, 2.0, size=d),
                         haar_rotation(d, rng)) for _ in range(k)]
     X = np.concatenate([g.sample(rng.standard_normal((n_per, d))) for g in genes])
     y = np.repeat(np.arange(k), n_per)

@@ -189,7 +189,7 @@ def test_evaluation_equals_direct_scikit_learn_calls(winner: str, loser: str) ->
     assert record["winner_score"] == pytest.approx(expected_w, abs=1e-12)
     assert record["loser_score"] == pytest.approx(expected_l, abs=1e-12)
     assert evaluation[0] == record["winner_score"] - record["loser_score"]
-    assert record["overlap"] == hd.nearest_neighbour_overlap(X, y)
+    assert record["overlap"] == hd.evaluation.nearest_neighbour_overlap(X, y)
     assert record["penalty"] == max(0.0, record["overlap"] - 0.1) ** 2
     assert record["feasible"] == (record["penalty"] == 0.0)
     assert record["seeds"] == {"winner": winner_seed, "loser": loser_seed}
@@ -198,7 +198,7 @@ def test_evaluation_equals_direct_scikit_learn_calls(winner: str, loser: str) ->
 def test_evaluation_record_and_fitness_class() -> None:
     problem, individual = prepared(small_problem())
     individual.fitness.values = problem.evaluate(individual, 3)
-    assert isinstance(individual.fitness, hd.VersusFitness)
+    assert isinstance(individual.fitness, hd.genotype.VersusFitness)
     assert individual.fitness.weights == (1.0,)
     assert set(individual.record) == {"winner_score", "loser_score", "overlap", "penalty",
                                       "feasible", "seeds"}

@@ -1,7 +1,10 @@
 """Exact evaluation: silhouette width and nearest-neighbour overlap, plain and incremental.
 
 - `reference`: the exact whole-dataset functions (`silhouette_score`,
-  `silhouette_samples`, `nearest_neighbour_overlap`) and `NaiveEvaluator`, the oracles;
+  `silhouette_samples`, `nearest_neighbour_overlap`) and `NaiveEvaluator`, the oracles.
+  The silhouette's default distance is scikit-learn's (``metric="euclidean"``, the value
+  of ``sklearn.metrics.silhouette_score``); HAWKS' own, the squared Euclidean distance
+  that Index mode targets by default, is ``metric="sqeuclidean"``;
 - `evaluator`: `Evaluator`, the incremental engine for the genotypes of one layout,
   over the internal pieces ``_kernels`` (nearest-neighbour and distance-sum kernels),
   ``_cache`` (gene and shape cache), ``_thresholds`` (own-cluster thresholds),

@@ -144,7 +144,7 @@ def silhouette_sums_euclidean(X: np.ndarray, codes: np.ndarray, n_clusters: int)
 
 
 def silhouette_samples(X: np.ndarray, labels: np.ndarray, *,
-                       metric: str = "sqeuclidean") -> np.ndarray:
+                       metric: str = "euclidean") -> np.ndarray:
     """Silhouette width of each point.
 
     Parameters
@@ -154,9 +154,10 @@ def silhouette_samples(X: np.ndarray, labels: np.ndarray, *,
     labels : array of shape (n_samples,)
         Cluster labels, any hashable values (coded as `hawks_deap.metrics` codes them:
         sorted where numpy can sort them, else in order of first appearance).
-    metric : {"sqeuclidean", "euclidean"}
-        Distance. ``"sqeuclidean"`` (HAWKS' choice) uses the closed form in O(N K D);
-        ``"euclidean"`` is exact in O(N^2 D) time and O(N) memory per block of rows.
+    metric : {"euclidean", "sqeuclidean"}
+        Distance. ``"euclidean"`` (the default, scikit-learn's) is exact in O(N^2 D)
+        time and O(N) memory per block of rows; ``"sqeuclidean"`` (HAWKS' own choice,
+        what Index mode targets by default) uses the closed form in O(N K D).
 
     Returns
     -------
@@ -180,7 +181,7 @@ def silhouette_samples(X: np.ndarray, labels: np.ndarray, *,
     return silhouette_from_sums(sums, codes, counts)
 
 
-def silhouette_score(X: np.ndarray, labels: np.ndarray, *, metric: str = "sqeuclidean") -> float:
+def silhouette_score(X: np.ndarray, labels: np.ndarray, *, metric: str = "euclidean") -> float:
     """Mean silhouette width ``s_all`` (HAWKS paper Eq. 2); see `silhouette_samples`.
 
     Parameters
@@ -189,9 +190,11 @@ def silhouette_score(X: np.ndarray, labels: np.ndarray, *, metric: str = "sqeucl
         The data, finite.
     labels : array of shape (n_samples,)
         Cluster labels, any hashable values; 2 <= number of labels <= n_samples - 1.
-    metric : {"sqeuclidean", "euclidean"}
-        Distance; the default is HAWKS' squared Euclidean distance (scikit-learn's is
-        ``"euclidean"``).
+    metric : {"euclidean", "sqeuclidean"}
+        Distance. The default is scikit-learn's (``"euclidean"``): the value is
+        ``sklearn.metrics.silhouette_score(X, labels)``. HAWKS' silhouette, the one
+        `hawks_deap.IndexProblem` targets by default and `hawks_deap.features` reports,
+        is ``metric="sqeuclidean"``.
 
     Returns
     -------

@@ -195,7 +195,7 @@ def mut_mean_pso(individual: Genotype, cluster: int, rng: Any = None, *,
 
     ``step = w1 (mu_n - mu_i) + w2 (mu_bar - mu_i)``; ``mu' = mu_i + step`` if
     ``p <= 0.5`` else ``mu_i - step``. ``mu_bar`` is the mean of all data points of the
-    individual (not of the cluster means; see `hawks_deap.Layout.data_mean`), n is
+    individual (not of the cluster means; see `hawks_deap.genotype.Layout.data_mean`), n is
     uniform over the other clusters, ``w1, w2 ~ U(low, high)``, ``p ~ U(0, 1)``; drawn in
     the order n, (w1, w2), p.
 
@@ -560,9 +560,9 @@ def _index_value(individual: Genotype, mean_mutation: object) -> float:
         raise TypeError(
             f"mean_mutation={getattr(mean_mutation, '__name__', mean_mutation)!r} reads the "
             f"individual's evaluation record (its index value), which {cls} (a plain "
-            "deap.base.Fitness) does not keep: use hd.IndexFitness (the problem's fitness "
-            f"class), or create yours from hd.RecordFitness: creator.create({cls!r}, "
-            "hd.RecordFitness, weights=(-1.0,))")
+            "deap.base.Fitness) does not keep: use hawks_deap.genotype.IndexFitness (the "
+            f"problem's fitness class), or creator.create({cls!r}, "
+            "hawks_deap.genotype.RecordFitness, weights=(-1.0,))")
     for record in (fitness.record, getattr(fitness, "last_record", {})):
         if "index" in record:
             return record["index"]
