@@ -1,8 +1,10 @@
 """The supplement's mean-mutation study (HAWKS paper, S-II, Figs. S-1 to S-4).
 
-Five mean operators (gaussian = the original, as HAWKS 0.2.0 and the paper's configs run
-it: each coordinate of the mean moves with probability 1/D; rails, pso = PSO-random,
-pso-informed, de)
+Every mean operator of the package's table, ``hawks_deap.operators.mutation.MEAN_MUTATIONS``
+(`table_operators`; today the supplement's five: gaussian = the original, as HAWKS 0.2.0
+and the paper's configs run it: each coordinate of the mean moves with probability 1/D;
+rails, pso = PSO-random, pso-informed, de), so that an operator added to the table is
+studied with no edit here
 x target silhouette s_t in {0.2, 0.9} x clusters initialised overlapping or apart x
 D in {2, 50}; 30 runs of 100 generations each (P=10, P_f=0.5, overlap <= 0.1, N=1000,
 K=5). "Overlapping" draws the initial means from U(0, 0.5)^D, "apart" from U(0, 10)^D
@@ -19,7 +21,7 @@ command again skips the runs already in the file (a torn last line is ignored an
                                       [--gaussian-dims {each,all,one}]
                                       [--operator MODULE_OR_FILE:FUNCTION ...]
 
-``--operator`` adds a researcher's own mean operator to the study, beside the five: a
+``--operator`` adds a researcher's own mean operator to the study, beside the table's: a
 function with the signature of the ``mut_mean_*`` building blocks,
 ``op(individual, cluster, rng, **options) -> (individual,)``, which may declare
 ``global_mean``, ``index_value`` and ``target`` to receive them (see
@@ -45,7 +47,9 @@ import numpy as np
 
 import hawks_deap as hd
 
-OPERATORS = ("gaussian", "rails", "pso", "pso-informed", "de")
+#: The supplement's five operators: their seeds (numbers 0-4) and the claims (`claims`)
+#: are theirs; the study runs every operator of the table (`table_operators`).
+PAPER_OPERATORS = ("gaussian", "rails", "pso", "pso-informed", "de")
 TARGETS = (0.2, 0.9)
 INITS = {"overlapping": 0.5, "apart": 10.0}
 DIMS = (2, 50)
@@ -58,9 +62,14 @@ GAUSSIAN_DIMS = ("each", "all", "one")
 Task = tuple[str, float, str, int, int, int, int]
 
 
+def table_operators() -> tuple[str, ...]:
+    """The names of the package's mean operators, in the table's order (read at each call)."""
+    return tuple(hd.operators.mutation.MEAN_MUTATIONS)
+
+
 def mean_operator(spec: str) -> str | Callable:
-    """A built-in operator's name, or the function named by ``MODULE_OR_FILE:FUNCTION``."""
-    if spec in OPERATORS:
+    """A table operator's name, or the function named by ``MODULE_OR_FILE:FUNCTION``."""
+    if spec in table_operators():
         return spec
     where, _, name = spec.rpartition(":")
     if not where or not name:
@@ -77,10 +86,11 @@ def mean_operator(spec: str) -> str | Callable:
 
 
 def _operator_number(op: str) -> int:
-    """The built-ins' numbers 0-4 (their seeds predate custom operators), then by spec."""
-    if op in OPERATORS:
-        return OPERATORS.index(op)
-    return len(OPERATORS) + int.from_bytes(op.encode()[:8].ljust(8, b"\0"), "big") % 2**31
+    """The paper operators' numbers 0-4 (their seeds predate other operators), then by name."""
+    if op in PAPER_OPERATORS:
+        return PAPER_OPERATORS.index(op)
+    return len(PAPER_OPERATORS) + int.from_bytes(op.encode()[:8].ljust(8, b"\0"),
+                                                 "big") % 2**31
 
 
 def one_run(task: Task, gaussian_dims: str = "each") -> dict:
@@ -188,7 +198,7 @@ def claims(rows: list[dict]) -> list[tuple[str, str, str]]:
     claims (S-1a to S-4d) after its table was known, and kept since.
     """
     by = {(r["operator"], r["target"], r["init"], r["D"]): r for r in rows}
-    ops = [op for op in OPERATORS if any(k[0] == op for k in by)]
+    ops = [op for op in PAPER_OPERATORS if any(k[0] == op for k in by)]
     proposed = [op for op in ops if op != "gaussian"]
     out = []
 
@@ -300,7 +310,7 @@ def claims(rows: list[dict]) -> list[tuple[str, str, str]]:
 
 
 def plot(curves: dict, out: Path, generations: int,
-         operators: tuple[str, ...] = OPERATORS) -> list[Path]:
+         operators: tuple[str, ...] = PAPER_OPERATORS) -> list[Path]:
     try:
         import matplotlib
 
@@ -359,7 +369,8 @@ def main() -> None:
             mean_operator(spec)  # refused here, before any run, if it cannot be used
         except (ValueError, TypeError, ImportError, AttributeError, OSError) as error:
             parser.error(f"--operator {spec!r}: {error}")
-    operators = OPERATORS + tuple(s for s in args.operator if s not in OPERATORS)
+    table = table_operators()
+    operators = table + tuple(dict.fromkeys(s for s in args.operator if s not in table))
     if args.quick:
         args.runs, args.generations, args.n_samples = 1, 2, 100
     out = Path(args.out)

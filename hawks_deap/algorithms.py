@@ -262,9 +262,10 @@ def _resolve_problem(problem: Problem, algorithm: str) -> Problem:
         _check_single_objective(n_obj)
         return problem
     if not isinstance(problem, MultiObjectiveProblem) and n_obj == 1:
-        if not hasattr(problem, "as_multiobjective"):
-            raise ValueError(f"algorithm={algorithm!r} needs a multi-objective problem")
-        problem = problem.as_multiobjective()
+        try:  # the protocol's default raises NotImplementedError: no multi-objective form
+            problem = problem.as_multiobjective()
+        except NotImplementedError:
+            raise ValueError(f"algorithm={algorithm!r} needs a multi-objective problem") from None
     n_obj = len(problem.fitness_class().weights)
     if n_obj < 2:
         raise ValueError(f"algorithm={algorithm!r} needs at least 2 objectives, the problem "

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 from deap import base
 
-from hawks_deap._products import shape_points
+from hawks_deap._products import rotation_product, shape_points
 from hawks_deap._validation import check_int
 
 __all__ = [
@@ -163,7 +163,7 @@ class Cluster:
     def covariance(self) -> np.ndarray:
         """The covariance matrix ``R diag(variances) R^T`` (a new array)."""
         r = self.rotation
-        cov = (r * self.variances) @ r.T
+        cov = rotation_product(r * self.variances, r.T)  # (2-D: no BLAS, the same bits)
         return (cov + cov.T) / 2.0
 
     @property
@@ -584,10 +584,6 @@ class Layout:
         state = self.__dict__.copy()
         state["_centroid_offsets"] = {}  # a cache: not shipped to workers
         return state
-
-    def __setstate__(self, state: dict) -> None:
-        state.setdefault("_centroid_offsets", {})
-        self.__dict__.update(state)
 
     @property
     def key(self) -> str:

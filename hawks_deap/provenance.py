@@ -254,9 +254,21 @@ def _differences(a: Any, b: Any) -> tuple[float, float]:
     return float(diff.max()), float(rel.max())
 
 
-def _gene_arrays(genes: Any) -> list[np.ndarray]:
-    return [np.asarray(array, dtype=float) for gene in genes or ()
-            for array in (gene.mean, gene.variances, gene.rotation)]
+def _numbers(tree: Any) -> tuple[str, list[float]]:
+    """A JSON value's structure (its keys and list lengths, as text) and its numbers."""
+    numbers: list[float] = []
+
+    def walk(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {key: walk(value[key]) for key in sorted(value)}
+        if isinstance(value, list):
+            return [walk(item) for item in value]
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            numbers.append(float(value))
+            return 0
+        return value
+
+    return json.dumps(walk(tree), sort_keys=True), numbers
 
 
 def _logbook_values(rows: list[dict[str, Any]]) -> tuple[tuple[str, ...], np.ndarray]:
@@ -316,11 +328,12 @@ def verify(path: str | os.PathLike, *, n_jobs: int = 1) -> Verification:
     else:  # npz: compare the arrays exactly (the archive's own bytes hold timestamps)
         same_points = (saved.X.dtype == again.X.dtype and saved.X.shape == again.X.shape
                        and saved.X.tobytes() == again.X.tobytes())
-    genes_text = json.dumps({"sizes": again.sizes.tolist(),
-                             "clusters": [g.to_dict() for g in again.genotype]},
-                            indent=2, sort_keys=True)
-    # (Dataset.load read genes.json already: it is readable JSON)
-    same_genes = read_json(path / GENES_FILE) == json.loads(genes_text)
+    # genes.json as saved and as it would be saved now (what save writes: `_numbers`
+    # compares its values, the covariances R diag(v) R^T included)
+    old_genes = read_json(path / GENES_FILE)  # (Dataset.load read it: it is valid JSON)
+    new_genes = json.loads(json.dumps({"sizes": again.sizes.tolist(),
+                                       "clusters": [g.to_dict() for g in again.genotype]}))
+    same_genes = old_genes == new_genes
 
     old_log = _read_logbook(path)
     new_log = [dict(row) for row in run.result.logbook]
@@ -332,8 +345,11 @@ def verify(path: str | os.PathLike, *, n_jobs: int = 1) -> Verification:
     pairs: list[tuple[Any, Any]] = []
     if same_path:
         pairs.append((saved.X, again.X))
-        pairs += list(zip(_gene_arrays(saved.genotype), _gene_arrays(again.genotype),
-                          strict=True))
+        old_shape, old_numbers = _numbers(old_genes)
+        new_shape, new_numbers = _numbers(new_genes)
+        if old_shape != new_shape:
+            same_path = False
+        pairs.append((old_numbers, new_numbers))
         old_fit, new_fit = meta.get("fitness", []), again.metadata.get("fitness", [])
         if len(old_fit) == len(new_fit):
             pairs.append((old_fit, new_fit))

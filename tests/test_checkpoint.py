@@ -1,13 +1,10 @@
-import hashlib
 import pickle
-from pathlib import Path
 
-import numpy as np
 import pytest
 from sklearn.cluster import KMeans
 
 import hawks_deap as hd
-from hawks_deap._checkpoints import read_checkpoint
+from hawks_deap._checkpoints import CHECKPOINT_FORMAT, read_checkpoint
 
 
 def problem():
@@ -125,64 +122,60 @@ def pickled_names(path):
     return named
 
 
-# A checkpoint written before hawks_deap/clustering.py became a package (commit 6091fdd),
-# by this script run there (git worktree add /tmp/old-hawks 6091fdd; PYTHONPATH=that):
-#
-#     from sklearn.cluster import KMeans
-#     import hawks_deap as hd
-#     from hawks_deap.problems.versus import MultiVersusProblem
-#
-#     def problem():
-#         return MultiVersusProblem("single-linkage-2k", ["gmm", KMeans(n_init=1)],
-#                                   others=["average-linkage-2k", "kmeans++"],
-#                                   n_samples=40, n_clusters=2, n_dims=2)
-#
-#     hd.evolve(problem(), population_size=4, generations=2, seed=7, algorithm="nsga2",
-#               checkpoint="checkpoint_6091fdd.pkl")
-#     full = hd.evolve(problem(), population_size=4, generations=4, seed=7,
-#                      algorithm="nsga2")
-#     print(sorted(i.fitness.values for i in full.pareto_front))
-#     print(hashlib.sha256(full.best_dataset().to_csv_text().encode()).hexdigest())
-#
-# It names hawks_deap.clustering._single_linkage, _gmm, _average_linkage,
-# _kmeans_plus_plus and _EstimatorRunner; the printed figures are the oracle below.
-OLD_CHECKPOINT = Path(__file__).parent / "data" / "checkpoint_6091fdd.pkl"
-
-OLD_FULL_RUN_FRONT = [
-    (-0.08478107124508019, -0.0400829424634038, 0.0660041013724138),
-    *[(-0.08099959801688328, -0.08099959801688328, 0.1992293186849225)] * 5,
-    (-0.06809710889493303, -0.06809710889493303, 0.18316017947920565),
-    (0.454735756762781, 0.454735756762781, 0.04406732796151447),
-]
-OLD_FULL_RUN_BEST_CSV_SHA256 = "54a4fe1dcfaacc286049382111d9b46cf72662756ab6ea407bf5a30fa19645de"
-# The resumed run's best dataset (X, y), saved from a resume whose CSV had exactly that
-# hash (OpenBLAS Haswell kernels). Other BLAS kernels round the points' last bits
-# differently (README, "Reproducibility"): compared to the contract's tolerance.
-OLD_FULL_RUN_BEST = Path(__file__).parent / "data" / "checkpoint_6091fdd_best.npz"
+def _written_by_format_1(payload):
+    """Pickle bytes as the checkpoints of format 1 (before 0.1.0) were: the same dict."""
+    return pickle.dumps({**payload, "format": "hawks-deap-checkpoint-1"},
+                        protocol=pickle.HIGHEST_PROTOCOL)
 
 
-def test_a_checkpoint_of_the_single_module_clustering_resumes_as_the_old_run(tmp_path):
-    from hawks_deap.clustering import get_algorithm
+def test_a_checkpoint_of_an_earlier_format_is_refused_with_a_message_to_rerun(tmp_path):
+    ck = _checkpoint(tmp_path)
+    payload = pickle.loads(ck.read_bytes())
+    assert next(iter(payload)) == "format"  # first: read before anything is loaded
+    assert payload["format"] == CHECKPOINT_FORMAT == "hawks-deap-checkpoint-2"
+    ck.write_bytes(_written_by_format_1(payload))
+    with pytest.raises(ValueError) as refused:
+        hd.resume(ck)
+    message = str(refused.value)
+    assert message == (f"checkpoint {str(ck)!r} was written by an earlier hawks-deap "
+                       "(checkpoint format 1, this version reads 2) and cannot be resumed: "
+                       "re-run it from the start")
+    assert "\n" not in message
+    # one of a later version says so
+    ck.write_bytes(pickle.dumps({**payload, "format": "hawks-deap-checkpoint-3"}))
+    with pytest.raises(ValueError, match="written by a later hawks-deap"):
+        read_checkpoint(ck)
 
-    assert {"hawks_deap.clustering._single_linkage", "hawks_deap.clustering._gmm",
-            "hawks_deap.clustering._average_linkage", "hawks_deap.clustering._kmeans_plus_plus",
-            "hawks_deap.clustering._EstimatorRunner"} <= pickled_names(OLD_CHECKPOINT)
-    problem = read_checkpoint(OLD_CHECKPOINT)["problem"]
-    # the old functions load as today's registered calls
-    assert problem.winner == get_algorithm("single-linkage-2k")
-    assert problem.losers[0] == get_algorithm("gmm")
-    assert problem.others == (get_algorithm("average-linkage-2k"), get_algorithm("kmeans++"))
-    assert problem.losers[1].settings == get_algorithm(KMeans(n_init=1)).settings
-    resumed = hd.resume(OLD_CHECKPOINT, generations=4, save_to=tmp_path / "resumed.pkl")
-    front = sorted(i.fitness.values for i in resumed.pareto_front)
-    np.testing.assert_allclose(front, OLD_FULL_RUN_FRONT, rtol=1e-9, atol=1e-12)
-    best = resumed.best_dataset()
-    with np.load(OLD_FULL_RUN_BEST) as old:
-        np.testing.assert_array_equal(best.y, old["y"])
-        np.testing.assert_allclose(best.X, old["X"], rtol=1e-9, atol=1e-12)
-        if best.X.tobytes() == old["X"].tobytes():  # the recording's kernels: same bytes
-            csv = best.to_csv_text().encode()
-            assert hashlib.sha256(csv).hexdigest() == OLD_FULL_RUN_BEST_CSV_SHA256
+
+def test_an_earlier_checkpoint_naming_what_no_longer_exists_gets_the_same_refusal(
+        tmp_path, monkeypatch):
+    """Old checkpoints name objects of their day (e.g. the functions of the single-module
+    ``hawks_deap.clustering``): the format is read before anything is loaded."""
+    import hawks_deap.clustering
+
+    def _single_linkage():  # what a checkpoint of the single-module clustering named
+        pass
+
+    _single_linkage.__module__ = "hawks_deap.clustering"
+    _single_linkage.__qualname__ = "_single_linkage"
+    with monkeypatch.context() as patch:
+        patch.setattr(hawks_deap.clustering, "_single_linkage", _single_linkage,
+                      raising=False)
+        payload = {"format": "hawks-deap-checkpoint-1", "problem": _single_linkage}
+        data = pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL)
+    assert not hasattr(hawks_deap.clustering, "_single_linkage")
+    with pytest.raises(AttributeError):
+        pickle.loads(data)
+    ck = tmp_path / "old.ckpt"
+    ck.write_bytes(data)
+    with pytest.raises(ValueError, match=r"written by an earlier hawks-deap .* re-run it"):
+        hd.resume(ck)
+    # the same payload at another protocol, and one with the format later in the dict
+    for data in (pickle.dumps({"format": "hawks-deap-checkpoint-1"}, protocol=0),
+                 pickle.dumps({"generation": 2, "format": "hawks-deap-checkpoint-1"})):
+        ck.write_bytes(data)
+        with pytest.raises(ValueError, match="written by an earlier hawks-deap"):
+            read_checkpoint(ck)
 
 
 def test_clustering_objects_pickle_by_public_names_only(tmp_path):
@@ -205,29 +198,3 @@ def test_clustering_objects_pickle_by_public_names_only(tmp_path):
     assert [a.pairwise for a in restored] == [a.pairwise for a in algorithms]
     assert all(r.func.tree is a.func.tree for r, a in zip(restored, algorithms, strict=True)
                if hasattr(a.func, "tree"))
-
-
-def test_algorithms_pickled_by_their_private_modules_load_with_todays_facts():
-    """``algorithms_684d289.pkl`` was written at commit 684d289 (classes and functions
-    named by ``hawks_deap.clustering._core`` / ``_library``), run there with
-    ``PYTHONPATH=`` that tree::
-
-        objs = [get_algorithm(n) for n in ("average-linkage-2k", "single-linkage",
-                                           "ward-linkage", "genie")]
-        objs.append(get_algorithm("kmeans++", preset="hawks-tevc"))
-        open("algorithms_684d289.pkl", "wb").write(pickle.dumps(objs, protocol=4))
-    """
-    from hawks_deap.clustering import get_algorithm
-
-    path = Path(__file__).parent / "data" / "algorithms_684d289.pkl"
-    assert {"hawks_deap.clustering._core.ClusteringAlgorithm",
-            "hawks_deap.clustering._library.linkage_cut"} <= pickled_names(path)
-    restored = pickle.loads(path.read_bytes())
-    expected = [get_algorithm(n) for n in ("average-linkage-2k", "single-linkage",
-                                           "ward-linkage", "genie")]
-    expected.append(get_algorithm("kmeans++", preset="hawks-tevc"))
-    assert restored == expected
-    # declared after they were written, read from the registered calls they equal
-    assert [a.pairwise for a in restored] == [True, False, True, False, False]
-    assert [a.func.tree for a in restored] == [e.func.tree for e in expected]
-    assert restored[1].func.tree is not None

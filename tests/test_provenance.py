@@ -180,3 +180,18 @@ def test_verify_under_another_blas_kernel_names_it(run_dir):
     assert same_path and within and largest < 1e-9
     assert any("architecture" in line and line.endswith(f"-> {kernel}")
                for line in differences)
+
+
+@pytest.mark.skipif(_other_kernel() is None,
+                    reason="needs OpenBLAS and a CPU that runs another of its kernels")
+def test_a_2d_run_is_byte_identical_under_another_kernel(tmp_path):
+    # README, "Reproducibility": 2-D runs compute their products without the BLAS, so
+    # every file (data.csv, genes.json with its covariances) is the same bytes
+    out = tmp_path / "run2d"
+    assert main(["generate", *SMALL, "--seed", "4", "--out", str(out)]) == 0
+    env = {**os.environ, "OPENBLAS_CORETYPE": _other_kernel()}
+    code = ("import sys; from hawks_deap.provenance import verify; "
+            "v = verify(sys.argv[1]); print(v.identical, v.max_abs_difference)")
+    done = subprocess.run([sys.executable, "-c", code, str(out)], capture_output=True,
+                          text=True, env=env, check=True)
+    assert done.stdout.split() == ["True", "0.0"]

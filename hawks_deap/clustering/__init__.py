@@ -134,23 +134,6 @@ for _class in (ClusteringAlgorithm, EstimatorRunner, LibraryCall):
     _class.__module__ = __name__
 del _class
 
-#: What pickles written before this package split (one module, clustering.py) name: the
-#: registered algorithms' functions, each loaded as today's equal call.
-_PICKLED_BEFORE_THE_SPLIT = {
-    "_kmeans_plus_plus": lib.KMEANS_PLUS_PLUS,
-    "_gmm": lib.GMM,
-    "_single_linkage": lib.SINGLE_LINKAGE,
-    "_average_linkage": lib.AVERAGE_LINKAGE,
-    "_EstimatorRunner": EstimatorRunner,
-}
-
-
-def __getattr__(name: str) -> Any:
-    try:
-        return _PICKLED_BEFORE_THE_SPLIT[name]
-    except KeyError:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
-
 __all__ = [
     "ALGORITHM_PRESETS",
     "AlgorithmSpec",

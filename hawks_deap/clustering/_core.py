@@ -218,19 +218,6 @@ class LibraryCall:
             pass
         return (LibraryCall, tuple(getattr(self, f.name) for f in fields(self)))
 
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        # Pickles written before `__reduce__` hold the fields of their day: the facts
-        # declared since (tree, pairwise) are those of the registered call they equal.
-        for name, value in state.items():
-            object.__setattr__(self, name, value)
-        try:
-            builtin = LibraryCall.builtin(self.target, self.params)
-        except (KeyError, ValueError):
-            return
-        if builtin == self:
-            for f in fields(self):
-                object.__setattr__(self, f.name, getattr(builtin, f.name))
-
     def check_available(self, name: str) -> None:
         """Raise an ImportError naming the extra when the optional dependency is missing."""
         if self.requires is not None:
@@ -340,7 +327,7 @@ class ClusteringAlgorithm:
     importable there. Two algorithms are equal when their names, functions (for
     registered ones: library calls and their settings) and multipliers are. Pickles
     name only public paths (``hawks_deap.clustering.ClusteringAlgorithm``; a registered
-    call by its library entry point and settings), and those of earlier versions load.
+    call by its library entry point and settings).
 
     Parameters
     ----------

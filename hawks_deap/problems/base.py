@@ -45,7 +45,10 @@ class Problem(ABC):
         Native (BLAS/OpenMP) threads an evaluation may use; None: the libraries' own
         setting. A pool never forks workers whose evaluations may use several threads.
     n_clusters : int
-        K, the number of genes of an individual.
+        K, the number of genes of an individual: `hawks_deap.make_toolbox` and
+        `hawks_deap.evolve` read it for the population's memory bound and for the
+        operators that need several clusters (``mean_mutation="de"``: K >= 3). Every
+        problem sets it.
     """
 
     fitness_class: type[RecordFitness]
@@ -127,6 +130,33 @@ class Problem(ABC):
     def mutation_context(self) -> dict[str, Any]:
         """Keyword arguments the mutation operators may need (e.g. the target)."""
         return {}
+
+    def as_multiobjective(self, objectives: Iterable[str] | None = None) -> Problem:
+        """The problem with one more objective per constraint (NSGA-II / NSGA-III).
+
+        `hawks_deap.evolve` calls it, without ``objectives``, when ``algorithm`` is
+        ``"nsga2"`` or ``"nsga3"`` and the problem has a single objective
+        (`hawks_deap.make_toolbox` asks for the multi-objective problem itself). The
+        default has no multi-objective form and raises a NotImplementedError (`evolve`
+        then refuses the problem with a ValueError); `DatasetProblem` returns a
+        `hawks_deap.problems.multiobjective.MultiObjectiveProblem`.
+
+        Parameters
+        ----------
+        objectives : iterable of str, optional
+            Measures of this problem's constraints to add as objectives; None: all.
+
+        Returns
+        -------
+        Problem
+            A new problem with several objectives; this one is unchanged.
+
+        Raises
+        ------
+        NotImplementedError
+            When the problem has no multi-objective form (the default).
+        """
+        raise NotImplementedError(f"{type(self).__name__} has no multi-objective form")
 
     def prefetch(self, individuals: Sequence[Genotype]) -> None:
         """Hook before a batch of evaluations (one generation's): fill caches together.
@@ -357,7 +387,7 @@ class DatasetProblem(Problem):
         """
         return penalty(self.constraints, values)
 
-    def as_multiobjective(self, objectives: Iterable[str] | None = None):
+    def as_multiobjective(self, objectives: Iterable[str] | None = None) -> Problem:
         """Return the problem with one more objective per constraint (NSGA-II / NSGA-III).
 
         See `hawks_deap.problems.multiobjective.MultiObjectiveProblem`.

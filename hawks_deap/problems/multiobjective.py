@@ -144,6 +144,22 @@ class MultiObjectiveProblem(Problem):
         new.base = self.base.snapshot()
         return new
 
+    def as_multiobjective(self, objectives: Sequence[str] | None = None
+                          ) -> MultiObjectiveProblem:
+        """The base problem's `as_multiobjective`: a new problem, this one unchanged.
+
+        Parameters
+        ----------
+        objectives : sequence of str, optional
+            Measures of the base problem's constraints to add as objectives; None: all.
+
+        Returns
+        -------
+        MultiObjectiveProblem
+            ``base.as_multiobjective(objectives)``.
+        """
+        return self.base.as_multiobjective(objectives)
+
     def random_individual(self, rng: np.random.Generator) -> Genotype:
         """A random individual with the multi-objective fitness.
 
