@@ -612,7 +612,8 @@ def _run_locked(suite: Suite, out: Path, workers: int, backend: str, client: Any
     write_text_atomic(out / GRID_FILE,
                       json.dumps(described, indent=2, sort_keys=True, default=str) + "\n")
     tasks = suite.tasks()
-    clean_partial(out, (t.name for t in tasks))  # (refuses a runs/ that is a link)
+    # (refuses a runs/ that is a link)
+    clean_partial(out, (t.name for t in tasks), files=(SUMMARY_FILE, GRID_FILE))
     rows = finished_task_rows(out, tasks)
     todo = [t for t in tasks if (t.config_id, t.run) not in rows]
     for task in todo:

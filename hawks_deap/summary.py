@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hawks_deap._files import read_json
-from hawks_deap._writes import remove_tree
+from hawks_deap._writes import remove_own_file, remove_tree
 from hawks_deap.dataset import METADATA_FILE, OWN_FILES, files_are_whole
 
 if TYPE_CHECKING:
@@ -349,7 +349,7 @@ def suite_lock(out: Path) -> Iterator[None]:
         os.close(fd)  # releases the lock
 
 
-def clean_partial(out: Path, names: Iterable[str]) -> None:
+def clean_partial(out: Path, names: Iterable[str], files: Iterable[str] = ()) -> None:
     """Delete what runs cut short left in ``out/runs``: hawks-deap's temporary folders.
 
     Only folders named as `hawks_deap.Dataset.save` names its temporary folders beside
@@ -365,8 +365,17 @@ def clean_partial(out: Path, names: Iterable[str]) -> None:
         The suite's folder.
     names : iterable of str
         The names of the run folders the suite writes (`hawks_deap.suite.SuiteTask.name`).
+    files : iterable of str
+        Files the suite writes atomically in ``out`` itself (``summary.csv``,
+        ``suite.json``): their temporary files (``.NAME.<16 hex digits>.tmp``, regular
+        files, never links) that a killed write left are deleted too.
     """
     check_runs_dir(out)
+    files = set(files)
+    for entry in out.iterdir() if files else ():
+        match = _TEMP_NAME.fullmatch(entry.name)
+        if match is not None and match["name"] in files and entry.name.endswith(".tmp"):
+            remove_own_file(entry, None)  # (a regular file only: a link stays)
     runs = out / RUNS_DIR
     if not runs.is_dir():
         return

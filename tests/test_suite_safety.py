@@ -434,3 +434,26 @@ def test_a_summary_row_over_the_csv_field_limit_is_redone_not_a_traceback(tmp_pa
     (out / "summary.csv").write_text(good + "c000,1," + "9" * 200_000 + "\nc001,0,3\n")
     rows = read_summary(out)
     assert set(rows) == {("c000", 0), ("c001", 0)}
+
+
+def test_resume_removes_the_temporary_files_a_killed_summary_write_left(tmp_path):
+    # a kill during write_text_atomic of summary.csv / suite.json leaves a hidden
+    # .NAME.<16 hex>.tmp file in the suite folder; resume removes exactly those
+    grid = write_grid(tmp_path)
+    out = tmp_path / "s"
+    hs.run_suite(hs.load_suite(grid), out)
+    left = [".summary.csv.0123456789abcdef.tmp", ".suite.json.fedcba9876543210.tmp"]
+    for name in left:
+        (out / name).write_text("partial")
+    kept = {".summary.csv.0123456789abcdef.tmp.bak": "mine", ".notes.0123456789abcdef.tmp":
+            "mine", ".summary.csv.0123.tmp": "mine"}
+    for name, text in kept.items():
+        (out / name).write_text(text)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious")
+    os.symlink(victim, out / ".summary.csv.00112233aabbccdd.tmp")  # a link: left alone
+    hs.run_suite(hs.load_suite(grid), out)
+    assert not any((out / name).exists() for name in left)
+    assert all((out / name).read_text() == text for name, text in kept.items())
+    assert (out / ".summary.csv.00112233aabbccdd.tmp").is_symlink()
+    assert victim.read_text() == "precious"
