@@ -22,7 +22,6 @@ import functools
 import json
 import os
 import platform
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib import metadata as importlib_metadata
@@ -306,12 +305,10 @@ def verify(path: str | os.PathLike, *, n_jobs: int = 1) -> Verification:
     """
     from hawks_deap import runs
     from hawks_deap._validation import check_int
-    from hawks_deap.dataset import DATA_FILE, GENES_FILE, Dataset, is_dataset_dir
+    from hawks_deap.dataset import DATA_FILE, GENES_FILE, Dataset
 
     n_jobs = check_int("n_jobs", n_jobs, minimum=1)
     path = Path(path)
-    if not is_dataset_dir(path):
-        raise ValueError(f"{path} is not a dataset directory (no data.csv or data.npz)")
     command = check_verifiable(path)
     saved = Dataset.load(path)
     meta = saved.metadata
@@ -394,11 +391,14 @@ def check_verifiable(path: str | os.PathLike) -> dict[str, Any]:
     Raises
     ------
     ValueError
-        Naming the file when its metadata does not record a run's command, settings and
-        seed (a dataset saved from the Python API, a battery's, an older format).
+        If ``path`` is not a dataset directory, or naming the file when its metadata does
+        not record a run's command, settings and seed (a dataset saved from the Python
+        API, a battery's, an older format).
     """
-    from hawks_deap.dataset import METADATA_FILE
+    from hawks_deap.dataset import DATA_FILE, DATA_NPZ, METADATA_FILE, is_dataset_dir
 
+    if not is_dataset_dir(path):
+        raise ValueError(f"RUN {path} is not a run directory (no {DATA_FILE} or {DATA_NPZ})")
     file = Path(path) / METADATA_FILE
     meta = read_json(file)
     command = meta.get("command") if isinstance(meta, dict) else None
@@ -417,7 +417,3 @@ def _read_logbook(path: Path) -> list[dict[str, Any]] | None:
     if not (path / LOGBOOK_FILE).is_file():
         return None
     return [dict(row) for row in read_logbook_csv(path / LOGBOOK_FILE)]
-
-
-if __name__ == "__main__":  # pragma: no cover
-    print(json.dumps(environment(), indent=2, sort_keys=True), file=sys.stdout)

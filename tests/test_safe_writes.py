@@ -217,8 +217,8 @@ def test_item_1_reproduction_with_two_real_processes(tmp_path):
         (tmp_path / "race").mkdir()
         (tmp_path / "race" / "thesis.tex").write_text("x\n")
     _, err = proc.communicate(timeout=300)
-    if not made:
-        pytest.skip("the run finished before its .tmp folder was seen")
+    # writing 100,000 rows takes far longer than the 5 ms poll: the race is always set up
+    assert made, "the run finished before its .tmp folder was seen"
     assert proc.returncode == 1 and "race.kept-" in err, err
     assert (tmp_path / "race" / "thesis.tex").read_text() == "x\n"
 
@@ -413,3 +413,29 @@ def test_a_file_appearing_at_features_out_during_the_run_is_kept(tmp_path, monke
     assert code == 1 and "File exists" in err and len(err.strip().splitlines()) == 1
     assert table.read_text() == "mine\n"
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".t.csv")]
+
+
+def test_rename_no_replace_without_hard_links_still_refuses_and_atomic_replace_spares_links(
+        tmp_path, monkeypatch):
+    # the last fallback (no renameat2, a file system without hard links): check, then rename
+    monkeypatch.setattr(_writes, "_RENAMEAT2", None)
+
+    def no_links(*args, **kwargs):
+        raise PermissionError(1, "hard links not supported")
+
+    monkeypatch.setattr(_writes.os, "link", no_links)
+    (tmp_path / "f").write_text("new")
+    (tmp_path / "mine").write_text("mine")
+    with pytest.raises(FileExistsError):
+        rename_no_replace(tmp_path / "f", tmp_path / "mine")
+    assert (tmp_path / "mine").read_text() == "mine" and (tmp_path / "f").exists()
+    rename_no_replace(tmp_path / "f", tmp_path / "free")
+    assert (tmp_path / "free").read_text() == "new" and not (tmp_path / "f").exists()
+    # a replacing write (an --overwrite) over a link replaces the link, never its target
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious")
+    (tmp_path / "fig.png").symlink_to(victim)
+    _writes.write_file_atomic(tmp_path / "fig.png", b"figure", replace=True)
+    assert victim.read_text() == "precious"
+    assert not (tmp_path / "fig.png").is_symlink()
+    assert (tmp_path / "fig.png").read_bytes() == b"figure"
