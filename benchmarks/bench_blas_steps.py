@@ -10,7 +10,7 @@ against two BLAS-free ways (``numpy.einsum``, whose C loops do not call the BLAS
 fixed-order sum of D scaled columns), with their bytes compared across kernels.
 
 Part 3 (whole runs): seeded runs of ``benchmarks/seeded_reference.py`` under each kernel
-with ``hawks_deap._products.BLAS_FREE_MAX_DIMS`` at 0 (every gene product by ``@``, as
+with ``hawks_deap.genome.products.BLAS_FREE_MAX_DIMS`` at 0 (every gene product by ``@``, as
 before issue 31), 2 (the package: einsum for the points, centroid offsets and the
 covariance mutation's ``Q^p R`` in one and two dimensions) and unbounded (einsum
 everywhere): whether their bytes agree across kernels, and their CPU time.
@@ -57,7 +57,7 @@ def _steps() -> dict[str, np.ndarray]:
     """Every step's output on fixed inputs (this process's kernel)."""
     import hawks_deap as hd
     from hawks_deap.evaluation import overlap_flags, silhouette_score
-    from hawks_deap.initialization import haar_from_normals, rotation_powers
+    from hawks_deap.genome.initialization import haar_from_normals, rotation_powers
 
     rng = np.random.default_rng(12345)
     out: dict[str, np.ndarray] = {}
@@ -107,12 +107,12 @@ def _seeded_reference():
     return module
 
 
-#: The settings of ``hawks_deap._products.BLAS_FREE_MAX_DIMS`` compared in part 3.
+#: The settings of ``hawks_deap.genome.products.BLAS_FREE_MAX_DIMS`` compared in part 3.
 MODES = {"matmul (0)": 0, "package (2)": 2, "einsum (all)": 1_000_000}
 
 
 def _set_mode(max_dims: int) -> None:
-    from hawks_deap import _products
+    from hawks_deap.genome import products as _products
 
     _products.BLAS_FREE_MAX_DIMS = max_dims
 

@@ -19,9 +19,9 @@ import time
 import numpy as np
 
 import hawks_deap as hd
-from hawks_deap._validation import as_seed_sequence, int_seed
+from hawks_deap._util.validation import as_seed_sequence, int_seed
+from hawks_deap.analysis.features import performance_table
 from hawks_deap.clustering import PAPER_ALGORITHMS, get_algorithm
-from hawks_deap.features import performance_table
 from hawks_deap.metrics import adjusted_rand_index
 
 

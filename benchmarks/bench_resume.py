@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from hawks_deap import suite as hs
+from hawks_deap.campaign import suite as hs
 
 GRID = """
 [suite]

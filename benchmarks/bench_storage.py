@@ -15,7 +15,7 @@ import os
 import tempfile
 
 import hawks_deap as hd
-from hawks_deap.runs import logbook_csv
+from hawks_deap.campaign.runs import logbook_csv
 
 FORMATS = ("csv", "npz")
 

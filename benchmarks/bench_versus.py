@@ -140,7 +140,7 @@ def speedup_experiment(args: argparse.Namespace, repeats: int) -> None:
 
 def threads_experiment(args: argparse.Namespace, repeats: int) -> None:
     """Evaluation pool with thread caps (the default) against uncapped BLAS/OpenMP."""
-    from hawks_deap._parallel import ProblemPool
+    from hawks_deap.algorithms.pool import ProblemPool
 
     winner, loser = args.speedup_pair.split(":")
     rng = np.random.default_rng(0)

@@ -2,7 +2,7 @@
 the three candidate causes of our differences (issue 20).
 
 The paper's 448-run grid (`examples/paper_index_suite.py`: 64 configurations x 7 runs,
-seeds from `hawks_deap.suite.derive_seed` exactly as ``hawks-deap suite`` derives them, so
+seeds from `hawks_deap.campaign.suite.derive_seed` exactly as ``hawks-deap suite`` derives them, so
 the default runs are those of the suite) is evolved once per eccentricity aggregation:
 ``eccentricity_of = "any"`` (ours, Eq. 6, HAWKS 0.2.0) for every run, and ``"all"`` (the
 paper's text) for the 224 runs whose bound (>= 50) makes the two differ, with the same
@@ -46,10 +46,10 @@ sys.path.insert(0, str(HERE.parent / "examples"))
 from paper_index_suite import FULL, GRID, QUICK  # noqa: E402
 
 import hawks_deap as hd  # noqa: E402
-from hawks_deap import suite as hs  # noqa: E402
-from hawks_deap.features import FEATURE_NAMES, Table, best_algorithms  # noqa: E402
-from hawks_deap.genotype import genotype_equal  # noqa: E402
-from hawks_deap.runs import build_problem, evolve_options  # noqa: E402
+from hawks_deap.analysis.features import FEATURE_NAMES, Table, best_algorithms  # noqa: E402
+from hawks_deap.campaign import suite as hs  # noqa: E402
+from hawks_deap.campaign.runs import build_problem, evolve_options  # noqa: E402
+from hawks_deap.genome.genotype import genotype_equal  # noqa: E402
 
 #: The paper's Table I, HAWKS row (share of the 448 datasets each algorithm wins on ARI).
 PAPER_TABLE_I = {"average-linkage": 0.261, "average-linkage-2k": 0.056, "gmm": 0.239,
@@ -105,7 +105,7 @@ def run_parallel(func: Callable[[Any], dict[str, Any]], items: list[Any], worker
     else:
         import multiprocess
 
-        from hawks_deap._parallel import quiet_worker
+        from hawks_deap._util.workers import quiet_worker
 
         pool = multiprocess.get_context("spawn").Pool(workers, initializer=quiet_worker)
         results = pool.imap_unordered(func, items)
@@ -182,7 +182,7 @@ def stage_evolve(out: Path, workers: int, quick: bool, all_runs: int | None) -> 
 
 
 def analyse_one(args: tuple[str, str, int]) -> dict[str, Any]:
-    from hawks_deap.features import performance_table, problem_features
+    from hawks_deap.analysis.features import performance_table, problem_features
 
     out, file, seed = args
     with np.load(Path(out) / "data" / file) as z:

@@ -9,7 +9,7 @@ ARI ranks, per source), for three sources:
   ours (best feasible individual, our clustering settings) and once under the
   ``hawks-tevc`` preset (final population's best fitness, K-Means++ 10 starts, GMM 3);
 - SIPU and UCI: the batteries of ``clustering-data-v1`` (``--data``), read with
-  `hawks_deap.batteries`, clustered by the same six algorithms with each setting.
+  `hawks_deap.io.batteries`, clustered by the same six algorithms with each setting.
 
 Datasets too large for the linkage algorithms' pairwise distances are left out, and
 named (birch1, birch2 and worms_2 of SIPU: 100,000 points, 40 GB of distances).
@@ -40,9 +40,8 @@ from fidelity_index import (  # noqa: E402
 )
 
 import hawks_deap as hd  # noqa: E402
-from hawks_deap import stats  # noqa: E402
-from hawks_deap.batteries import read_battery  # noqa: E402
-from hawks_deap.features import (  # noqa: E402
+from hawks_deap.analysis import stats  # noqa: E402
+from hawks_deap.analysis.features import (  # noqa: E402
     FEATURE_NAMES,
     InstanceSpace,
     Table,
@@ -50,6 +49,7 @@ from hawks_deap.features import (  # noqa: E402
     features_table,
     performance_table,
 )
+from hawks_deap.io.batteries import read_battery  # noqa: E402
 
 #: Largest battery dataset clustered (the linkage algorithms hold N(N-1)/2 distances).
 MAX_POINTS = 20_000
@@ -94,7 +94,7 @@ def battery_tables(path: Path, workers: int, cache: Path) -> dict[str, tuple[Tab
         raw[label] = {t: {"index": list(tab.index), "columns": list(tab.columns),
                           "values": tab.values.tolist()}
                       for t, tab in (("features", feats), ("ari", ari))}
-    hd.dataset.write_text_atomic(cache, json.dumps(raw))
+    hd.io.dataset.write_text_atomic(cache, json.dumps(raw))
     return out
 
 
@@ -104,7 +104,7 @@ def wins_row(ari: Table) -> str:
 
 
 def report(sources: dict[str, dict[str, tuple[Table, Table]]], out: Path) -> None:
-    from hawks_deap import plotting
+    from hawks_deap.analysis import plotting
 
     print("\n| source | settings | datasets | " + " | ".join(ALGORITHMS) + " | tied |")
     print("|---|---|---|" + "---|" * (len(ALGORITHMS) + 1))

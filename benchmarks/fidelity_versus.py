@@ -39,10 +39,10 @@ from pathlib import Path
 import numpy as np
 
 import hawks_deap as hd
-from hawks_deap import hawks_json as hj
-from hawks_deap import suite as hs
+from hawks_deap.analysis.features import FEATURE_NAMES, problem_features
+from hawks_deap.campaign import hawks_json as hj
+from hawks_deap.campaign import suite as hs
 from hawks_deap.clustering import get_algorithm
-from hawks_deap.features import FEATURE_NAMES, problem_features
 from hawks_deap.metrics import adjusted_rand_index
 
 ALGORITHMS = ("average-linkage", "gmm", "kmeans++", "single-linkage")
@@ -181,7 +181,7 @@ def stage_initial(out: Path, datasets: int, config: Path = CONFIG) -> None:
     says how much of ours is there before any evolution. One random individual per
     layout (cluster sizes), ``datasets`` of them, under the same config as the runs.
     """
-    from hawks_deap.runs import build_problem
+    from hawks_deap.campaign.runs import build_problem
 
     path = out / "initial.json"
     out.mkdir(parents=True, exist_ok=True)

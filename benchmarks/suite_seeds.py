@@ -1,6 +1,6 @@
 """The seeds of a varied set of suite grids: recorded once, checked after every change.
 
-A suite run's seed comes from a versioned key (`hawks_deap.suite.SEED_KEY_VERSION`). The
+A suite run's seed comes from a versioned key (`hawks_deap.campaign.suite.SEED_KEY_VERSION`). The
 grids below (TOML grids of both modes, with lists in every section, presets, constraints
 stated and removed, ``eccentricity_of`` and ``returns`` stated; HAWKS 0.2.0 JSON grids,
 the two TEVC configs of the shared anchors among them when present) are stored with
@@ -23,8 +23,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from hawks_deap import hawks_json as hj
-from hawks_deap import suite as hs
+from hawks_deap.campaign import hawks_json as hj
+from hawks_deap.campaign import suite as hs
 
 ANCHORS = Path("/work/shared/anchors/hawks-tevc-configs")
 

@@ -23,7 +23,7 @@ import numpy as np
 from deap import algorithms, tools
 
 import hawks_deap as hd
-from hawks_deap.genotype import genotype_equal
+from hawks_deap.genome.genotype import genotype_equal
 
 
 def make_problem(n_samples: int) -> hd.IndexProblem:

@@ -131,7 +131,7 @@ def run_all(tasks: list[Task], path: Path, workers: int,
     done = load_done(path)
     if path.exists():  # rewrite without a torn tail before appending
         text = "".join(json.dumps(row) + "\n" for row in done.values())
-        hd.dataset.write_text_atomic(path, text)
+        hd.io.dataset.write_text_atomic(path, text)
     todo = [t for t in tasks if tuple(t) not in done]
     with path.open("a") as fh:
         def keep(row: dict) -> None:
@@ -383,7 +383,7 @@ def main() -> None:
     if kept != args.gaussian_dims and (out / "runs.jsonl").exists():
         parser.error(f"--gaussian-dims {args.gaussian_dims!r}: {out} holds runs with "
                      f"{kept!r}; use another --out")
-    hd.dataset.write_text_atomic(settings, json.dumps(
+    hd.io.dataset.write_text_atomic(settings, json.dumps(
         {"gaussian_dims": args.gaussian_dims}) + "\n")
     # run-major order: an interrupted study has about as many runs of every scenario
     tasks = [(op, t, init, d, r, args.generations, args.n_samples)
@@ -401,7 +401,7 @@ def main() -> None:
         curves.setdefault(task[:4], []).append(row["index"])
         overlaps.setdefault(task[:4], []).append(row["overlap"])
     rows = summarise(curves, overlaps, args.generations)
-    hd.dataset.write_text_atomic(out / "summary.json", json.dumps(rows, indent=1) + "\n")
+    hd.io.dataset.write_text_atomic(out / "summary.json", json.dumps(rows, indent=1) + "\n")
     print(f"{len(tasks)} runs ({len(tasks) - already} run this time) "
           f"in {wall:.0f} s with {args.workers} workers; the original operator moves "
           f"dims={args.gaussian_dims!r}")

@@ -5,7 +5,7 @@ N in {500, 2500}, D in {2, 50}, K in {5, 30}, target silhouette in {0.45, 0.9},
 overlap <= {0, 0.1}, eigenvalue ratio >= {1, 50}; 64 configurations x 7 runs, P=10,
 G=100, PSO-random mean mutation, minimum cluster size 10. Then:
 
-1. the suite itself (``hawks_deap.suite``; interrupt and rerun to resume),
+1. the suite itself (``hawks_deap.campaign.suite``; interrupt and rerun to resume),
 2. the problem-features table of every dataset (from the summary),
 3. a contrast collection from ``sklearn.datasets.make_blobs`` with the same N, K, D,
 4. the ARI of every registered clustering algorithm on every dataset, and the table of
@@ -26,13 +26,13 @@ from pathlib import Path
 import numpy as np
 
 import hawks_deap as hd
-from hawks_deap import suite as hs
-from hawks_deap.features import (
+from hawks_deap.analysis.features import (
     FEATURE_NAMES,
     InstanceSpace,
     best_algorithms,
     performance_table,
 )
+from hawks_deap.campaign import suite as hs
 
 GRID = """
 [suite]
@@ -104,7 +104,7 @@ def main() -> None:
     hawks = [hd.Dataset.load(out / row["path"]) for row in summary]
     feats = np.array([[float(row[f"feature_{f}"]) for f in FEATURE_NAMES] for row in summary])
     contrast = blobs(summary, seed=0)
-    contrast_feats = hd.features.features_table(contrast).values
+    contrast_feats = hd.analysis.features.features_table(contrast).values
     print("\nproblem features (mean over datasets):")
     print(f"{'source':8s} " + " ".join(f"{f:>15s}" for f in FEATURE_NAMES))
     for name, table in (("HAWKS", feats), ("blobs", contrast_feats)):
@@ -127,7 +127,7 @@ def main() -> None:
     space = InstanceSpace().fit(np.vstack([feats, contrast_feats]), FEATURE_NAMES)
     coords = space.transform(np.vstack([feats, contrast_feats]))
     try:
-        from hawks_deap import plotting
+        from hawks_deap.analysis import plotting
     except ImportError:
         return
     try:

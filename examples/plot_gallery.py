@@ -23,7 +23,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 import hawks_deap as hd  # noqa: E402
-from hawks_deap import features, plotting  # noqa: E402
+from hawks_deap.analysis import features, plotting
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 

@@ -20,7 +20,7 @@ import numpy as np
 from deap import algorithms, tools
 
 import hawks_deap as hd
-from hawks_deap.genotype import Evaluation, Genotype, RecordFitness, genotype_equal
+from hawks_deap.genome.genotype import Evaluation, Genotype, RecordFitness, genotype_equal
 
 
 class FitnessErrorOverlap(RecordFitness):

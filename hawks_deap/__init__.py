@@ -4,15 +4,20 @@ The top level holds what a run needs: `make_hawks` (one dataset, scikit-learn st
 the problems, the constraints, `evolve` / `resume` / `make_toolbox`, `Result` and
 `Dataset`. Everything else lives in its sub-package:
 
-- `genotype`: the DEAP individual (`Genotype`, `Cluster`, `Layout`), the fitness classes
+- `genome`: the DEAP individual (`Genotype`, `Cluster`, `Layout`), the fitness classes
   (`IndexFitness`, `VersusFitness`, `RecordFitness`, `MultiObjectiveFitness`),
-  `Evaluation`, `clone`, `genotype_equal`;
-- `algorithms`: `ALGORITHMS`, `ProblemPool`, `GenerationState`, `select_best`,
-  `final_fittest`;
-- `problems`: `Problem` (the protocol) and the problems; `constraints`: `Constraint`;
+  `Evaluation`, `clone`, `genotype_equal`; random genes and genotypes;
+- `operators`: crossover, the mean and covariance mutations, the selections;
 - `evaluation`: the exact engine (`Evaluator`, `silhouette_score`, `silhouette_samples`,
   `nearest_neighbour_overlap`);
-- `metrics`, `features`, `stats`, `operators`, `clustering`, `batteries`, `presets`.
+- `clustering`: the Versus algorithms; `metrics`: validity indices;
+- `problems`: `Problem` (the protocol), the problems, the constraints (`Constraint`);
+- `algorithms`: `make_toolbox`, `evolve`, `resume`, `ProblemPool`, `GenerationState`,
+  `select_best`, `final_fittest`;
+- `io`: `Dataset`, clustering-benchmarks batteries, collections of datasets;
+- `analysis`: problem features, the instance space, statistics, figures;
+- `presets`: named settings of published studies; and, for the command line and suites,
+  `settings` (the option schema), `campaign` (runs, suites, provenance), `cli`.
 
 >>> import hawks_deap as hd
 >>> problem = hd.IndexProblem(n_samples=200, n_clusters=3, n_dims=2, target=0.5,
@@ -24,27 +29,26 @@ the problems, the constraints, `evolve` / `resume` / `make_toolbox`, `Result` an
 
 from hawks_deap import (
     algorithms,
-    batteries,
+    analysis,
     clustering,
-    constraints,
     evaluation,
-    features,
-    genotype,
+    genome,
+    io,
     metrics,
     operators,
     presets,
     problems,
-    stats,
 )
 from hawks_deap.algorithms import Result, evolve, make_toolbox, resume
-from hawks_deap.constraints import Eccentricity, Overlap
-from hawks_deap.dataset import Dataset
+from hawks_deap.io.dataset import Dataset
 from hawks_deap.make import make_hawks
 from hawks_deap.problems import (
+    Eccentricity,
     IndexProblem,
     MultiIndexProblem,
     MultiObjectiveProblem,
     MultiVersusProblem,
+    Overlap,
     VersusProblem,
 )
 
@@ -66,15 +70,13 @@ __all__ = [
     "resume",
     # sub-packages
     "algorithms",
-    "batteries",
+    "analysis",
     "clustering",
-    "constraints",
     "evaluation",
-    "features",
-    "genotype",
+    "genome",
+    "io",
     "metrics",
     "operators",
     "presets",
     "problems",
-    "stats",
 ]

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from hawks_deap._validation import as_seed_sequence, check_bool, check_float, check_int
+from hawks_deap._util.validation import as_seed_sequence, check_bool, check_float, check_int
 
 __all__ = ["make_hawks"]
 
@@ -64,11 +64,12 @@ def make_hawks(n_samples: int = 1000, n_features: int = 2, n_clusters: int = 5, 
     >>> X.shape, sorted(set(y.tolist()))
     ((200, 2), [0, 1, 2])
     """
-    import hawks_deap as hd
+    from hawks_deap.algorithms import loop
+    from hawks_deap.problems import Eccentricity, IndexProblem, Overlap
 
     # checked here under make_hawks' own names (IndexProblem says n_dims, target, ...)
     return_model = check_bool("return_model", return_model)
-    min_size = inspect.signature(hd.IndexProblem).parameters["min_size"].default
+    min_size = inspect.signature(IndexProblem).parameters["min_size"].default
     n_clusters = check_int("n_clusters", n_clusters, minimum=2)
     n_samples = check_int("n_samples", n_samples, minimum=1)
     if n_samples < min_size * n_clusters:
@@ -89,13 +90,13 @@ def make_hawks(n_samples: int = 1000, n_features: int = 2, n_clusters: int = 5, 
             raise type(error)(f"random_state: {error}") from None
     constraints: list[Any] = []
     if max_overlap is not None:
-        constraints.append(hd.Overlap(max=max_overlap))
+        constraints.append(Overlap(max=max_overlap))
     if min_eccentricity is not None:
-        constraints.append(hd.Eccentricity(min=min_eccentricity))
-    problem = hd.IndexProblem(n_samples, n_clusters, n_features, silhouette,
-                              constraints=constraints)
-    result = hd.evolve(problem, population_size=population_size, generations=generations,
-                       mean_mutation=mean_mutation, seed=random_state)
+        constraints.append(Eccentricity(min=min_eccentricity))
+    problem = IndexProblem(n_samples, n_clusters, n_features, silhouette,
+                           constraints=constraints)
+    result = loop.evolve(problem, population_size=population_size, generations=generations,
+                         mean_mutation=mean_mutation, seed=random_state)
     dataset = result.best_dataset()
     X, y = dataset.X.copy(), np.asarray(dataset.y, dtype=np.int64)
     return (X, y, dataset) if return_model else (X, y)

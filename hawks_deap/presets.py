@@ -29,11 +29,11 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
-from hawks_deap._validation import check_choice
+from hawks_deap._util.validation import check_choice
 
 __all__ = ["ALGORITHM_PRESETS", "PRESETS", "check_preset", "preset_settings"]
 
-#: Setting values of each preset, by option key (`hawks_deap.config.OPTIONS`).
+#: Setting values of each preset, by option key (`hawks_deap.settings.config.OPTIONS`).
 PRESETS: Mapping[str, Mapping[str, Any]] = MappingProxyType({
     "hawks-tevc": MappingProxyType({"returns": "final-fittest"}),
 })

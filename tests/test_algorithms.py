@@ -29,7 +29,7 @@ def test_evolve_result_and_logbook():
     assert r.best.fitness.values[0] <= min(
         ind.fitness.values[0] for ind in r.population if record_penalty(ind) == 0)
     assert r.best.fitness.values[0] == pytest.approx(abs(0.5 - r.best.record["index"]))
-    assert hd.genotype.genotype_equal(r.hall_of_fame[0], r.best)
+    assert hd.genome.genotype_equal(r.hall_of_fame[0], r.best)
     # fitness of best improves (non-increasing over the run in the hall of fame sense)
     assert r.best.fitness.values[0] <= r.logbook[0]["fitness_best"]
 
@@ -104,8 +104,8 @@ def test_best_falls_back_to_smallest_penalty_when_never_feasible():
 
 def test_select_best_rule():
     def ind(fit, pen):
-        i = hd.genotype.Genotype([], hd.genotype.IndexFitness())
-        i.fitness.values = hd.genotype.Evaluation((fit,), {"penalty": pen})
+        i = hd.genome.Genotype([], hd.genome.IndexFitness())
+        i.fitness.values = hd.genome.Evaluation((fit,), {"penalty": pen})
         return i
 
     a, b, c = ind(0.5, 0.0), ind(0.01, 2.0), ind(0.2, 0.0)
@@ -123,7 +123,7 @@ def test_toolbox_runs_under_eamupluslambda(op):
     pop = toolbox.population(n=6)
     for ind in pop:  # pso-informed needs an index value: evaluate the first population
         ind.fitness.values = toolbox.evaluate(ind)
-    hof = tools.HallOfFame(3, similar=hd.genotype.genotype_equal)
+    hof = tools.HallOfFame(3, similar=hd.genome.genotype_equal)
     pop, log = algorithms.eaMuPlusLambda(pop, toolbox, mu=6, lambda_=8, cxpb=0.4,
                                          mutpb=0.5, ngen=4, halloffame=hof, verbose=False)
     assert len(pop) == 6 and len(hof) >= 1
@@ -137,7 +137,7 @@ def test_toolbox_registrations():
         assert hasattr(toolbox, name)
     a, b = toolbox.population(n=2)
     c = toolbox.clone(a)
-    assert c is not a and hd.genotype.genotype_equal(a, c)
+    assert c is not a and hd.genome.genotype_equal(a, c)
 
 
 def load_example(name):

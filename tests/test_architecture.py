@@ -25,8 +25,8 @@ import numpy as np
 import pytest
 
 import hawks_deap as hd
-from hawks_deap import config
 from hawks_deap.problems import Problem
+from hawks_deap.settings import config
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "hawks_deap"
@@ -185,18 +185,19 @@ def test_the_import_parser_sees_every_kind_of_import(tmp_path):
     path = tmp_path / "sample.py"
     path.write_text(
         "from typing import TYPE_CHECKING\n"
-        "import hawks_deap.genotype\n"
-        "from hawks_deap import config, evolve\n"
+        "import hawks_deap.genome.genotype\n"
+        "from hawks_deap import presets, evolve\n"
         "from hawks_deap.operators.mutation import mutate\n"
         "if TYPE_CHECKING:\n"
-        "    from hawks_deap.dataset import Dataset\n"
+        "    from hawks_deap.io.dataset import Dataset\n"
         "def f():\n"
         "    import hawks_deap as hd\n"
-        "    from hawks_deap._files import read_json\n"
-        "    from hawks_deap import genotype\n"
+        "    from hawks_deap._util.files import read_json\n"
+        "    from hawks_deap.genome import genotype\n"
+        "    from hawks_deap import io\n"
         "    return hd.IndexProblem, hd.metrics\n")
-    assert package_imports(path) == ({"genotype", "config", "algorithms", "operators"},
-                                     {"problems", "metrics", "_files"})
+    assert package_imports(path) == ({"genome", "presets", "algorithms", "operators"},
+                                     {"problems", "metrics", "_util", "io"})
 
 
 # ---------------------------------------------------------------------- the protocol

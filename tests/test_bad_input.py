@@ -6,8 +6,10 @@ import numpy as np
 import pytest
 
 import hawks_deap as hd
-from hawks_deap import batteries, clustering, features, metrics, operators
-from hawks_deap import suite as hs
+from hawks_deap import clustering, metrics, operators
+from hawks_deap.analysis import features
+from hawks_deap.campaign import suite as hs
+from hawks_deap.io import batteries
 
 
 @pytest.fixture
@@ -147,7 +149,7 @@ def test_run_suite_wants_a_suite_and_a_callable_on_row(tmp_path):
 
 def test_plot_dataset_refuses_non_finite_points_and_bad_options(dataset):
     pytest.importorskip("matplotlib")
-    from hawks_deap.plotting import plot_dataset
+    from hawks_deap.analysis.plotting import plot_dataset
 
     X = dataset.X.copy()
     X[0, 0] = np.nan
@@ -159,7 +161,7 @@ def test_plot_dataset_refuses_non_finite_points_and_bad_options(dataset):
         plot_dataset(dataset, n_std=-1)
     with pytest.raises(ValueError, match="point_size"):
         plot_dataset(dataset, point_size=-5)
-    from hawks_deap.plotting import plot_versus
+    from hawks_deap.analysis.plotting import plot_versus
 
     with pytest.raises(ValueError, match="non-empty 2-D"):
         plot_versus(dataset.X[:, 0], dataset.y, dataset.y, dataset.y)
@@ -168,18 +170,18 @@ def test_plot_dataset_refuses_non_finite_points_and_bad_options(dataset):
 def test_dataset_refuses_what_load_would_refuse(tmp_path):
     rng = np.random.default_rng(2)
     X, y = rng.normal(size=(6, 2)), [0, 0, 1, 1, 2, 2]
-    gene = hd.genotype.Cluster([0.0, 0.0], [1.0, 1.0], np.eye(2))
+    gene = hd.genome.Cluster([0.0, 0.0], [1.0, 1.0], np.eye(2))
     with pytest.raises(ValueError, match="finite"):
         hd.Dataset(np.where(np.eye(6, 2) > 0, np.nan, X), y)
     with pytest.raises(ValueError, match="non-empty 2-D"):
         hd.Dataset(np.zeros((0, 2)), [])
-    with pytest.raises(TypeError, match="cluster 0 must be a hawks_deap.genotype.Cluster gene"):
+    with pytest.raises(TypeError, match="cluster 0 must be a hawks_deap.genome.Cluster gene"):
         hd.Dataset(X, y, genotype=[1, 2, 3])
     with pytest.raises(ValueError, match="genotype: cluster 1 has 3 dimensions, the data 2"):
-        hd.Dataset(X, y, genotype=[gene, hd.genotype.Cluster([0.0] * 3, [1.0] * 3, np.eye(3)),
+        hd.Dataset(X, y, genotype=[gene, hd.genome.Cluster([0.0] * 3, [1.0] * 3, np.eye(3)),
                                    gene])
     with pytest.raises(ValueError, match="not a proper rotation"):
-        flat = hd.genotype.Cluster([0.0, 0.0], [1.0, 1.0], np.zeros((2, 2)))
+        flat = hd.genome.Cluster([0.0, 0.0], [1.0, 1.0], np.zeros((2, 2)))
         hd.Dataset(X, y, genotype=[gene, flat, gene])
     with pytest.raises(ValueError, match="label 2, but the genotype has 2 genes"):
         hd.Dataset(X, y, genotype=[gene, gene])
@@ -192,23 +194,23 @@ def test_dataset_refuses_what_load_would_refuse(tmp_path):
 def test_layout_refuses_what_it_would_truncate():
     rng = np.random.default_rng(0)
     with pytest.raises(TypeError, match="n_dims must be an integer"):
-        hd.genotype.Layout([5, 5], 2.5, rng=rng)
+        hd.genome.Layout([5, 5], 2.5, rng=rng)
     with pytest.raises(TypeError, match="n_dims must be an integer"):
-        hd.genotype.Layout([5, 5], True, rng=rng)
+        hd.genome.Layout([5, 5], True, rng=rng)
     with pytest.raises(TypeError, match="sizes must be a non-empty sequence of integers"):
-        hd.genotype.Layout([2.7, 3.2], 2, rng=rng)
+        hd.genome.Layout([2.7, 3.2], 2, rng=rng)
     for sizes in ([5, -1], [5, 0]):
         with pytest.raises(ValueError, match="sizes must be >= 1"):
-            hd.genotype.Layout(sizes, 2, rng=rng)
+            hd.genome.Layout(sizes, 2, rng=rng)
     with pytest.raises(TypeError, match="rng must be a numpy.random.Generator"):
-        hd.genotype.Layout([5, 5], 2, rng=0)
-    assert hd.genotype.Layout(np.array([5, 5], dtype=np.int32), np.int64(2), rng=rng).n_dims == 2
+        hd.genome.Layout([5, 5], 2, rng=0)
+    assert hd.genome.Layout(np.array([5, 5], dtype=np.int32), np.int64(2), rng=rng).n_dims == 2
     # numpy makes [uint64, int] a float array: each entry is an integer all the same
-    assert hd.genotype.Layout([np.uint64(5), 5, 1], 2, rng=rng).sizes.tolist() == [5, 5, 1]
+    assert hd.genome.Layout([np.uint64(5), 5, 1], 2, rng=rng).sizes.tolist() == [5, 5, 1]
 
 
 def test_evaluator_arrays_and_best_algorithms_refuse_non_finite_values():
-    layout = hd.genotype.Layout([10, 10], 2, rng=np.random.default_rng(0))
+    layout = hd.genome.Layout([10, 10], 2, rng=np.random.default_rng(0))
     evaluator = hd.evaluation.Evaluator(layout)
     with pytest.raises(ValueError, match="data must contain only finite values"):
         evaluator.silhouette(np.full((20, 2), np.nan))
@@ -217,13 +219,13 @@ def test_evaluator_arrays_and_best_algorithms_refuse_non_finite_values():
     table = features.Table(("a", "b"), ("x", "y"), np.array([[0.5, np.nan], [1.0, 0.2]]))
     with pytest.raises(ValueError, match=r"non-finite scores in rows \['a'\]"):
         features.best_algorithms(table)
-    with pytest.raises(TypeError, match="table must be a hawks_deap.features.Table"):
+    with pytest.raises(TypeError, match="table must be a hawks_deap.analysis.features.Table"):
         features.best_algorithms(np.zeros((2, 2)))
 
 
 def test_more_arguments_named_when_wrong(tmp_path):
-    from hawks_deap import stats
-    from hawks_deap.genotype import MultiObjectiveFitness
+    from hawks_deap.analysis import stats
+    from hawks_deap.genome.genotype import MultiObjectiveFitness
 
     with pytest.raises(TypeError, match=r"constraints must be an iterable .*\(\) for none"):
         hd.IndexProblem(60, 3, 2, target=0.5, constraints=None)
@@ -262,7 +264,7 @@ def test_helpers_of_the_public_api_name_a_wrong_type(dataset):
                                         "None, got str"):
         hd.algorithms.ProblemPool("x", 2)
     with pytest.raises(TypeError, match="individual must be a hawks_deap Genotype, got str"):
-        hd.genotype.clone("x")
+        hd.genome.clone("x")
     with pytest.raises(TypeError, match="individuals must hold hawks_deap individuals"):
         hd.algorithms.select_best(["x"])
     with pytest.raises(TypeError, match="individuals must be an iterable"):
@@ -276,7 +278,7 @@ def test_helpers_of_the_public_api_name_a_wrong_type(dataset):
     rng = np.random.default_rng(0)
     population = []
     for _ in range(10):
-        ind = hd.genotype.Genotype([], hd.genotype.MultiObjectiveFitness(weights=(-1.0, -1.0)))
+        ind = hd.genome.Genotype([], hd.genome.MultiObjectiveFitness(weights=(-1.0, -1.0)))
         ind.fitness.values = tuple(rng.random(2))
         population.append(ind)
     n_obj = 2
@@ -295,7 +297,7 @@ def test_helpers_of_the_public_api_name_a_wrong_type(dataset):
     with hd.algorithms.ProblemPool(None, 1) as pool:
         with pytest.raises(RuntimeError, match="no problem installed"):
             pool.evaluate([])
-    from hawks_deap.initialization import haar_rotation
+    from hawks_deap.genome.initialization import haar_rotation
 
     with pytest.raises(ValueError, match="n_dims must be >= 1, got 0"):
         haar_rotation(0, np.random.default_rng(0))  # was a shape error from the draws

@@ -14,22 +14,23 @@ from sklearn.cluster import AgglomerativeClustering
 from sklearn.metrics import adjusted_rand_score
 
 import hawks_deap as hd
-from hawks_deap import batteries, cli
-from hawks_deap import dataset as dataset_module
-from hawks_deap import suite as hs
-from hawks_deap.batteries import (
+from hawks_deap import cli
+from hawks_deap.analysis.features import (
+    FEATURE_NAMES,
+    features_table,
+    performance_table,
+    problem_features,
+)
+from hawks_deap.campaign import suite as hs
+from hawks_deap.io import batteries
+from hawks_deap.io import dataset as dataset_module
+from hawks_deap.io.batteries import (
     NOISE_LABEL,
     battery_dataset_names,
     is_battery_dir,
     read_battery,
     read_battery_dataset,
     write_battery,
-)
-from hawks_deap.features import (
-    FEATURE_NAMES,
-    features_table,
-    performance_table,
-    problem_features,
 )
 
 clustbench = pytest.importorskip("clustbench")
@@ -393,7 +394,7 @@ def test_a_dataset_with_noise_saves_and_loads(tmp_path):
 def test_a_corrupted_gzip_is_refused_naming_the_file(tmp_path):
     import gzip
 
-    from hawks_deap.batteries import read_battery
+    from hawks_deap.io.batteries import read_battery
 
     good = gzip.compress(b"0 0\n1 1\n2 2\n")
     (tmp_path / "a.data.gz").write_bytes(good[:12] + b"\x00" * 8 + good[20:])
@@ -413,7 +414,7 @@ def test_noise_is_the_metadata_noise_label_everywhere():
 
 def test_prepare_battery_writes_nothing_until_write_and_then_what_write_battery_writes(
         tmp_path):
-    from hawks_deap.batteries import prepare_battery
+    from hawks_deap.io.batteries import prepare_battery
 
     rng = np.random.default_rng(4)
     datasets = [hd.Dataset(awkward_X(rng, 30, 2), rng.integers(0, 3, 30)) for _ in range(2)]

@@ -4,7 +4,7 @@ import pytest
 from sklearn.cluster import KMeans
 
 import hawks_deap as hd
-from hawks_deap._checkpoints import CHECKPOINT_FORMAT, read_checkpoint
+from hawks_deap.algorithms.checkpoints import CHECKPOINT_FORMAT, read_checkpoint
 
 
 def problem():
@@ -122,9 +122,9 @@ def pickled_names(path):
     return named
 
 
-def _written_by_format_1(payload):
-    """Pickle bytes as the checkpoints of format 1 (before 0.1.0) were: the same dict."""
-    return pickle.dumps({**payload, "format": "hawks-deap-checkpoint-1"},
+def _written_by_format_2(payload):
+    """Pickle bytes as the checkpoints of format 2 (before the layered package) were."""
+    return pickle.dumps({**payload, "format": "hawks-deap-checkpoint-2"},
                         protocol=pickle.HIGHEST_PROTOCOL)
 
 
@@ -132,17 +132,17 @@ def test_a_checkpoint_of_an_earlier_format_is_refused_with_a_message_to_rerun(tm
     ck = _checkpoint(tmp_path)
     payload = pickle.loads(ck.read_bytes())
     assert next(iter(payload)) == "format"  # first: read before anything is loaded
-    assert payload["format"] == CHECKPOINT_FORMAT == "hawks-deap-checkpoint-2"
-    ck.write_bytes(_written_by_format_1(payload))
+    assert payload["format"] == CHECKPOINT_FORMAT == "hawks-deap-checkpoint-3"
+    ck.write_bytes(_written_by_format_2(payload))
     with pytest.raises(ValueError) as refused:
         hd.resume(ck)
     message = str(refused.value)
     assert message == (f"checkpoint {str(ck)!r} was written by an earlier hawks-deap "
-                       "(checkpoint format 1, this version reads 2) and cannot be resumed: "
+                       "(checkpoint format 2, this version reads 3) and cannot be resumed: "
                        "re-run it from the start")
     assert "\n" not in message
     # one of a later version says so
-    ck.write_bytes(pickle.dumps({**payload, "format": "hawks-deap-checkpoint-3"}))
+    ck.write_bytes(pickle.dumps({**payload, "format": "hawks-deap-checkpoint-4"}))
     with pytest.raises(ValueError, match="written by a later hawks-deap"):
         read_checkpoint(ck)
 

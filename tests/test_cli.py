@@ -10,7 +10,7 @@ import pytest
 
 import hawks_deap as hd
 from hawks_deap import cli
-from hawks_deap.features import FEATURE_NAMES, problem_features
+from hawks_deap.analysis.features import FEATURE_NAMES, problem_features
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -169,7 +169,7 @@ def test_progress_bar_only_on_a_terminal_and_not_quiet(tmp_path, capsys, monkeyp
         seen.append(kwargs["progress"])
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(hd, "evolve", spy)
+    monkeypatch.setattr(hd.algorithms.loop, "evolve", spy)
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
     base = ["generate", "--n-samples", "150", "--n-clusters", "3", "--generations", "2",
             "--population-size", "4"]
@@ -255,7 +255,7 @@ def test_pairwise_algorithms_are_refused_on_data_too_large_for_their_distances(
         tmp_path, capsys, monkeypatch):
     """Those that declare every pairwise distance (checked by tracemalloc in
     test_clustering_library) are refused up front; the others run."""
-    from hawks_deap import _memory
+    from hawks_deap._util import memory as _memory
     from hawks_deap.clustering import available_algorithms, get_algorithm
 
     n = 60
@@ -404,7 +404,7 @@ def test_a_failure_while_running_gets_one_line_and_exit_1(tmp_path, capsys, monk
     def fails(*args, **kwargs):
         raise RuntimeError("score 'ari' returned nan")
 
-    monkeypatch.setattr(hd, "evolve", fails)
+    monkeypatch.setattr(hd.algorithms.loop, "evolve", fails)
     code, _, err = main(capsys, "generate", *SMALL, "--out", tmp_path / "run")
     assert code == 1 and "Traceback" not in err
     assert err.strip() == ("hawks-deap generate: error while running: RuntimeError: score "
@@ -413,7 +413,7 @@ def test_a_failure_while_running_gets_one_line_and_exit_1(tmp_path, capsys, monk
 
 
 def test_ctrl_c_while_validating_a_grid_exits_130_quietly(tmp_path, capsys, monkeypatch):
-    from hawks_deap import suite
+    from hawks_deap.campaign import suite
 
     def interrupted(path, **kwargs):
         raise KeyboardInterrupt
@@ -425,7 +425,7 @@ def test_ctrl_c_while_validating_a_grid_exits_130_quietly(tmp_path, capsys, monk
 
 
 def test_an_interrupted_plot_leaves_no_new_figure(tmp_path, capsys, monkeypatch):
-    from hawks_deap import plotting
+    from hawks_deap.analysis import plotting
 
     code, _, err = main(capsys, "generate", *SMALL, "--out", tmp_path / "run")
     assert code == 0, err
@@ -585,7 +585,7 @@ def test_every_option_of_the_help_is_one_the_hints_know(capsys, command):
     """The hints come from the schema; every option --help shows is among them."""
     import re
 
-    from hawks_deap import config
+    from hawks_deap.settings import config
 
     _, out, _ = main(capsys, command, "--help")
     flags = set(re.findall(r"^ +(?:-\w, )?(--[a-z][a-z0-9-]*)", out, re.M))  # option rows

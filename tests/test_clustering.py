@@ -11,7 +11,7 @@ from sklearn.metrics import adjusted_rand_score
 from sklearn.mixture import GaussianMixture
 
 from hawks_deap import clustering
-from hawks_deap._validation import child_sequence, int_seed, seed_words
+from hawks_deap._util.validation import child_sequence, int_seed, seed_words
 from hawks_deap.clustering import (
     ClusteringAlgorithm,
     available_algorithms,

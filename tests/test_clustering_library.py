@@ -22,9 +22,9 @@ from sklearn.metrics import adjusted_rand_score
 
 import hawks_deap as hd
 from hawks_deap import cli
-from hawks_deap._validation import int_seed
+from hawks_deap._util.validation import int_seed
+from hawks_deap.analysis.features import performance_table
 from hawks_deap.clustering import available_algorithms, get_algorithm, random_state_from_seed
-from hawks_deap.features import performance_table
 
 NEW = ["ward-linkage", "complete-linkage", "complete-linkage-2k", "spectral", "birch", "genie"]
 pytestmark = pytest.mark.usefixtures("one_blas_thread")

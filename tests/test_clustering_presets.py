@@ -16,7 +16,8 @@ from sklearn.mixture import GaussianMixture
 
 import hawks_deap as hd
 from hawks_deap import cli, clustering
-from hawks_deap._validation import int_seed
+from hawks_deap._util.validation import int_seed
+from hawks_deap.analysis.features import performance_table
 from hawks_deap.clustering import (
     ALGORITHM_PRESETS,
     ClusteringAlgorithm,
@@ -27,7 +28,6 @@ from hawks_deap.clustering import (
     register_algorithm,
 )
 from hawks_deap.clustering._core import LibraryCall
-from hawks_deap.features import performance_table
 
 SEEDS = range(3)
 pytestmark = pytest.mark.usefixtures("one_blas_thread")

@@ -4,15 +4,15 @@ import argparse
 
 import pytest
 
-from hawks_deap import config
-from hawks_deap.config import (
+from hawks_deap.campaign.suite import expand_grid
+from hawks_deap.settings import config
+from hawks_deap.settings.config import (
     OPTIONS,
     load_config,
     options_for,
     resolve,
     validate_config,
 )
-from hawks_deap.suite import expand_grid
 
 
 def write(tmp_path, text, name="c.toml"):

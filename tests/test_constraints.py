@@ -22,15 +22,15 @@ from scipy.spatial.distance import cdist
 from sklearn.neighbors import NearestNeighbors
 
 import hawks_deap as hd
-from hawks_deap.constraints import (
+from hawks_deap.genome.genotype import Cluster
+from hawks_deap.genome.initialization import haar_rotation
+from hawks_deap.problems.constraints import (
     Constraint,
     Eccentricity,
     Overlap,
     check_constraints,
     penalty,
 )
-from hawks_deap.genotype import Cluster
-from hawks_deap.initialization import haar_rotation
 
 # ---------------------------------------------------------------------------------------
 # Oracles
@@ -83,7 +83,7 @@ def random_genes(rng: np.random.Generator, k: int, d: int) -> list[Cluster]:
 def test_public_names_are_the_module_classes():
     assert hd.Overlap is Overlap
     assert hd.Eccentricity is Eccentricity
-    assert hd.constraints.Constraint is Constraint
+    assert hd.problems.constraints.Constraint is Constraint
     assert issubclass(Overlap, Constraint) and issubclass(Eccentricity, Constraint)
 
 
@@ -531,7 +531,7 @@ def test_eccentricity_is_invariant_to_rotation_and_scale(seed, k, d, scale):
 
 
 def test_constraints_from_settings_follow_the_registry_order():
-    from hawks_deap.constraints import CONSTRAINTS, from_settings
+    from hawks_deap.problems.constraints import CONSTRAINTS, from_settings
 
     built = from_settings({"min_eccentricity": 2.0, "max_overlap": 0.1, "n_samples": 10,
                            "max_eccentricity": None})

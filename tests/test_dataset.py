@@ -14,7 +14,7 @@ def test_save_load_round_trip(tmp_path, small_problem):
     back = hd.Dataset.load(out)
     np.testing.assert_array_equal(back.X, ds.X)  # 17 significant digits: bit for bit
     np.testing.assert_array_equal(back.y, ds.y)
-    assert hd.genotype.genotype_equal(back.genotype, ds.genotype)
+    assert hd.genome.genotype_equal(back.genotype, ds.genotype)
     meta = json.loads((out / "metadata.json").read_text())
     assert meta["seed"] == 5 and meta["problem"]["target"] == 0.5
     assert meta["record"]["index"] == pytest.approx(0.5, abs=0.5)
@@ -85,7 +85,7 @@ def test_overwrite_replaces_a_previous_output_with_its_logbook_and_figures(tmp_p
 
 
 def test_a_failed_replacement_puts_the_previous_output_back(tmp_path, monkeypatch):
-    from hawks_deap import _writes
+    from hawks_deap._util import writes as _writes
 
     ds, path = _saved(tmp_path)
     before = {p.name: p.read_bytes() for p in path.iterdir()}
@@ -181,7 +181,7 @@ def test_files_are_whole_finds_files_cut_short(tmp_path, fmt):
     """Prefixes of the points' file and of genes.json are found: cut after every line
     end and brace (where a cut file could look ended), in its last 100 bytes and at
     every 13th byte."""
-    from hawks_deap.dataset import files_are_whole
+    from hawks_deap.io.dataset import files_are_whole
 
     path = hd.Dataset.load(_generated(tmp_path)).save(tmp_path / fmt, format=fmt)
     assert files_are_whole(path, 200)
@@ -250,7 +250,7 @@ def test_npz_files_are_checked_and_named(tmp_path):
 
 
 def test_created_files_removes_only_the_files_it_created(tmp_path):
-    from hawks_deap.dataset import CreatedFiles
+    from hawks_deap.io.dataset import CreatedFiles
 
     old = tmp_path / "old.txt"
     old.write_bytes(b"theirs")
@@ -287,7 +287,7 @@ def test_files_are_whole_is_false_for_an_npz_that_zipfile_refuses(tmp_path):
     here an unknown compression method in the central directory (NotImplementedError)."""
     import struct
 
-    from hawks_deap.dataset import files_are_whole
+    from hawks_deap.io.dataset import files_are_whole
 
     path = hd.Dataset.load(_generated(tmp_path)).save(tmp_path / "npz", format="npz")
     raw = bytearray((path / "data.npz").read_bytes())

@@ -123,8 +123,8 @@ import hawks_deap as hd
 
 random.seed(64)
 numpy.random.seed(64)
-creator.create("FitnessMin", hd.genotype.RecordFitness, weights=(-1.0,))
-creator.create("Individual", hd.genotype.Genotype, fitness=creator.FitnessMin)
+creator.create("FitnessMin", hd.genome.RecordFitness, weights=(-1.0,))
+creator.create("Individual", hd.genome.Genotype, fitness=creator.FitnessMin)
 
 problem = hd.IndexProblem(120, 3, 2, target=0.5, constraints=[hd.Overlap(max=0.2)])
 toolbox = hd.make_toolbox(problem)
@@ -296,7 +296,7 @@ def test_multiobjective_toolboxes_of_one_problem_are_independent():
 def _plain_fitness_classes():
     if not hasattr(creator, "FitnessMinR2"):
         creator.create("FitnessMinR2", base.Fitness, weights=(-1.0,))
-        creator.create("IndividualR2", hd.genotype.Genotype, fitness=creator.FitnessMinR2)
+        creator.create("IndividualR2", hd.genome.Genotype, fitness=creator.FitnessMinR2)
     return creator.FitnessMinR2, creator.IndividualR2
 
 

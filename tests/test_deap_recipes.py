@@ -164,7 +164,7 @@ def test_deap_checkpoint_recipe_with_the_toolbox_resumes_exactly(tmp_path):
         toolbox = hd.make_toolbox(index_problem(), seed=3, mean_mutation="pso-informed")
         population = toolbox.population(n=6)
         evaluate_all(toolbox, population)
-        return toolbox, population, tools.HallOfFame(3, similar=hd.genotype.genotype_equal), \
+        return toolbox, population, tools.HallOfFame(3, similar=hd.genome.genotype_equal), \
             tools.Logbook()
 
     toolbox, population, hof, logbook = fresh()
@@ -184,8 +184,8 @@ def test_deap_checkpoint_recipe_with_the_toolbox_resumes_exactly(tmp_path):
 
 def _creator_classes():
     if not hasattr(creator, "HawksTestFitness"):
-        creator.create("HawksTestFitness", hd.genotype.RecordFitness, weights=(-1.0,))
-        creator.create("HawksTestIndividual", hd.genotype.Genotype,
+        creator.create("HawksTestFitness", hd.genome.RecordFitness, weights=(-1.0,))
+        creator.create("HawksTestIndividual", hd.genome.Genotype,
                        fitness=creator.HawksTestFitness, origin="random")
     return creator.HawksTestFitness, creator.HawksTestIndividual
 

@@ -26,8 +26,8 @@ from hawks_deap.evaluation import (
     make_evaluator,
     nearest_neighbour_overlap,
 )
-from hawks_deap.genotype import Cluster, Genotype, Layout
-from hawks_deap.initialization import _rotation_power_schur, haar_rotation, rotation_power
+from hawks_deap.genome.genotype import Cluster, Genotype, Layout
+from hawks_deap.genome.initialization import _rotation_power_schur, haar_rotation, rotation_power
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -521,7 +521,7 @@ def test_plain_overlap_pass_matches_brute_force_with_ties(seed, n, d, grid):
 def test_thread_limits_are_reentrant_and_restore():
     from threadpoolctl import threadpool_info, threadpool_limits
 
-    from hawks_deap._threads import blas_thread_limit, native_thread_limit
+    from hawks_deap._util.threads import blas_thread_limit, native_thread_limit
 
     def threads(api):
         return [i["num_threads"] for i in threadpool_info() if i["user_api"] == api]

@@ -13,8 +13,7 @@ from sklearn.decomposition import PCA
 from sklearn.metrics import adjusted_rand_score
 
 import hawks_deap as hd
-from hawks_deap.clustering import PAPER_ALGORITHMS, available_algorithms, get_algorithm
-from hawks_deap.features import (
+from hawks_deap.analysis.features import (
     FEATURE_NAMES,
     InstanceSpace,
     Table,
@@ -26,7 +25,8 @@ from hawks_deap.features import (
     problem_features,
     size_entropy,
 )
-from hawks_deap.initialization import haar_rotation
+from hawks_deap.clustering import PAPER_ALGORITHMS, available_algorithms, get_algorithm
+from hawks_deap.genome.initialization import haar_rotation
 
 # --------------------------------------------------------------------------- oracles
 
@@ -311,7 +311,7 @@ def test_tables_name_the_dataset_that_is_too_small(monkeypatch):
         features_table([fine, tiny], names=["fine", "tiny"])
     assert performance_table([tiny], ["kmeans++", "single-linkage"]).values.shape == (1, 2)
     runs = []
-    monkeypatch.setattr(hd.features, "_performance_row", lambda task: runs.append(task))
+    monkeypatch.setattr(hd.analysis.features, "_performance_row", lambda task: runs.append(task))
     with pytest.raises(ValueError, match=r"dataset 'tiny' \(row 1\) has 5 points, too few "
                                          r"for 'average-linkage-2k': it asks for 3 \* 2"):
         performance_table([fine, tiny], names=["fine", "tiny"])
@@ -384,7 +384,7 @@ def test_instance_space_validation():
 
 
 def _gene(rng, d, scale):
-    return hd.genotype.Cluster(rng.normal(scale=5.0, size=d), rng.uniform(0.1, 1.0, size=d) * scale,
+    return hd.genome.Cluster(rng.normal(scale=5.0, size=d), rng.uniform(0.1, 1.0, size=d) * scale,
                       haar_rotation(d, rng))
 
 
@@ -411,7 +411,7 @@ def test_regenerate_matches_the_genes_within_sampling_tolerance():
     assert big.metadata["regenerated"] == {"n_samples": 100_000, "seed": 42,
                                            "sizes": counts.tolist()}
     assert big.metadata["seed"] == 1
-    assert hd.genotype.genotype_equal(big.genotype, ds.genotype)
+    assert hd.genome.genotype_equal(big.genotype, ds.genotype)
 
 
 def test_regenerate_is_reproducible_and_fresh(small_problem):

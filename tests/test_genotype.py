@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import hawks_deap as hd
-from hawks_deap.initialization import cluster_sizes, haar_rotation, random_cluster
+from hawks_deap.genome.initialization import cluster_sizes, haar_rotation, random_cluster
 
 
 def make_gene(rng, d=3):
@@ -32,7 +32,7 @@ def test_cluster_is_immutable_and_covariance_spd():
 def test_cluster_key_is_content_based_and_stable_across_pickle():
     rng = np.random.default_rng(1)
     g = make_gene(rng)
-    same = hd.genotype.Cluster(g.mean.copy(), g.variances.copy(), g.rotation.copy())
+    same = hd.genome.Cluster(g.mean.copy(), g.variances.copy(), g.rotation.copy())
     assert same.key == g.key and same == g
     moved = g.with_mean(g.mean + 1e-12)
     assert moved.key != g.key
@@ -52,15 +52,15 @@ def test_cluster_key_is_content_based_and_stable_across_pickle():
 
 def test_cluster_rejects_bad_arrays():
     with pytest.raises(ValueError, match="variances"):
-        hd.genotype.Cluster([0.0, 0.0], [1.0, 0.0], np.eye(2))
+        hd.genome.Cluster([0.0, 0.0], [1.0, 0.0], np.eye(2))
     with pytest.raises(ValueError, match="rotation"):
-        hd.genotype.Cluster([0.0, 0.0], [1.0, 1.0], np.eye(3))
+        hd.genome.Cluster([0.0, 0.0], [1.0, 1.0], np.eye(3))
 
 
 def test_clone_shares_genes_and_copies_fitness():
     rng = np.random.default_rng(2)
-    ind = hd.genotype.Genotype([make_gene(rng) for _ in range(3)], hd.genotype.IndexFitness())
-    ind.fitness.values = hd.genotype.Evaluation((0.25,), {"index": 0.3, "penalty": 0.0})
+    ind = hd.genome.Genotype([make_gene(rng) for _ in range(3)], hd.genome.IndexFitness())
+    ind.fitness.values = hd.genome.Evaluation((0.25,), {"index": 0.3, "penalty": 0.0})
     c = ind.clone()
     assert c is not ind and all(a is b for a, b in zip(c, ind))
     assert c.fitness is not ind.fitness and c.fitness.values == (0.25,)
@@ -75,19 +75,19 @@ def test_clone_shares_genes_and_copies_fitness():
 
 def test_genotype_pickles_with_fitness_and_record():
     rng = np.random.default_rng(3)
-    ind = hd.genotype.Genotype([make_gene(rng) for _ in range(2)], hd.genotype.VersusFitness())
-    ind.fitness.values = hd.genotype.Evaluation((0.7,), {"winner_score": 0.9})
+    ind = hd.genome.Genotype([make_gene(rng) for _ in range(2)], hd.genome.VersusFitness())
+    ind.fitness.values = hd.genome.Evaluation((0.7,), {"winner_score": 0.9})
     back = pickle.loads(pickle.dumps(ind))
-    assert isinstance(back, hd.genotype.Genotype)
-    assert isinstance(back.fitness, hd.genotype.VersusFitness)
+    assert isinstance(back, hd.genome.Genotype)
+    assert isinstance(back.fitness, hd.genome.VersusFitness)
     assert back.fitness.values == (0.7,) and back.record == {"winner_score": 0.9}
-    assert hd.genotype.genotype_equal(back, ind)
+    assert hd.genome.genotype_equal(back, ind)
 
 
 def test_layout_sampling_matches_gene_formula():
     rng = np.random.default_rng(4)
-    layout = hd.genotype.Layout([5, 7, 9], 3, rng=rng)
-    ind = hd.genotype.Genotype([make_gene(rng) for _ in range(3)])
+    layout = hd.genome.Layout([5, 7, 9], 3, rng=rng)
+    ind = hd.genome.Genotype([make_gene(rng) for _ in range(3)])
     X, y = layout.sample(ind)
     assert X.shape == (21, 3) and np.array_equal(y, np.repeat([0, 1, 2], [5, 7, 9]))
     for k, g in enumerate(ind):
@@ -100,7 +100,7 @@ def test_layout_sampling_matches_gene_formula():
 def test_sampled_covariance_converges_to_gene():
     rng = np.random.default_rng(5)
     g = make_gene(rng, 3)
-    layout = hd.genotype.Layout([200_000], 3, rng=rng)
+    layout = hd.genome.Layout([200_000], 3, rng=rng)
     pts = layout.cluster_points([g], 0)
     np.testing.assert_allclose(pts.mean(axis=0), g.mean, atol=0.01)
     np.testing.assert_allclose(np.cov(pts.T), g.covariance, atol=0.01)
@@ -139,12 +139,12 @@ def test_multiobjective_fitness_class_with_weights_is_a_cached_picklable_class()
     import copy
     import pickle
 
-    cls = hd.genotype.MultiObjectiveFitness.with_weights((-1, 1.0))
-    assert cls is hd.genotype.MultiObjectiveFitness.with_weights([-1.0, 1.0])  # one class per tuple
-    assert issubclass(cls, hd.genotype.MultiObjectiveFitness) and cls.weights == (-1.0, 1.0)
+    cls = hd.genome.MultiObjectiveFitness.with_weights((-1, 1.0))
+    assert cls is hd.genome.MultiObjectiveFitness.with_weights([-1.0, 1.0])  # one class per tuple
+    assert issubclass(cls, hd.genome.MultiObjectiveFitness) and cls.weights == (-1.0, 1.0)
     fit = cls()
     assert not fit.valid and fit.weights == (-1.0, 1.0)
-    fit.values = hd.genotype.Evaluation((0.25, 3.0), {"penalty": 0.0})
+    fit.values = hd.genome.Evaluation((0.25, 3.0), {"penalty": 0.0})
     for other in (copy.deepcopy(fit), pickle.loads(pickle.dumps(fit))):
         assert other.values == (0.25, 3.0) and other.weights == (-1.0, 1.0)
         assert other.record == {"penalty": 0.0}

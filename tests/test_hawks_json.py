@@ -13,11 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from hawks_deap import cli, config, runs
-from hawks_deap import hawks_json as hj
-from hawks_deap import suite as hs
-from hawks_deap.constraints import Eccentricity, Overlap
-from hawks_deap.dataset import Dataset
+from hawks_deap import cli
+from hawks_deap.campaign import hawks_json as hj
+from hawks_deap.campaign import runs
+from hawks_deap.campaign import suite as hs
+from hawks_deap.io.dataset import Dataset
+from hawks_deap.problems.constraints import Eccentricity, Overlap
+from hawks_deap.settings import config
 
 ANCHORS = Path("/work/shared/anchors/hawks-tevc-configs")
 INDEX = ANCHORS / "index_config.json"

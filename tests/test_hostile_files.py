@@ -19,9 +19,9 @@ import numpy as np
 import pytest
 
 import hawks_deap as hd
-from hawks_deap import runs
-from hawks_deap import suite as hs
-from hawks_deap._files import CONFIG_MAX_BYTES, nesting_depth, read_json
+from hawks_deap._util.files import CONFIG_MAX_BYTES, nesting_depth, read_json
+from hawks_deap.campaign import runs
+from hawks_deap.campaign import suite as hs
 from hawks_deap.cli import main
 
 DEEP = 200_000  # levels of nesting: far past any recursion limit

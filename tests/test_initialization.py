@@ -16,8 +16,8 @@ from scipy import stats
 from scipy.linalg import fractional_matrix_power
 
 import hawks_deap as hd
-from hawks_deap.genotype import Cluster, Genotype, IndexFitness, VersusFitness
-from hawks_deap.initialization import (
+from hawks_deap.genome.genotype import Cluster, Genotype, IndexFitness, VersusFitness
+from hawks_deap.genome.initialization import (
     cluster_sizes,
     haar_from_normals,
     haar_rotation,
@@ -393,7 +393,7 @@ def test_population_of_the_toolbox():
     sizes = problem.layout.sizes
     assert int(sizes.sum()) == 300 and sizes.min() >= 20 and sizes.shape == (4,)
     for ind in pop:
-        assert isinstance(ind, hd.genotype.Genotype) and len(ind) == 4
+        assert isinstance(ind, hd.genome.Genotype) and len(ind) == 4
         assert isinstance(ind.fitness, problem.fitness_class) and not ind.fitness.valid
         for gene in ind:
             assert gene.n_dims == 3

@@ -15,9 +15,10 @@ import numpy as np
 import pytest
 
 import hawks_deap as hd
-from hawks_deap import _memory, cli
-from hawks_deap._validation import MAX_SCALE, check_X
-from hawks_deap.features import check_feature_inputs, features_table, problem_features
+from hawks_deap import cli
+from hawks_deap._util import memory as _memory
+from hawks_deap._util.validation import MAX_SCALE, check_X
+from hawks_deap.analysis.features import check_feature_inputs, features_table, problem_features
 
 
 def run_main(capsys, *args):
@@ -76,14 +77,15 @@ def test_plot_dpi_subprocess(blobs, tmp_path):
 
 
 def test_plot_dpi_bound_is_one_place():
-    from hawks_deap import config, plotting
+    from hawks_deap.analysis import plotting
+    from hawks_deap.settings import config
 
     dpi = next(o for o in config.COMMAND_LINE_OPTIONS if o.key == "dpi")
     assert (dpi.low, dpi.high) == plotting.DPI_RANGE
 
 
 def test_plotting_api_refuses_dpi_and_huge_figures(tmp_path):
-    from hawks_deap import plotting
+    from hawks_deap.analysis import plotting
 
     plt = plotting.pyplot()
     fig = plotting.plot_dataset(np.random.default_rng(0).normal(size=(30, 2)), np.arange(30) % 2)
@@ -194,7 +196,7 @@ def test_population_size_in_toml_and_hawks_json(tmp_path, capsys, memory_of_16_g
 
 
 def test_population_size_in_a_grid(memory_of_16_gb):
-    from hawks_deap import config
+    from hawks_deap.settings import config
 
     with pytest.raises(ValueError, match=r"^\[ga\] population_size in grid.toml: a population "
                                          r"of 1000000000000 individuals"):
@@ -224,8 +226,8 @@ def test_evolve_and_make_toolbox_refuse_a_population_too_large(memory_of_16_gb):
 
 
 def test_population_bound_is_a_lower_bound():
-    from hawks_deap.genotype import IndexFitness
-    from hawks_deap.initialization import random_genotype
+    from hawks_deap.genome.genotype import IndexFitness
+    from hawks_deap.genome.initialization import random_genotype
 
     rng = np.random.default_rng(0)
     for k, d in ((2, 1), (5, 2), (3, 20)):

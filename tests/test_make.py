@@ -34,7 +34,7 @@ def test_make_hawks_is_generate_with_random_state_as_seed(tmp_path):
 
 
 def test_make_hawks_validates_under_its_own_names(monkeypatch):
-    monkeypatch.setattr(hd, "evolve", lambda *a, **k: pytest.fail("work started"))
+    monkeypatch.setattr(hd.algorithms.loop, "evolve", lambda *a, **k: pytest.fail("work started"))
     cases = [  # (keyword arguments, error, the message names make_hawks' parameter)
         ({"silhouette": 1.5}, ValueError, r"silhouette must lie in \[-1, 1\], got 1.5"),
         ({"n_features": 2.5}, TypeError, "n_features must be an integer"),

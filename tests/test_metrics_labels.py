@@ -1,4 +1,4 @@
-"""Label encoding (hawks_deap._labels) and the contingency table built on it."""
+"""Label encoding (hawks_deap._util.labels) and the contingency table built on it."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from sklearn.metrics.cluster import contingency_matrix
 
-from hawks_deap._labels import as_label_array, encode_labels
+from hawks_deap._util.labels import as_label_array, encode_labels
 from hawks_deap.metrics._common import contingency
 
 

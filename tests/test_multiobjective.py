@@ -73,8 +73,8 @@ def test_sel_nsga3_agrees_with_deap_on_fronts():
     rng = np.random.default_rng(0)
     pool = []
     for _ in range(40):
-        fitness = hd.genotype.MultiObjectiveFitness(weights=(-1.0, -1.0, -1.0))
-        ind = hd.genotype.Genotype([], fitness)
+        fitness = hd.genome.MultiObjectiveFitness(weights=(-1.0, -1.0, -1.0))
+        ind = hd.genome.Genotype([], fitness)
         ind.fitness.values = tuple(rng.random(3))
         pool.append(ind)
     ref = tools.uniform_reference_points(3, 4)
@@ -88,7 +88,7 @@ def test_sel_nsga3_agrees_with_deap_on_fronts():
 def test_crowded_tournament_prefers_lower_rank():
     pool = []
     for v in [(0.0, 1.0), (1.0, 0.0), (2.0, 2.0)]:
-        ind = hd.genotype.Genotype([], hd.genotype.MultiObjectiveFitness(weights=(-1.0, -1.0)))
+        ind = hd.genome.Genotype([], hd.genome.MultiObjectiveFitness(weights=(-1.0, -1.0)))
         ind.fitness.values = v
         pool.append(ind)
     picks = sel_tournament_crowded(pool, 3000, np.random.default_rng(0))

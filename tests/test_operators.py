@@ -4,7 +4,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import hawks_deap as hd
-from hawks_deap.initialization import (
+from hawks_deap.genome.initialization import (
     haar_from_normals,
     haar_rotation,
     random_cluster,
@@ -29,13 +29,13 @@ from hawks_deap.operators import (
 
 def genotype(seed, k=4, d=3):
     rng = np.random.default_rng(seed)
-    return hd.genotype.Genotype([random_cluster(d, rng) for _ in range(k)],
-                                hd.genotype.IndexFitness())
+    return hd.genome.Genotype([random_cluster(d, rng) for _ in range(k)],
+                                hd.genome.IndexFitness())
 
 
 def fixed_genotype():
     means = [[0.0, 0.0], [2.0, 0.0], [0.0, 4.0], [1.0, 1.0]]
-    return hd.genotype.Genotype([hd.genotype.Cluster(m, [1.0, 1.0], np.eye(2)) for m in means])
+    return hd.genome.Genotype([hd.genome.Cluster(m, [1.0, 1.0], np.eye(2)) for m in means])
 
 
 class ScriptedRng:
@@ -123,7 +123,7 @@ def test_gaussian_hand_computed():
 
 
 def test_gaussian_each_moves_one_coordinate_in_d_on_average():
-    from hawks_deap.genotype import Cluster, Genotype
+    from hawks_deap.genome.genotype import Cluster, Genotype
 
     rng = np.random.default_rng(1)
     d = 50
@@ -152,7 +152,7 @@ def test_de_draws_distinct_clusters():
 
 def test_pso_global_mean_is_data_mean_not_cluster_mean_average():
     rng = np.random.default_rng(1)
-    layout = hd.genotype.Layout([10, 200], 2, rng=rng)
+    layout = hd.genome.Layout([10, 200], 2, rng=rng)
     ind = genotype(2, k=2, d=2)
     X, _ = layout.sample(ind)
     np.testing.assert_allclose(layout.data_mean(ind), X.mean(axis=0), atol=1e-12)
@@ -187,9 +187,9 @@ def test_cov_mutation_keeps_spd_determinant_and_rotation(seed, d, steps, power, 
        steps=st.integers(1, 10))
 def test_any_mutation_sequence_keeps_covariances_spd(seed, op, steps):
     rng = np.random.default_rng(seed)
-    layout = hd.genotype.Layout([5, 5, 5, 5], 3, rng=rng)
+    layout = hd.genome.Layout([5, 5, 5, 5], 3, rng=rng)
     ind = genotype(seed, k=4, d=3)
-    ind.fitness.values = hd.genotype.Evaluation((0.1,), {"index": 0.4, "penalty": 0.0})
+    ind.fitness.values = hd.genome.Evaluation((0.1,), {"index": 0.4, "penalty": 0.0})
     for _ in range(steps):
         mutate(ind, rng, mean_mutation=op, p_mean=1.0, p_cov=1.0, layout=layout, target=0.5)
     for g in ind:
@@ -224,7 +224,7 @@ def test_crossover_swaps_everything_with_probability_one():
 
 def test_mutate_probability_defaults_to_one_over_k():
     rng = np.random.default_rng(0)
-    layout = hd.genotype.Layout([5] * 10, 2, rng=rng)
+    layout = hd.genome.Layout([5] * 10, 2, rng=rng)
     changed_means = 0
     trials = 400
     for t in range(trials):
@@ -249,12 +249,12 @@ def genes_bits(individuals):
 def test_mutate_many_equals_mutate_one_by_one(seed, op, d, k, n, p, repeat):
     """Same draws, same genes, bit for bit (the rotations are computed stacked), also
     with an individual listed twice (its second mutation sees the first in full)."""
-    layout = hd.genotype.Layout([4] * k, d, rng=np.random.default_rng(seed))
+    layout = hd.genome.Layout([4] * k, d, rng=np.random.default_rng(seed))
 
     def population():
         out = [genotype(seed + i, k=k, d=d) for i in range(n)]
         for ind in out:
-            ind.fitness.values = hd.genotype.Evaluation((0.1,), {"index": 0.4, "penalty": 0.0})
+            ind.fitness.values = hd.genome.Evaluation((0.1,), {"index": 0.4, "penalty": 0.0})
         return out + ([out[0]] if repeat else [])
 
     options = dict(mean_mutation=op, p_mean=p, p_cov=p, layout=layout, target=0.5,
@@ -312,13 +312,13 @@ class _Replay:
 
 def test_mutate_many_error_leaves_earlier_individuals_mutated_in_full():
     k, d = 4, 3
-    layout = hd.genotype.Layout([4] * k, d, rng=np.random.default_rng(0))
+    layout = hd.genome.Layout([4] * k, d, rng=np.random.default_rng(0))
     inds = [genotype(i, k=k, d=d) for i in range(3)]
     for ind in inds[:2]:
-        ind.fitness.values = hd.genotype.Evaluation((0.1,), {"index": 0.4, "penalty": 0.0})
+        ind.fitness.values = hd.genome.Evaluation((0.1,), {"index": 0.4, "penalty": 0.0})
     ref = [genotype(i, k=k, d=d) for i in range(2)]
     for ind in ref:
-        ind.fitness.values = hd.genotype.Evaluation((0.1,), {"index": 0.4, "penalty": 0.0})
+        ind.fitness.values = hd.genome.Evaluation((0.1,), {"index": 0.4, "penalty": 0.0})
     rng, rng_ref = np.random.default_rng(1), np.random.default_rng(1)
     options = dict(mean_mutation="pso-informed", p_mean=1.0, p_cov=1.0, layout=layout,
                    target=0.5)
@@ -336,7 +336,7 @@ def test_mutate_errors():
         mutate(ind, rng, mean_mutation="levy")
     with pytest.raises(ValueError, match="layout"):
         mutate(ind, rng, mean_mutation="pso", p_mean=1.0)
-    layout = hd.genotype.Layout([3] * 4, 3, rng=rng)
+    layout = hd.genome.Layout([3] * 4, 3, rng=rng)
     with pytest.raises(ValueError, match="evaluate"):
         mutate(ind, rng, mean_mutation="pso-informed", layout=layout, target=0.5)
     with pytest.raises(ValueError, match="p_mean"):
@@ -388,8 +388,8 @@ class Ind:
     """A minimal individual for selection tests."""
 
     def __init__(self, fit, pen, name):
-        self.fitness = hd.genotype.IndexFitness()
-        self.fitness.values = hd.genotype.Evaluation((fit,), {"penalty": pen})
+        self.fitness = hd.genome.IndexFitness()
+        self.fitness.values = hd.genome.Evaluation((fit,), {"penalty": pen})
         self.name = name
 
 

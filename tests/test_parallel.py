@@ -109,9 +109,9 @@ def _marked(n, value):
     p.prepare(np.random.default_rng(0))
     pop = _population(p, n)
     genes = list(pop[0])
-    genes[0] = hd.genotype.Cluster(np.r_[value, genes[0].mean[1:]], genes[0].variances,
+    genes[0] = hd.genome.Cluster(np.r_[value, genes[0].mean[1:]], genes[0].variances,
                           genes[0].rotation)
-    return p, pop, hd.genotype.Genotype(genes, type(pop[0].fitness)())
+    return p, pop, hd.genome.Genotype(genes, type(pop[0].fitness)())
 
 
 def _run_csv(**kwargs):
@@ -121,7 +121,7 @@ def _run_csv(**kwargs):
 
 
 def test_n_jobs_registers_the_pool_map_and_ships_individuals(monkeypatch):
-    from hawks_deap._parallel import EvaluateTask, ProblemPool
+    from hawks_deap.algorithms.pool import EvaluateTask, ProblemPool
 
     calls = []
     real = ProblemPool.map
@@ -166,7 +166,7 @@ def test_a_users_map_gives_the_serial_results(make):
 
 @pytest.mark.parametrize("start_method", ["fork", "spawn", "forkserver"])
 def test_pool_map_of_deap_style_evaluate_in_every_start_method(start_method):
-    from hawks_deap._parallel import ProblemPool
+    from hawks_deap.algorithms.pool import ProblemPool
 
     p = prepared_problem()
     pop = _population(p, 5)
@@ -183,7 +183,7 @@ def test_pool_map_of_deap_style_evaluate_in_every_start_method(start_method):
 
 
 def test_task_errors_are_raised_and_the_pool_goes_on():
-    from hawks_deap._parallel import ProblemPool
+    from hawks_deap.algorithms.pool import ProblemPool
 
     p, pop, marked = _marked(3, 1e9)
 
@@ -199,7 +199,7 @@ def test_task_errors_are_raised_and_the_pool_goes_on():
 
 
 def test_killed_worker_is_reported_not_waited_for():
-    from hawks_deap._parallel import ProblemPool
+    from hawks_deap.algorithms.pool import ProblemPool
 
     p, pop, doomed = _marked(2, 2e9)
 
@@ -215,14 +215,14 @@ def test_killed_worker_is_reported_not_waited_for():
 
 
 def test_pool_carries_individuals_of_a_local_fitness_class():
-    from hawks_deap._parallel import ProblemPool
+    from hawks_deap.algorithms.pool import ProblemPool
 
-    class LocalFitness(hd.genotype.IndexFitness):  # a class of a function: dill carries it
+    class LocalFitness(hd.genome.IndexFitness):  # a class of a function: dill carries it
         pass
 
     p = prepared_problem()
     ind = p.random_individual(np.random.default_rng(4))
-    local = hd.genotype.Genotype(list(ind), LocalFitness())
+    local = hd.genome.Genotype(list(ind), LocalFitness())
 
     def run():
         with ProblemPool(p, 2) as pool:
@@ -234,7 +234,7 @@ def test_pool_carries_individuals_of_a_local_fitness_class():
 
 def test_a_pool_made_before_the_problem_is_prepared_again_evaluates_the_new_layout():
     """evolve prepares the problem anew; the copy the workers hold has the old layout."""
-    from hawks_deap._parallel import ProblemPool
+    from hawks_deap.algorithms.pool import ProblemPool
 
     def fitnesses(result):
         return [ind.fitness.values for ind in result.population]

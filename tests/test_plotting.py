@@ -11,9 +11,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.patches import Ellipse  # noqa: E402
 
 import hawks_deap as hd  # noqa: E402
-from hawks_deap import plotting  # noqa: E402
-from hawks_deap.features import InstanceSpace, Table  # noqa: E402
-from hawks_deap.initialization import haar_rotation  # noqa: E402
+from hawks_deap.analysis import plotting  # noqa: E402
+from hawks_deap.analysis.features import InstanceSpace, Table  # noqa: E402
+from hawks_deap.genome.initialization import haar_rotation  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -24,7 +24,7 @@ def _close_figures():
 
 def make_dataset(d=2, k=3, seed=0, n_per=40):
     rng = np.random.default_rng(seed)
-    genes = [hd.genotype.Cluster(rng.normal(scale=6, size=d), rng.uniform(0.2, 2.0, size=d),
+    genes = [hd.genome.Cluster(rng.normal(scale=6, size=d), rng.uniform(0.2, 2.0, size=d),
                         haar_rotation(d, rng)) for _ in range(k)]
     X = np.concatenate([g.sample(rng.standard_normal((n_per, d))) for g in genes])
     y = np.repeat(np.arange(k), n_per)
@@ -89,7 +89,7 @@ def test_dataset_one_dimension():
 
 def _battery_dataset_with_noise(tmp_path, d=2):
     """A dataset read from a clustering-benchmarks battery: 3 clusters, 15 noise points."""
-    from hawks_deap.batteries import NOISE_LABEL, read_battery_dataset, write_battery
+    from hawks_deap.io.batteries import NOISE_LABEL, read_battery_dataset, write_battery
 
     ds = make_dataset(d=d)
     rng = np.random.default_rng(4)

@@ -6,11 +6,12 @@ import numpy as np
 import pytest
 
 import hawks_deap as hd
-from hawks_deap import cli, config
-from hawks_deap import suite as hs
+from hawks_deap import cli
 from hawks_deap.algorithms import RETURNS, final_fittest, select_best
-from hawks_deap.constraints import Eccentricity, from_settings
+from hawks_deap.campaign import suite as hs
 from hawks_deap.presets import ALGORITHM_PRESETS, PRESETS, check_preset, preset_settings
+from hawks_deap.problems.constraints import Eccentricity, from_settings
+from hawks_deap.settings import config
 
 SMALL = {"n_samples": 120, "n_clusters": 3, "generations": 6, "population_size": 6}
 
@@ -148,7 +149,7 @@ def test_a_versus_run_with_the_preset_uses_and_records_its_clustering_settings(t
         "single-linkage").settings
     values = config.resolve("versus", cli_values={"winner": "gmm", "loser": "kmeans++",
                                                   "preset": "hawks-tevc"})
-    from hawks_deap.runs import build_problem
+    from hawks_deap.campaign.runs import build_problem
 
     problem = build_problem("versus", values)
     assert problem.winner.settings["n_init"] == 3 and problem.loser.settings["n_init"] == 10

@@ -70,8 +70,8 @@ def test_duplicate_constraint_rejected():
 
 
 def test_eccentricity_aggregates_and_violation():
-    genes = [hd.genotype.Cluster([0, 0], [1.0, 4.0], np.eye(2)),
-             hd.genotype.Cluster([0, 0], [1.0, 1.0], np.eye(2))]
+    genes = [hd.genome.Cluster([0, 0], [1.0, 4.0], np.eye(2)),
+             hd.genome.Cluster([0, 0], [1.0, 1.0], np.eye(2))]
     assert hd.Eccentricity(min=1, aggregate="max").compute(genes) == 4.0
     assert hd.Eccentricity(min=1, aggregate="min").compute(genes) == 1.0
     c = hd.Overlap(max=0.1)
@@ -81,6 +81,6 @@ def test_eccentricity_aggregates_and_violation():
 
 def test_evaluate_before_prepare_is_a_clear_error():
     p = hd.IndexProblem(100, 3, 2, 0.5)
-    ind = hd.genotype.Genotype([hd.genotype.Cluster([0, 0], [1, 1], np.eye(2))] * 3)
+    ind = hd.genome.Genotype([hd.genome.Cluster([0, 0], [1, 1], np.eye(2))] * 3)
     with pytest.raises(RuntimeError, match="prepare"):
         p.evaluate(ind)

@@ -1,6 +1,6 @@
 """Provenance: every run records its environment; `verify` re-runs a saved run and compares.
 
-The contract (hawks_deap.provenance): same environment, same bytes; another BLAS kernel,
+The contract (hawks_deap.campaign.provenance): same environment, same bytes; another BLAS kernel,
 the same path and values within RTOL/ATOL, with the environment's differences named.
 """
 
@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import hawks_deap as hd
-from hawks_deap import provenance
+from hawks_deap.campaign import provenance
 from hawks_deap.cli import main
 
 SMALL = ["--n-samples", "120", "--n-clusters", "3", "--generations", "4",
@@ -66,7 +66,7 @@ def test_metadata_records_versions_platform_and_native_libraries(run_dir):
 
 def test_environment_does_not_depend_on_what_the_process_imported():
     # a fresh interpreter that imports nothing but the package records the same
-    code = ("import json; from hawks_deap.provenance import environment; "
+    code = ("import json; from hawks_deap.campaign.provenance import environment; "
             "print(json.dumps(environment(), sort_keys=True))")
     fresh = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                            check=True)
@@ -171,7 +171,7 @@ def test_verify_under_another_blas_kernel_names_it(run_dir):
     # the same path, the largest difference, and the kernel that differs
     kernel = _other_kernel()
     env = {**os.environ, "OPENBLAS_CORETYPE": kernel}
-    code = ("import json, sys; from hawks_deap.provenance import verify; "
+    code = ("import json, sys; from hawks_deap.campaign.provenance import verify; "
             "v = verify(sys.argv[1]); print(json.dumps([v.same_path, v.within_tolerance, "
             "v.max_abs_difference, v.environment_differences]))")
     done = subprocess.run([sys.executable, "-c", code, str(run_dir)], capture_output=True,
@@ -190,7 +190,7 @@ def test_a_2d_run_is_byte_identical_under_another_kernel(tmp_path):
     out = tmp_path / "run2d"
     assert main(["generate", *SMALL, "--seed", "4", "--out", str(out)]) == 0
     env = {**os.environ, "OPENBLAS_CORETYPE": _other_kernel()}
-    code = ("import sys; from hawks_deap.provenance import verify; "
+    code = ("import sys; from hawks_deap.campaign.provenance import verify; "
             "v = verify(sys.argv[1]); print(v.identical, v.max_abs_difference)")
     done = subprocess.run([sys.executable, "-c", code, str(out)], capture_output=True,
                           text=True, env=env, check=True)

@@ -16,22 +16,22 @@ TOP_LEVEL = {
     "make_toolbox", "resume",
 }
 SUB_PACKAGES = {
-    "algorithms", "batteries", "clustering", "constraints", "evaluation", "features",
-    "genotype", "metrics", "operators", "presets", "problems", "stats",
+    "algorithms", "analysis", "clustering", "evaluation", "genome", "io", "metrics",
+    "operators", "presets", "problems",
 }
 #: Names the top level held before issue 32 (item 4), and their home module.
 MOVED = {
     **dict.fromkeys(["Cluster", "Evaluation", "Genotype", "IndexFitness", "Layout",
                      "MultiObjectiveFitness", "RecordFitness", "VersusFitness", "clone",
-                     "genotype_equal"], "genotype"),
+                     "genotype_equal"], "genome"),
     **dict.fromkeys(["ALGORITHMS", "GenerationState", "ProblemPool", "final_fittest",
                      "select_best"], "algorithms"),
     **dict.fromkeys(["Evaluator", "nearest_neighbour_overlap", "silhouette_samples",
                      "silhouette_score"], "evaluation"),
-    **dict.fromkeys(["InstanceSpace", "performance_table", "problem_features"], "features"),
-    "Constraint": "constraints",
+    **dict.fromkeys(["InstanceSpace", "performance_table", "problem_features",
+                     "friedman_nemenyi"], "analysis"),
+    "Constraint": "problems",
     "Problem": "problems",
-    "friedman_nemenyi": "stats",
 }
 
 
@@ -57,7 +57,7 @@ def test_a_moved_name_lives_in_its_sub_package_only(name):
 
 
 def test_problem_pool_is_public_in_algorithms():
-    from hawks_deap._parallel import ProblemPool
+    from hawks_deap.algorithms.pool import ProblemPool
 
     assert hd.algorithms.ProblemPool is ProblemPool
 
@@ -93,7 +93,7 @@ def test_hawks_silhouette_is_the_squared_euclidean_one_by_name(seed):
     assert hd.metrics.silhouette(X, y, metric="sqeuclidean") == pytest.approx(
         expected, rel=1e-12, abs=1e-15)
     # what Index mode targets and the features report by default: HAWKS' own
-    assert hd.features.problem_features(X, y)["silhouette"] == pytest.approx(
+    assert hd.analysis.features.problem_features(X, y)["silhouette"] == pytest.approx(
         expected, rel=1e-12, abs=1e-15)
 
 

@@ -81,7 +81,7 @@ def test_other_blas_kernels_take_the_same_path_to_the_tolerance(tmp_path):
         assert all(lib.endswith(f" {kernel}") for lib in env["blas"]), env["blas"]
         runs[kernel] = traces, fingerprints
     (a, fa), (b, fb) = runs.values()
-    # in two dimensions the products avoid the BLAS (hawks_deap._products): the same bytes
+    # in two dimensions the products avoid the BLAS (hawks_deap.genome.products): the same bytes
     assert fa["pso-euclidean-ecc"] == fb["pso-euclidean-ecc"]
     for name in CASES:
         seeded_reference.assert_same_trace(a[name], b[name])
@@ -120,6 +120,6 @@ def test_kernel_support_reads_the_cpu_flags(monkeypatch):
 
 
 def test_the_package_states_the_same_tolerance():
-    provenance = pytest.importorskip("hawks_deap.provenance")
+    provenance = pytest.importorskip("hawks_deap.campaign.provenance")
     assert (provenance.RTOL, provenance.ATOL) == (seeded_reference.RTOL,
                                                   seeded_reference.ATOL)

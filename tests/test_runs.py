@@ -7,8 +7,10 @@ import numpy as np
 import pytest
 
 import hawks_deap as hd
-from hawks_deap import cli, config, runs
-from hawks_deap import suite as hs
+from hawks_deap import cli
+from hawks_deap.campaign import runs
+from hawks_deap.campaign import suite as hs
+from hawks_deap.settings import config
 
 SMALL = {"n_samples": 120, "n_clusters": 3, "generations": 3, "population_size": 4}
 

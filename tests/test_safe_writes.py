@@ -13,9 +13,11 @@ import numpy as np
 import pytest
 
 import hawks_deap as hd
-from hawks_deap import _writes, batteries, cli
-from hawks_deap import dataset as dataset_module
-from hawks_deap._writes import NotReplacedError, rename_no_replace
+from hawks_deap import cli
+from hawks_deap._util import writes as _writes
+from hawks_deap._util.writes import NotReplacedError, rename_no_replace
+from hawks_deap.io import batteries
+from hawks_deap.io import dataset as dataset_module
 
 SMALL = ["generate", "--n-samples", "60", "--n-clusters", "2", "--generations", "1",
          "--population-size", "2", "--quiet"]
@@ -277,7 +279,7 @@ def test_overwrite_of_a_read_only_folder_is_refused_before_the_run(tmp_path, mon
     def no_run(*args, **kwargs):
         raise AssertionError("the evolution ran")
 
-    monkeypatch.setattr(hd, "evolve", no_run)
+    monkeypatch.setattr(hd.algorithms.loop, "evolve", no_run)
     path.chmod(0o555)
     try:
         before = _tree(tmp_path)
@@ -339,7 +341,7 @@ def test_plot_clean_up_never_reaches_through_a_link(tmp_path, monkeypatch, capsy
     figs.mkdir()
     theirs.mkdir()
     (theirs / "dataset.png").write_bytes(b"mine")
-    from hawks_deap import plotting
+    from hawks_deap.analysis import plotting
 
     def swap_then_stop(*args, **kwargs):
         figs.rename(tmp_path / "figs-moved")
@@ -399,7 +401,7 @@ def test_a_file_appearing_at_features_out_during_the_run_is_kept(tmp_path, monke
     # features are computed is never replaced (without --overwrite); the command fails
     assert main(capsys, *GENERATE, "--out", tmp_path / "d")[0] == 0
     table = tmp_path / "t.csv"
-    from hawks_deap import features
+    from hawks_deap.analysis import features
 
     real = features.features_table
 

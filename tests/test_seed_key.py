@@ -16,10 +16,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hawks_deap import config, constraints, runs
-from hawks_deap import hawks_json as hj
-from hawks_deap import suite as hs
+from hawks_deap.campaign import hawks_json as hj
+from hawks_deap.campaign import runs
+from hawks_deap.campaign import suite as hs
 from hawks_deap.operators import mutation
+from hawks_deap.problems import constraints
+from hawks_deap.settings import config
 
 ROOT = Path(__file__).resolve().parents[1]
 RECORDED = json.loads((ROOT / "tests" / "data" / "suite_seeds_v1.json").read_text())

@@ -1,4 +1,4 @@
-"""Friedman / Nemenyi comparison (hawks_deap.stats): a hand-computed case, scipy as the
+"""Friedman / Nemenyi comparison (hawks_deap.analysis.stats): a hand-computed case, scipy as the
 oracle of the statistic, Demšar's table of q_alpha, brute-force cliques, properties, and
 the CD diagram and Fig. 3 boxplots drawn (artist contents, Agg backend)."""
 
@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats as sps
 
-from hawks_deap.features import FEATURE_NAMES, InstanceSpace, Table
-from hawks_deap.stats import (
+from hawks_deap.analysis.features import FEATURE_NAMES, InstanceSpace, Table
+from hawks_deap.analysis.stats import (
     PAPER_FIG2_LOADINGS,
     friedman_nemenyi,
     join_tables,
@@ -234,7 +234,7 @@ def plt():
 
 
 def test_critical_difference_diagram(plt):
-    from hawks_deap.plotting import plot_critical_difference
+    from hawks_deap.analysis.plotting import plot_critical_difference
 
     r = friedman_nemenyi(np.tile([4.0, 3.0, 2.0, 1.0, 0.0], (8, 1)) +
                          np.array([[0, 0, 0, 0, 0]] * 7 + [[0, 3.5, 0, 0, 0]]),
@@ -261,7 +261,7 @@ def test_critical_difference_diagram(plt):
 
 
 def test_ari_boxplots_per_source(plt):
-    from hawks_deap.plotting import plot_performance
+    from hawks_deap.analysis.plotting import plot_performance
 
     rng = np.random.default_rng(0)
     algorithms = ("kmeans++", "gmm", "single-linkage")
@@ -287,7 +287,7 @@ def test_ari_boxplots_per_source(plt):
 
 
 def test_digits_are_checked():
-    from hawks_deap.stats import friedman_nemenyi
+    from hawks_deap.analysis.stats import friedman_nemenyi
 
     result = friedman_nemenyi(np.array([[0.9, 0.5, 0.1], [0.8, 0.6, 0.2]]), ["a", "b", "c"])
     with pytest.raises(ValueError, match="digits must be >= 0"):

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 import hawks_deap as hd
-from hawks_deap import config
-from hawks_deap import suite as hs
-from hawks_deap.dataset import METADATA_FILE
+from hawks_deap.campaign import suite as hs
+from hawks_deap.io.dataset import METADATA_FILE
+from hawks_deap.settings import config
 
 GRID = """
 [suite]
@@ -166,14 +166,14 @@ def test_duplicate_grid_values_are_refused(tmp_path):
 def test_versus_suite_runs_evaluate_serially_and_give_the_same_bytes(tmp_path, monkeypatch):
     """A Versus run defaults to a pool of its own; in a suite, whose workers are the
     parallelism, it evaluates serially, in the suite's own process too."""
-    import hawks_deap._parallel
+    import hawks_deap.algorithms.pool
 
     def no_pool(*args, **kwargs):
         raise AssertionError("a suite run started a pool of its own")
 
     suite = hs.load_suite(write_grid(tmp_path, text=VERSUS_GRID))
     with monkeypatch.context() as patch:
-        patch.setattr(hawks_deap._parallel, "ProblemPool", no_pool)
+        patch.setattr(hawks_deap.algorithms.pool, "ProblemPool", no_pool)
         hs.run_suite(suite, tmp_path / "one", workers=1)
     hs.run_suite(suite, tmp_path / "two", workers=2)
     ref = snapshot(tmp_path / "one")

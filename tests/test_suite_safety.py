@@ -18,9 +18,10 @@ from pathlib import Path
 import pytest
 
 import hawks_deap as hd
-from hawks_deap import _parallel
-from hawks_deap import suite as hs
-from hawks_deap._parallel import MAX_WORKERS, ProblemPool
+from hawks_deap._util import workers as worker_processes
+from hawks_deap._util.workers import MAX_WORKERS
+from hawks_deap.algorithms.pool import ProblemPool
+from hawks_deap.campaign import suite as hs
 
 GRID = """
 [suite]
@@ -374,7 +375,7 @@ def test_workers_die_with_a_killed_suite_and_write_nothing_after(tmp_path, backe
 
 _ORPHAN = textwrap.dedent("""
     import os, sys, time
-    from hawks_deap import _parallel
+    from hawks_deap._util import workers as _parallel
 
     if sys.argv[1] == "no-prctl":  # the portable fallback: a thread watches the parent
         _parallel._die_with_parent = lambda: False
@@ -420,13 +421,13 @@ def test_a_suite_worker_stops_when_its_parent_dies(how):
 
 
 def test_orphan_check_is_a_no_op_outside_suite_workers():
-    assert _parallel.orphan_check() is None  # this process is no suite worker
+    assert worker_processes.orphan_check() is None  # this process is no suite worker
 
 
 def test_a_summary_row_over_the_csv_field_limit_is_redone_not_a_traceback(tmp_path):
     # issue 30 (item 9's sibling): a summary.csv field over 128 KB ended resume with
     # _csv.Error; such a line is no row the suite wrote: its run is checked again
-    from hawks_deap.summary import read_summary
+    from hawks_deap.campaign.summary import read_summary
 
     out = tmp_path / "s"
     out.mkdir()

@@ -8,7 +8,7 @@ SCRIPT = """
 import sys
 from threadpoolctl import threadpool_info, threadpool_limits
 threadpool_limits(limits=2)
-from hawks_deap._threads import blas_thread_limit, native_thread_limit
+from hawks_deap._util.threads import blas_thread_limit, native_thread_limit
 assert "sklearn" not in sys.modules
 with blas_thread_limit(1):
     pass  # listed before anything loads OpenMP

@@ -18,8 +18,8 @@ from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
 from sklearn.mixture import GaussianMixture
 
 import hawks_deap as hd
-from hawks_deap import _parallel
-from hawks_deap._parallel import ProblemPool
+from hawks_deap.algorithms import pool as _parallel
+from hawks_deap.algorithms.pool import ProblemPool
 from hawks_deap.clustering import ClusteringAlgorithm, get_algorithm, random_state_from_seed
 from hawks_deap.problems import versus as versus_module
 from hawks_deap.problems.versus import VersusProblem, adjusted_rand_index, role_seeds
@@ -198,7 +198,7 @@ def test_evaluation_equals_direct_scikit_learn_calls(winner: str, loser: str) ->
 def test_evaluation_record_and_fitness_class() -> None:
     problem, individual = prepared(small_problem())
     individual.fitness.values = problem.evaluate(individual, 3)
-    assert isinstance(individual.fitness, hd.genotype.VersusFitness)
+    assert isinstance(individual.fitness, hd.genome.VersusFitness)
     assert individual.fitness.weights == (1.0,)
     assert set(individual.record) == {"winner_score", "loser_score", "overlap", "penalty",
                                       "feasible", "seeds"}

@@ -114,7 +114,7 @@ from __future__ import annotations
 
 from typing import Any, Literal, overload
 
-from hawks_deap._validation import check_bool, check_choice, check_int
+from hawks_deap._util.validation import check_bool, check_choice, check_int
 from hawks_deap.clustering import _library as lib
 from hawks_deap.clustering._core import (
     AlgorithmSpec,
@@ -173,7 +173,7 @@ _register(ClusteringAlgorithm("birch", lib.BIRCH))
 _register(ClusteringAlgorithm("genie", lib.GENIE))
 
 #: The HAWKS paper's six (section IV-C, Table I, Figs. 3-5): the default of
-#: `hawks_deap.features.performance_table` and ``--algorithms paper``, so that tables
+#: `hawks_deap.analysis.features.performance_table` and ``--algorithms paper``, so that tables
 #: stay those of the paper as algorithms are added to the registry.
 PAPER_ALGORITHMS: tuple[str, ...] = ("kmeans++", "gmm", "average-linkage", "single-linkage",
                                      "average-linkage-2k", "single-linkage-2k")

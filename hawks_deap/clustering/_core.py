@@ -24,9 +24,10 @@ from typing import Any
 
 import numpy as np
 
-from hawks_deap._validation import check_int, int_seed, seed_words
+from hawks_deap._util.validation import check_int, int_seed, seed_words
 
 __all__ = [
+    "BUILTIN_CALLS",
     "AlgorithmSpec",
     "ClusterFunction",
     "ClusteringAlgorithm",
@@ -203,8 +204,6 @@ class LibraryCall:
         ValueError
             For a keyword argument that the call does not take.
         """
-        from hawks_deap.clustering._library import BUILTIN_CALLS  # it imports this module
-
         return BUILTIN_CALLS[target].with_params(**dict(params))
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -441,7 +440,7 @@ class ClusteringAlgorithm:
             Naming ``parameters``, the algorithm, its N (N - 1) / 2 distances and the
             bytes they need against the machine's memory.
         """
-        from hawks_deap._memory import check_fits
+        from hawks_deap._util.memory import check_fits
 
         n = check_int("n_samples", n_samples, minimum=0)
         check_fits(f"{label or self.name} (all {n * (n - 1) // 2:,} pairwise distances)",
@@ -599,3 +598,10 @@ def as_algorithm(spec: object) -> ClusteringAlgorithm:
         f"fit_predict or a callable func(X, n_clusters, seed); got {spec!r} "
         f"({type(spec).__name__})"
     )
+
+
+#: The registered algorithms' call of each library entry point, by target (scipy's
+#: linkage: one call, its method a keyword argument), for `LibraryCall.builtin`; filled by
+#: `hawks_deap.clustering._library`, which the package imports before anything can be
+#: unpickled.
+BUILTIN_CALLS: dict[str, LibraryCall] = {}

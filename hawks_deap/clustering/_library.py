@@ -19,15 +19,19 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 from scipy.spatial.distance import pdist
 
-from hawks_deap._labels import encode_labels
-from hawks_deap._validation import check_int
-from hawks_deap.clustering._core import LibraryCall, import_optional, random_state_from_seed
+from hawks_deap._util.labels import encode_labels
+from hawks_deap._util.validation import check_int
+from hawks_deap.clustering._core import (
+    BUILTIN_CALLS,
+    LibraryCall,
+    import_optional,
+    random_state_from_seed,
+)
 
 __all__ = [
     "AVERAGE_LINKAGE",
     "BIRCH",
     "BIRCH_HALVINGS",
-    "BUILTIN_CALLS",
     "COMPLETE_LINKAGE",
     "GENIE",
     "GMM",
@@ -256,8 +260,7 @@ BIRCH = LibraryCall(birch, "sklearn.cluster.Birch",
 GENIE = LibraryCall(genie, "genieclust.Genie", {"gini_threshold": 0.3},
                     requires=("genieclust", "genie"))
 
-#: The registered algorithms' call of each library entry point, by target (scipy's
-#: linkage: one call, its method a keyword argument), for `LibraryCall.builtin`.
-BUILTIN_CALLS: dict[str, LibraryCall] = {
+# the registered algorithms' calls, by target, for `LibraryCall.builtin` (unpickling)
+BUILTIN_CALLS.update({
     call.target: call for call in (KMEANS_PLUS_PLUS, GMM, SINGLE_LINKAGE, AVERAGE_LINKAGE,
-                                   SPECTRAL, BIRCH, GENIE)}
+                                   SPECTRAL, BIRCH, GENIE)})

@@ -18,9 +18,9 @@ from typing import Any
 import numpy as np
 from scipy.spatial import cKDTree
 
-from hawks_deap._products import shape_points
-from hawks_deap._validation import check_int
+from hawks_deap._util.validation import check_int
 from hawks_deap.evaluation._kernels import EPS, KDTREE_MAX_DIMS, REL, SMALL_CLUSTER
+from hawks_deap.genome.products import shape_points
 
 __all__ = ["ByteLRU", "GeneEntry", "GeneStore", "Shape", "Tuning"]
 

@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from hawks_deap._threads import blas_thread_limit
-from hawks_deap._validation import check_choice, check_int, check_X
+from hawks_deap._util.threads import blas_thread_limit
+from hawks_deap._util.validation import check_choice, check_int, check_X
 from hawks_deap.evaluation._cache import ByteLRU, GeneStore, Tuning
 from hawks_deap.evaluation._overlap import overlap, prefetch_overlap
 from hawks_deap.evaluation._silhouette import silhouette_eu, silhouette_sq

@@ -48,8 +48,8 @@ from scipy import sparse
 from scipy.spatial import cKDTree
 from scipy.spatial.distance import cdist
 
-from hawks_deap._labels import encode_labels
-from hawks_deap._validation import check_choice, check_X
+from hawks_deap._util.labels import encode_labels
+from hawks_deap._util.validation import check_choice, check_X
 from hawks_deap.evaluation._cache import ByteLRU
 from hawks_deap.evaluation._kernels import (
     KDTREE_MAX_DIMS,
@@ -193,7 +193,7 @@ def silhouette_score(X: np.ndarray, labels: np.ndarray, *, metric: str = "euclid
     metric : {"euclidean", "sqeuclidean"}
         Distance. The default is scikit-learn's (``"euclidean"``): the value is
         ``sklearn.metrics.silhouette_score(X, labels)``. HAWKS' silhouette, the one
-        `hawks_deap.IndexProblem` targets by default and `hawks_deap.features` reports,
+        `hawks_deap.IndexProblem` targets by default and `hawks_deap.analysis.features` reports,
         is ``metric="sqeuclidean"``.
 
     Returns
@@ -345,7 +345,7 @@ def overlap_flags(X: np.ndarray, codes: np.ndarray) -> np.ndarray:
     X : numpy.ndarray of float, shape (n_samples, n_features)
         The data, finite (not checked).
     codes : numpy.ndarray of shape (n_samples,)
-        Cluster codes (e.g. from `hawks_deap._labels.encode_labels`), only compared for
+        Cluster codes (e.g. from `hawks_deap._util.labels.encode_labels`), only compared for
         equality (not checked).
 
     Returns

@@ -1,8 +1,8 @@
 """Input checks and the contingency table shared by every metric.
 
 Every index of ``hawks_deap.metrics`` checks its input through these functions, which
-build on the package-wide checks (`hawks_deap._labels` for labellings,
-`hawks_deap._validation` for data), so indices, features and Versus scores accept the
+build on the package-wide checks (`hawks_deap._util.labels` for labellings,
+`hawks_deap._util.validation` for data), so indices, features and Versus scores accept the
 same input and raise the same messages.
 """
 
@@ -15,8 +15,8 @@ from functools import cached_property
 import numpy as np
 from scipy import sparse
 
-from hawks_deap._labels import as_label_array, encode_labels
-from hawks_deap._validation import SeedLike, check_X
+from hawks_deap._util.labels import as_label_array, encode_labels
+from hawks_deap._util.validation import SeedLike, check_X
 
 __all__ = ["Contingency", "SeedLike", "as_labels", "check_X", "check_data", "contingency",
            "ratio"]
@@ -25,7 +25,7 @@ __all__ = ["Contingency", "SeedLike", "as_labels", "check_X", "check_data", "con
 def as_labels(name: str, labels: object) -> np.ndarray:
     """Return ``labels`` as a non-empty 1-D array, or raise naming ``name``.
 
-    Any hashable values are accepted (`hawks_deap._labels.as_label_array`). Used by the
+    Any hashable values are accepted (`hawks_deap._util.labels.as_label_array`). Used by the
     internal indices, whose data must not be empty; the external indices accept empty
     labellings (`contingency`).
     """
@@ -74,7 +74,7 @@ class Contingency:
 def contingency(labels_true: object, labels_pred: object) -> Contingency:
     """Validate two labellings and build their sparse contingency table.
 
-    Classes and clusters are numbered by `hawks_deap._labels.encode_labels` (sorted
+    Classes and clusters are numbered by `hawks_deap._util.labels.encode_labels` (sorted
     order, as in scikit-learn's ``contingency_matrix``), and the entries are listed in
     row-major order, so sums over them add up in the same order as with scikit-learn's
     table. The table is counted densely with ``numpy.bincount`` when it is small (the

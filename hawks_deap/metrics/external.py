@@ -32,7 +32,7 @@ from scipy.sparse.csgraph import (
     min_weight_full_bipartite_matching,
 )
 
-from hawks_deap._validation import check_choice
+from hawks_deap._util.validation import check_choice
 from hawks_deap.metrics._common import Contingency, contingency, ratio
 
 __all__ = [

@@ -20,7 +20,7 @@ labels is k. Valid values are 2 to n_samples - 1"): a number of clusters k outsi
 error. Their callers need a value there: ``IndexProblem`` evaluates the registry's
 internal indices on every individual (a layout with ``n_samples == n_clusters`` is all
 singletons) and ranks a ``nan`` last, and feature tables over many datasets record
-``nan`` for the undefined silhouette (``hawks_deap.features``) rather than stopping.
+``nan`` for the undefined silhouette (``hawks_deap.analysis.features``) rather than stopping.
 Empty data raises, as in scikit-learn. Where the data are degenerate (coincident
 centroids, clusters of identical points) the values differ from scikit-learn's as each
 docstring says.
@@ -41,7 +41,7 @@ from scipy.spatial import cKDTree
 from scipy.spatial.distance import cdist
 from scipy.special import expit, logsumexp
 
-from hawks_deap._validation import as_generator, check_choice, check_int
+from hawks_deap._util.validation import as_generator, check_choice, check_int
 from hawks_deap.evaluation.reference import (
     silhouette_samples,
     silhouette_sums_euclidean,

@@ -13,7 +13,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from hawks_deap._validation import check_bool, check_choice
+from hawks_deap._util.validation import check_bool, check_choice
 from hawks_deap.metrics import external, internal, pairs
 
 __all__ = ["KINDS", "MetricInfo", "available", "get", "register"]

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from hawks_deap._validation import (
+from hawks_deap._util.validation import (
     as_seed_sequence,
     check_choice,
     check_int,

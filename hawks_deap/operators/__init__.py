@@ -1,6 +1,6 @@
 """HAWKS variation and selection operators, in DEAP's calling conventions."""
 
-from hawks_deap.genotype import clone
+from hawks_deap.genome.genotype import clone
 from hawks_deap.operators.crossover import cx_uniform
 from hawks_deap.operators.mutation import (
     MEAN_CONTEXT,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from hawks_deap._validation import check_probability
-from hawks_deap.genotype import Genotype
+from hawks_deap._util.validation import check_probability
+from hawks_deap.genome.genotype import Genotype
 from hawks_deap.operators._rng import numpy_rng
 
 __all__ = ["cx_uniform"]

@@ -23,10 +23,10 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from hawks_deap._threads import blas_thread_limit
-from hawks_deap._validation import check_choice, check_float, check_int, check_probability
-from hawks_deap.genotype import Genotype, Layout
-from hawks_deap.initialization import haar_from_normals, rotation_powers, rotation_product
+from hawks_deap._util.threads import blas_thread_limit
+from hawks_deap._util.validation import check_choice, check_float, check_int, check_probability
+from hawks_deap.genome.genotype import Genotype, Layout
+from hawks_deap.genome.initialization import haar_from_normals, rotation_powers, rotation_product
 from hawks_deap.operators._rng import numpy_rng
 from hawks_deap.operators.selection import check_same_layout
 
@@ -195,7 +195,7 @@ def mut_mean_pso(individual: Genotype, cluster: int, rng: Any = None, *,
 
     ``step = w1 (mu_n - mu_i) + w2 (mu_bar - mu_i)``; ``mu' = mu_i + step`` if
     ``p <= 0.5`` else ``mu_i - step``. ``mu_bar`` is the mean of all data points of the
-    individual (not of the cluster means; see `hawks_deap.genotype.Layout.data_mean`), n is
+    individual (not of the cluster means; see `hawks_deap.genome.genotype.Layout.data_mean`), n is
     uniform over the other clusters, ``w1, w2 ~ U(low, high)``, ``p ~ U(0, 1)``; drawn in
     the order n, (w1, w2), p.
 
@@ -315,7 +315,7 @@ def mut_cov_haar(individual: Genotype, cluster: int, rng: Any = None, *,
     """Rotate and rescale a cluster's covariance, keeping its determinant (III-E2, S-I.B).
 
     The rotation becomes ``Q^power R`` with Q drawn from the Haar measure on SO(D) and
-    raised to the fractional ``power`` (`hawks_deap.initialization.rotation_power`: the
+    raised to the fractional ``power`` (`hawks_deap.genome.initialization.rotation_power`: the
     result is a proper rotation). The variances are scaled by ``exp(x_i - 1/D)`` with
     ``x ~ Dirichlet(alpha, ..., alpha)``; since ``sum x_i = 1`` the product of the factors
     is 1 and the determinant is preserved. Draws: Q, then x.
@@ -560,9 +560,9 @@ def _index_value(individual: Genotype, mean_mutation: object) -> float:
         raise TypeError(
             f"mean_mutation={getattr(mean_mutation, '__name__', mean_mutation)!r} reads the "
             f"individual's evaluation record (its index value), which {cls} (a plain "
-            "deap.base.Fitness) does not keep: use hawks_deap.genotype.IndexFitness (the "
+            "deap.base.Fitness) does not keep: use hawks_deap.genome.genotype.IndexFitness (the "
             f"problem's fitness class), or creator.create({cls!r}, "
-            "hawks_deap.genotype.RecordFitness, weights=(-1.0,))")
+            "hawks_deap.genome.genotype.RecordFitness, weights=(-1.0,))")
     for record in (fitness.record, getattr(fitness, "last_record", {})):
         if "index" in record:
             return record["index"]

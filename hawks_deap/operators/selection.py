@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from hawks_deap._validation import check_int, check_probability
+from hawks_deap._util.validation import check_int, check_probability
 from hawks_deap.operators._rng import numpy_rng
 
 __all__ = [
@@ -38,7 +38,7 @@ def record_penalty(individual: Any) -> float:
     Raises
     ------
     TypeError
-        If the fitness keeps no record (not a `hawks_deap.genotype.RecordFitness`).
+        If the fitness keeps no record (not a `hawks_deap.genome.genotype.RecordFitness`).
     ValueError
         If the fitness has values but no record: an ``evaluate`` that returns plain
         floats drops the constraint values, and selection would take every penalty as
@@ -48,14 +48,14 @@ def record_penalty(individual: Any) -> float:
     record = getattr(fitness, "record", None)
     if record is None:
         raise TypeError(f"{type(fitness).__name__} keeps no evaluation record: give "
-                        "individuals a hawks_deap.genotype.RecordFitness subclass (e.g. "
+                        "individuals a hawks_deap.genome.genotype.RecordFitness subclass (e.g. "
                         "the problem's IndexFitness, or creator.create(..., "
-                        "hawks_deap.genotype.RecordFitness, ...))")
+                        "hawks_deap.genome.genotype.RecordFitness, ...))")
     if not record and fitness.valid:
         raise ValueError("an individual has fitness values but no evaluation record "
                          "(constraint values, penalty): register the problem's evaluate, "
-                         "which returns a hawks_deap.genotype.Evaluation, or return "
-                         "hawks_deap.genotype.Evaluation(values, record) from your own")
+                         "which returns a hawks_deap.genome.genotype.Evaluation, or return "
+                         "hawks_deap.genome.genotype.Evaluation(values, record) from your own")
     return float(record.get("penalty", 0.0))
 
 
@@ -183,7 +183,7 @@ def sel_hawks(individuals: Sequence[Any], k: int, rng: Any = None, *,
     Parameters
     ----------
     individuals : sequence
-        The pool; each needs a valid fitness and a `hawks_deap.genotype.RecordFitness` record
+        The pool; each needs a valid fitness and a `hawks_deap.genome.genotype.RecordFitness` record
         (`record_penalty`), all measured on the same layout. Not changed.
     k : int
         How many to select, an integer >= 0 (> 0 needs a non-empty pool). Above

@@ -8,11 +8,11 @@ from typing import Any
 
 import numpy as np
 
-from hawks_deap._validation import check_choice, check_float, check_int
-from hawks_deap.constraints import Constraint
+from hawks_deap._util.validation import check_choice, check_float, check_int
 from hawks_deap.evaluation import EVALUATORS, SILHOUETTE_METRICS, Evaluator, make_evaluator
-from hawks_deap.genotype import Evaluation, Genotype, IndexFitness, MultiObjectiveFitness
+from hawks_deap.genome.genotype import Evaluation, Genotype, IndexFitness, MultiObjectiveFitness
 from hawks_deap.problems.base import DatasetProblem
+from hawks_deap.problems.constraints import Constraint
 
 __all__ = ["IndexProblem", "MultiIndexProblem", "available_indices"]
 

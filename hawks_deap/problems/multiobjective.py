@@ -18,9 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from hawks_deap.constraints import Constraint
-from hawks_deap.genotype import Evaluation, Genotype, Layout, MultiObjectiveFitness
-from hawks_deap.problems.base import Problem
+from hawks_deap.genome.genotype import Evaluation, Genotype, Layout, MultiObjectiveFitness
+from hawks_deap.problems.constraints import Constraint
+from hawks_deap.problems.protocol import Problem
 
 __all__ = ["MultiObjectiveProblem"]
 

@@ -33,18 +33,18 @@ from typing import Any, ClassVar
 import numpy as np
 
 from hawks_deap import metrics
-from hawks_deap._threads import native_thread_limit
-from hawks_deap._validation import check_choice, check_int, seed_words
+from hawks_deap._util.threads import native_thread_limit
+from hawks_deap._util.validation import check_choice, check_int, seed_words
 from hawks_deap.clustering import (
     AlgorithmSpec,
     ClusteringAlgorithm,
     available_algorithms,
     get_algorithm,
 )
-from hawks_deap.constraints import Constraint
-from hawks_deap.genotype import Evaluation, Genotype, MultiObjectiveFitness, VersusFitness
+from hawks_deap.genome.genotype import Evaluation, Genotype, MultiObjectiveFitness, VersusFitness
 from hawks_deap.metrics import adjusted_rand_index
 from hawks_deap.problems.base import DatasetProblem
+from hawks_deap.problems.constraints import Constraint
 
 __all__ = ["MultiVersusProblem", "VersusProblem", "adjusted_rand_index"]
 
@@ -165,7 +165,7 @@ class VersusProblem(DatasetProblem):
     Examples
     --------
     >>> import numpy as np
-    >>> from hawks_deap.constraints import Overlap
+    >>> from hawks_deap.problems.constraints import Overlap
     >>> problem = VersusProblem("gmm", "single-linkage", n_samples=200, n_clusters=3,
     ...                         n_dims=2, constraints=[Overlap(max=0.1)])
     >>> _ = problem.prepare(np.random.default_rng(0))

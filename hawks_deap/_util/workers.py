@@ -1,0 +1,113 @@
+"""Worker processes: the one bound on their number, their signals, dying with a suite.
+
+`MAX_WORKERS` and `check_workers` bound every pool of hawks-deap (`ProblemPool`'s
+``n_jobs``, a suite's ``workers``, the features' ``n_jobs``); `quiet_worker` and
+`suite_worker` are pool initializers; `orphan_check` ends a suite worker whose parent is
+gone before it writes anything.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+from hawks_deap._util.validation import check_int
+
+__all__ = ["MAX_WORKERS", "POLL_SECONDS", "check_workers", "default_threads_per_worker",
+           "orphan_check", "quiet_worker", "suite_worker"]
+
+#: Seconds between two checks that the workers are alive while `ProblemPool.map` waits.
+POLL_SECONDS = 0.2
+
+#: Most worker processes any pool of hawks-deap starts: ``n_jobs`` (`ProblemPool`,
+#: ``evolve``, ``[ga] n_jobs``, ``--n-jobs``) and a suite's ``workers`` (``--workers``)
+#: above it are refused (`check_workers`). The one bound, in one place.
+MAX_WORKERS = 1024
+
+
+def quiet_worker() -> None:
+    """Signals of a pool worker (evaluation pools, suites): leave Ctrl-C to the parent.
+
+    The parent gets Ctrl-C and stops its workers (one message, not one traceback per
+    worker); SIGTERM, by which a pool stops them, ends them quietly (a forked worker
+    would otherwise inherit the command's handler, which raises ``KeyboardInterrupt``).
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def check_workers(name: str, value: object) -> int:
+    """``value`` as a number of worker processes: an integer in [1, `MAX_WORKERS`].
+
+    The message above the bound is the option schema's (``[ga] n_jobs``, ``--workers``),
+    with ``name`` first, so the Python API and the command line say the same.
+    """
+    value = check_int(name, value, minimum=1)
+    if value > MAX_WORKERS:
+        raise ValueError(f"{name} must be an integer in [1, {MAX_WORKERS}], got {value!r}")
+    return value
+
+
+#: The process that started this worker (`suite_worker`); None outside suite workers.
+_PARENT_PID: int | None = None
+_PR_SET_PDEATHSIG = 1  # linux/prctl.h
+
+
+def suite_worker(parent_pid: int) -> None:
+    """Pool initializer of a suite's workers: `quiet_worker`, and die with the parent.
+
+    A suite killed alone (``kill -9``, the out-of-memory killer) must not leave its
+    workers writing run folders after its lock is gone. On Linux the kernel kills the
+    worker when its parent dies (``prctl(PR_SET_PDEATHSIG, SIGKILL)``); elsewhere a
+    daemon thread checks ``os.getppid()`` every `POLL_SECONDS`. Either way `orphan_check`
+    runs before each write.
+
+    Parameters
+    ----------
+    parent_pid : int
+        The process id of the suite process (``os.getpid()`` there).
+    """
+    global _PARENT_PID
+    quiet_worker()
+    _PARENT_PID = parent_pid
+    if not _die_with_parent():
+        import threading
+
+        def watch() -> None:
+            while True:
+                orphan_check()
+                time.sleep(POLL_SECONDS)
+
+        threading.Thread(target=watch, name="hawks-deap-orphan-check", daemon=True).start()
+    orphan_check()  # the parent may have died before the kernel was told
+
+
+def _die_with_parent() -> bool:
+    """Ask Linux to SIGKILL this process when its parent dies; False where it cannot."""
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0
+    except (OSError, AttributeError):  # pragma: no cover - no prctl in this libc
+        return False
+
+
+def orphan_check() -> None:
+    """End this worker at once, silently, if the suite process that started it is gone.
+
+    A no-op outside a suite's workers (`suite_worker`): in the suite process itself and
+    in dask workers. Nothing is written and nothing is sent back (the parent is gone).
+    """
+    if _PARENT_PID is not None and os.getppid() != _PARENT_PID:
+        os._exit(1)
+
+
+def default_threads_per_worker(n_jobs: int) -> int:
+    """``max(1, os.cpu_count() // n_jobs)``: threads per worker without oversubscription."""
+    return max(1, (os.cpu_count() or 1) // max(1, n_jobs))

@@ -1,0 +1,297 @@
+"""The one process pool of hawks-deap: `ProblemPool`, whose ``map`` a toolbox registers.
+
+``evolve(..., n_jobs=k)`` registers ``ProblemPool(problem, k).map`` as ``toolbox.map``,
+exactly as a DEAP user registers ``pool.map`` of a ``multiprocess`` or
+``concurrent.futures`` pool or a dask client's ``map``; every such map gives the same
+results, because each task carries its individual and its evaluation seed, and nothing
+depends on which worker evaluates what.
+
+What the pool adds to a plain ``multiprocess`` pool:
+
+- the problem is sent once to each worker (pool initializer), not with every task; it
+  travels as ``dill`` bytes and is rebuilt inside the worker, where a failure to rebuild
+  it is reported with the first evaluation instead of killing the worker. ``map`` of an
+  evaluation of that very problem (`EvaluateTask`, or its bound ``evaluate``) ships the
+  individuals alone;
+- it never hangs: an exception raised by a task is raised again by ``map``; a worker
+  that dies (out of memory, a crash in native code) is detected within `POLL_SECONDS`
+  and reported as a ``RuntimeError`` naming its process id and exit code (a plain pool
+  would wait forever for its task); an optional ``timeout`` bounds every call;
+- threads: each worker caps its BLAS/OpenMP thread pools to ``threads_per_worker`` (1
+  under fork, else ``cpu_count // n_jobs``), so that workers do not oversubscribe the
+  cores. Forked workers must stay single-threaded: GNU OpenMP (scikit-learn's libgomp)
+  deadlocks in a forked child whose parent has run an OpenMP thread team, so a pool
+  asked for more threads starts its workers with forkserver (or spawn) instead.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import traceback
+from collections.abc import Callable, Iterable
+from functools import partial
+from typing import Any
+
+from hawks_deap._util.validation import check_choice, check_float, check_int
+from hawks_deap._util.workers import (
+    POLL_SECONDS,
+    check_workers,
+    default_threads_per_worker,
+    quiet_worker,
+)
+
+__all__ = ["EvaluateTask", "ProblemPool"]
+
+#: Start method used when none is given (None: the platform's default).
+DEFAULT_START_METHOD: str | None = None
+
+_THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+                     "BLIS_NUM_THREADS", "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
+
+_WORKER_PROBLEM: Any = None
+_WORKER_ERROR: str | None = None
+_WORKER_LIMITS: Any = None
+
+
+class EvaluateTask:
+    """Picklable ``(individual, eval_seed) -> Evaluation`` of a problem, for any ``map``.
+
+    Parameters
+    ----------
+    problem : Problem
+        The problem whose ``evaluate`` it calls.
+    """
+
+    def __init__(self, problem: Any) -> None:
+        self.problem = problem
+
+    def __call__(self, item: tuple[Any, int | None]) -> Any:
+        """The problem's evaluation of ``item = (individual, eval_seed)``."""
+        individual, eval_seed = item
+        return self.problem.evaluate(individual, eval_seed)
+
+
+def _install(payload: bytes, threads: int | None) -> None:
+    """Pool initializer: cap the threads, then rebuild the problem from its bytes.
+
+    The worker's signals are `quiet_worker`'s.
+    """
+    global _WORKER_PROBLEM, _WORKER_ERROR, _WORKER_LIMITS
+    quiet_worker()
+    if threads is not None:
+        for name in _THREAD_VARIABLES:  # for libraries loaded after this point
+            os.environ[name] = str(threads)
+    try:
+        import dill
+
+        _WORKER_PROBLEM = dill.loads(payload)
+    except BaseException as error:  # noqa: BLE001 - reported by every task of this worker
+        _WORKER_ERROR = (f"{type(error).__name__}: {error}\n\nWorker traceback:\n"
+                         f"{traceback.format_exc()}")
+        return
+    if threads is not None:
+        from threadpoolctl import threadpool_limits
+
+        _WORKER_LIMITS = threadpool_limits(limits=threads)  # kept for the worker's life
+
+
+def _evaluate_batch(items: list[tuple[Any, int | None]]) -> list:
+    """The installed problem's evaluations of a batch (its caches filled together first)."""
+    if _WORKER_ERROR is not None:
+        raise RuntimeError(f"the problem could not be rebuilt in a worker process: "
+                           f"{_WORKER_ERROR}")
+    if len(items) > 1:
+        _WORKER_PROBLEM.prefetch([individual for individual, _ in items])
+    return [_WORKER_PROBLEM.evaluate(individual, seed) for individual, seed in items]
+
+
+class ProblemPool:
+    """A ``multiprocess`` pool with a problem installed in every worker.
+
+    Parameters
+    ----------
+    problem : Problem or None
+        Must already have its layout (``problem.prepare``); it is copied into each worker
+        once, with its layout, so the workers' evaluations equal the parent's. None for a
+        pool of plain tasks.
+    n_jobs : int
+        Number of worker processes, in [1, `MAX_WORKERS`].
+    start_method : str, optional
+        ``"fork"``, ``"spawn"`` or ``"forkserver"``; `DEFAULT_START_METHOD`, else the
+        platform default, if None.
+    threads_per_worker : int, optional
+        BLAS/OpenMP threads in each worker. Default: 1 under fork, else
+        `default_threads_per_worker`. Workers that may run more than one thread (this
+        option, or a problem's ``n_threads`` > 1) are never forked.
+    timeout : float, optional
+        Seconds after which `map` gives up with ``TimeoutError`` (no limit if None).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import hawks_deap as hd
+    >>> problem = hd.IndexProblem(100, 2, 2, target=0.5)
+    >>> _ = problem.prepare(np.random.default_rng(0))
+    >>> individual = problem.random_individual(np.random.default_rng(1))
+    >>> with ProblemPool(problem, 2) as pool:
+    ...     values = pool.map(problem.evaluate, [individual, individual])
+    >>> values[0] == problem.evaluate(individual)
+    True
+    """
+
+    def __init__(self, problem: Any, n_jobs: int, *, start_method: str | None = None,
+                 threads_per_worker: int | None = None, timeout: float | None = None) -> None:
+        import dill
+        import multiprocess
+
+        if problem is not None and not callable(getattr(problem, "evaluate", None)):
+            raise TypeError(f"problem must be a prepared hawks-deap problem or None, got "
+                            f"{type(problem).__name__}")
+        self.n_jobs = check_workers("n_jobs", n_jobs)
+        methods = multiprocess.get_all_start_methods()
+        start_method = start_method if start_method is not None else DEFAULT_START_METHOD
+        if start_method is not None:
+            check_choice("start_method", start_method, methods)
+        ctx = multiprocess.get_context(start_method)
+        forked = ctx.get_start_method() == "fork"
+        if threads_per_worker is None:
+            threads_per_worker = 1 if forked else default_threads_per_worker(n_jobs)
+        self.threads_per_worker = check_int("threads_per_worker", threads_per_worker,
+                                            minimum=1)
+        problem_threads = None if problem is None else problem.n_threads
+        if forked and (self.threads_per_worker > 1 or (problem_threads or 1) > 1):
+            ctx = multiprocess.get_context("forkserver" if "forkserver" in methods
+                                           else "spawn")
+        self.start_method = ctx.get_start_method()
+        self.timeout = None if timeout is None else check_float("timeout", timeout, low=0.0,
+                                                                low_open=True)
+        self.problem = problem
+        # the layout the workers hold: a problem prepared again since (a new run) must not
+        # be evaluated by the installed copy, whose layout is the old one
+        self._layout = None if problem is None else problem.layout
+        # expensive evaluations go one per task, for balance; cheap ones one batch per
+        # worker, since the pool's per-task cost would dominate
+        self.per_item = problem is None or problem.parallel_by_default
+        payload = dill.dumps(problem, protocol=dill.HIGHEST_PROTOCOL)
+        self._timeout_error = multiprocess.TimeoutError
+        self._pool = ctx.Pool(self.n_jobs, initializer=_install,
+                              initargs=(payload, self.threads_per_worker))
+        self._workers: list[Any] = list(self._pool._pool)
+        self._closed = False
+
+    def __enter__(self) -> ProblemPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _pairs(self, func: Callable, items: list) -> list | None:
+        """``(individual, eval_seed)`` pairs if ``func`` evaluates the installed problem."""
+        if self.problem is None or self.problem.layout is not self._layout:
+            return None  # the generic path sends the problem (its current layout) along
+        if isinstance(func, partial) and not func.args and not func.keywords:
+            func = func.func  # what deap.base.Toolbox.register makes of a function
+        if isinstance(func, EvaluateTask) and func.problem is self.problem:
+            return items
+        if getattr(func, "__self__", None) is self.problem and \
+                getattr(func, "__name__", "") == "evaluate":
+            return [(individual, None) for individual in items]
+        return None
+
+    def map(self, func: Callable, iterable: Iterable) -> list:
+        """``[func(x) for x in iterable]`` in the workers, in order (DEAP's ``map``).
+
+        Parameters
+        ----------
+        func : callable
+            Picklable by ``dill``. The installed problem's ``evaluate`` (bound, or as
+            ``toolbox.evaluate`` registers it) or an `EvaluateTask` of it, while the
+            problem keeps the pool's layout, ships the items alone; any other function
+            is sent with every task.
+        iterable : iterable
+            The arguments, consumed into a list first.
+
+        Returns
+        -------
+        list
+            The results, in the order of ``iterable``.
+
+        Raises
+        ------
+        Exception
+            Whatever a task raised (e.g. the ``RuntimeError`` of a failing clustering
+            algorithm).
+        RuntimeError
+            If a worker process died, or the pool is closed.
+        TimeoutError
+            If the pool's ``timeout`` passed.
+        """
+        items = list(iterable)
+        pairs = self._pairs(func, items)
+        if pairs is None:
+            return self._run(func, items)
+        if not pairs:
+            return []
+        n_chunks = len(pairs) if self.per_item else min(len(pairs), self.n_jobs)
+        cuts = [len(pairs) * i // n_chunks for i in range(n_chunks + 1)]
+        chunks = [pairs[a:b] for a, b in zip(cuts[:-1], cuts[1:], strict=True)]
+        return [value for chunk in self._run(_evaluate_batch, chunks) for value in chunk]
+
+    def evaluate(self, items: Iterable[tuple[Any, int | None]]) -> list:
+        """Evaluate ``(individual, eval_seed)`` pairs with the installed problem, in order.
+
+        Parameters
+        ----------
+        items : iterable of (Genotype, int or None)
+            Individuals with their evaluation seeds (None: the problem's default). The
+            pool needs a problem (a RuntimeError otherwise).
+
+        Returns
+        -------
+        list of Evaluation
+            As `map`, which it calls with an `EvaluateTask`.
+        """
+        if self.problem is None:
+            raise RuntimeError("this pool has no problem installed (ProblemPool(None, ...)): "
+                               "use map(func, items)")
+        return self.map(EvaluateTask(self.problem), items)
+
+    def _check_workers(self) -> None:
+        """Raise if a worker process has exited (workers never exit while the pool runs)."""
+        for process in list(self._pool._pool):  # replacements started by the pool
+            if all(process is not p for p in self._workers):
+                self._workers.append(process)
+        for process in self._workers:
+            code = process.exitcode
+            if code is not None:
+                how = (f"killed by signal {-code}" if code < 0 else f"exit code {code}")
+                hint = " (SIGKILL: often the out-of-memory killer)" if code == -9 else ""
+                raise RuntimeError(
+                    f"a worker process of the evaluation pool (pid {process.pid}) died "
+                    f"({how}{hint}) while evaluating; its tasks are lost and the run stops"
+                )
+
+    def _run(self, func: Callable, items: list) -> list:
+        if self._closed:
+            raise RuntimeError("the evaluation pool is closed")
+        self._check_workers()
+        result = self._pool.map_async(func, items, chunksize=1)
+        start = time.monotonic()
+        while True:
+            try:
+                return result.get(timeout=POLL_SECONDS)
+            except self._timeout_error:
+                pass
+            self._check_workers()
+            if self.timeout is not None and time.monotonic() - start > self.timeout:
+                raise TimeoutError(f"{len(items)} tasks of the evaluation pool took more "
+                                   f"than {self.timeout:g} s")
+
+    def close(self) -> None:
+        """Stop the workers (idempotent)."""
+        if self._closed:
+            return
+        self._closed = True
+        self._pool.terminate()
+        self._pool.join()

@@ -1,0 +1,190 @@
+"""What a run returns: `Result`, the states callbacks see, and the choice of the best.
+
+`select_best` (the best feasible individual, else the smallest penalty) is what a run
+keeps as it goes; `final_fittest` is what HAWKS 0.2.0 returns (the final population's
+best fitness, penalty ignored). `hawks_deap.evolve`'s ``returns`` chooses between them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from deap import tools
+
+from hawks_deap.genome.genotype import Genotype
+from hawks_deap.operators import record_penalty
+from hawks_deap.problems.base import Problem
+
+__all__ = ["RETURNS", "GenerationState", "Result", "final_fittest", "select_best"]
+
+
+def select_best(individuals: Iterable[Genotype]) -> Genotype | None:
+    """The best feasible individual by fitness; if none is feasible, the smallest penalty.
+
+    Ties in penalty are broken by fitness. Individuals without a valid fitness are
+    ignored; returns None when there is none.
+
+    Parameters
+    ----------
+    individuals : iterable of Genotype
+        Evaluated with a record (`hawks_deap.operators.record_penalty`); anything but an
+        iterable of `Genotype` raises TypeError.
+
+    Returns
+    -------
+    Genotype or None
+        One of ``individuals`` (a reference), the first of equals.
+    """
+    valid = _evaluated(individuals, "individuals")
+    if not valid:
+        return None
+    feasible = [ind for ind in valid if record_penalty(ind) == 0.0]
+    if feasible:
+        return max(feasible, key=lambda ind: ind.fitness.wvalues)
+    return min(valid, key=lambda ind: (record_penalty(ind), tuple(-w for w in ind.fitness.wvalues)))
+
+
+def _evaluated(individuals: Iterable[Genotype], name: str) -> list[Genotype]:
+    """The individuals with a valid fitness; anything but an iterable of Genotypes is refused."""
+    if not isinstance(individuals, Iterable):
+        raise TypeError(f"{name} must be an iterable of individuals, got "
+                        f"{type(individuals).__name__}")
+    individuals = list(individuals)
+    for ind in individuals:
+        if not isinstance(ind, Genotype):
+            raise TypeError(f"{name} must hold hawks_deap individuals (Genotype), got "
+                            f"{type(ind).__name__}")
+    return [ind for ind in individuals if ind.fitness.valid]
+
+
+#: Which individual a run returns as ``Result.best`` (`evolve`'s ``returns``).
+RETURNS = ("best-feasible", "final-fittest")
+
+
+def final_fittest(population: Iterable[Genotype]) -> Genotype | None:
+    """The individual of best fitness in ``population``, its penalty ignored.
+
+    What HAWKS 0.2.0 returns (the paper, section III: "the individual with the best
+    fitness"): the smallest |s_t - s| of the final population in Index mode, which may
+    violate the constraints while feasible individuals exist. Compared on the first
+    objective (the single-objective problem's fitness in the NSGA forms); ties go to the
+    earlier individual, i.e. the better ranked in a ranked population. Individuals
+    without a valid fitness are ignored; returns None when there is none.
+
+    Parameters
+    ----------
+    population : iterable of Genotype
+        Anything but an iterable of `Genotype` raises TypeError.
+
+    Returns
+    -------
+    Genotype or None
+        One of ``population`` (a reference).
+    """
+    valid = _evaluated(population, "population")
+    if not valid:
+        return None
+    return max(valid, key=lambda ind: ind.fitness.wvalues[0])
+
+
+@dataclass
+class GenerationState:
+    """What callbacks receive after each generation (return True to stop the run).
+
+    Attributes
+    ----------
+    generation : int
+        The generation just completed: 1 after the first (0, the initial population,
+        is not reported); a resumed run goes on counting.
+    population : list of Genotype
+        The run's current population (its own list, not a copy).
+    logbook : deap.tools.Logbook
+        The run's logbook, one row per generation so far.
+    hall_of_fame : deap.tools.HallOfFame
+        The best feasible individuals seen so far.
+    best : Genotype or None
+        The best feasible individual seen so far; if none was ever feasible, the one
+        with the smallest penalty (`Result.best_feasible` so far, whatever ``returns``).
+    """
+
+    generation: int
+    population: list[Genotype]
+    logbook: tools.Logbook
+    hall_of_fame: tools.HallOfFame
+    best: Genotype | None
+
+
+@dataclass
+class Result:
+    """The outcome of `evolve`.
+
+    Attributes
+    ----------
+    problem : Problem
+        The run's own copy of the problem (`Problem.snapshot`), with the run's layout:
+        later runs or toolboxes of the caller's problem leave it as it is.
+    population : list of Genotype
+        Final population, ranked best first by stochastic ranking.
+    logbook : deap.tools.Logbook
+        One row per generation (0 is the initial population): ``gen``, ``nevals``,
+        ``fitness_best``, ``fitness_median``, ``n_feasible`` and the record of the
+        generation's best individual (``index``, constraint values, ``penalty``).
+    hall_of_fame : deap.tools.HallOfFame
+        The best feasible individuals seen during the run.
+    best : Genotype
+        The individual the run returns (`evolve`'s ``returns``): by default
+        `best_feasible`; with ``returns="final-fittest"`` the final population's
+        individual of best fitness, its penalty ignored (`final_fittest`).
+    seed : int or list of int
+        Entropy of the run's SeedSequence: ``evolve(problem, seed=result.seed, ...)``
+        repeats the run, unless it was seeded with a spawned SeedSequence (whose spawn
+        key the entropy does not hold: pass that SeedSequence again).
+    settings : dict
+        The loop's settings, for metadata.
+    generations_run : int
+        Generations completed (fewer than asked when a callback stopped the run).
+    pareto_front : deap.tools.ParetoFront or None
+        For ``algorithm="nsga2"`` / ``"nsga3"``: the non-dominated individuals seen
+        during the run; None for the HAWKS loop.
+    best_feasible : Genotype or None
+        The best feasible individual seen during the run; if none was ever feasible,
+        the one with the smallest penalty (whatever ``returns`` says).
+    """
+
+    problem: Problem
+    population: list[Genotype]
+    logbook: tools.Logbook
+    hall_of_fame: tools.HallOfFame
+    best: Genotype
+    seed: int | list[int]
+    settings: dict[str, Any] = field(default_factory=dict)
+    generations_run: int = 0
+    pareto_front: tools.ParetoFront | None = None
+    best_feasible: Genotype | None = None
+
+    def dataset(self, individual: Genotype):
+        """The `hawks_deap.Dataset` of any individual of this run.
+
+        Parameters
+        ----------
+        individual : Genotype
+            An individual of this run (of its layout: one evaluated on another layout
+            raises ValueError; anything but a `Genotype` raises TypeError).
+
+        Returns
+        -------
+        hawks_deap.Dataset
+            Its data, with the run's seed, settings and ``generations_run`` in its
+            metadata.
+        """
+        from hawks_deap.io.dataset import Dataset
+
+        return Dataset.from_individual(self.problem, individual,
+                                       extra={"seed": self.seed, "evolve": self.settings,
+                                              "generations_run": self.generations_run})
+
+    def best_dataset(self):
+        """The `hawks_deap.Dataset` of `best`."""
+        return self.dataset(self.best)

@@ -1,0 +1,699 @@
+"""Problem features, the instance space and clustering performance tables.
+
+The HAWKS paper (section IV-A) describes a dataset by 7 *problem features* that relate
+to how hard it is to cluster; section V embeds collections of datasets in a 2-D
+*instance space* (the features, standardised, projected by PCA) and compares clustering
+algorithms by their adjusted Rand index (ARI) on each dataset (Fig. 2 and 3).
+
+Features of a labelled dataset (X of shape (N, D), labels y with K distinct values):
+
+``connectivity``
+    Handl and Knowles' connectivity with L = 10 neighbours, divided by N:
+    ``(1 / N) sum_i sum_{j=1..L} [y_i != y_{nn_i(j)}] / j`` where ``nn_i(j)`` is the
+    j-th nearest neighbour of point i (Euclidean, the point itself excluded). 0 when
+    every point's 10 nearest neighbours share its cluster; at most
+    ``H_10 = 1 + 1/2 + ... + 1/10 ~ 2.93``.
+``dimensionality``
+    D.
+``eccentricity``
+    Average eccentricity (paper IV-A1 and supplement S-I.C): for each cluster, the
+    eigenvalues of the sample covariance of its points (squared singular values of the
+    centred points over ``n_k - 1``), sorted in decreasing order; the largest ones that
+    together reach 95% of their sum are kept, and the cluster's eccentricity is the
+    largest kept eigenvalue over the smallest kept one. The feature is the mean over
+    the clusters. A cluster with fewer than 2 points, or whose points are all equal,
+    has no measurable elongation and counts as 1 (round).
+``entropy``
+    Entropy of the cluster sizes in base K (paper Eq. 8): ``H = -sum_k (n_k / N) log_K
+    (n_k / N)``: 1 for equal sizes, towards 0 when one cluster holds almost every point;
+    for K = 1 the sizes are trivially equal and H is defined as 1.
+``n_clusters``
+    K, the number of distinct labels.
+``silhouette``, ``silhouette_std``
+    Mean and (population, ddof = 0) standard deviation over all points of the
+    silhouette width ``s(i) = (b(i) - a(i)) / max(a(i), b(i))`` (paper Eq. 1). The
+    distance is the **squared Euclidean** distance by default, as in HAWKS (the index
+    that Index mode targets, ``evaluation.silhouette_samples(..., metric="sqeuclidean")``);
+    ``metric="euclidean"`` gives scikit-learn's. Both are NaN when K = 1 or K = N.
+
+The paper gives no tie rule for nearest neighbours; with ties (duplicate points, equal
+distances) tied neighbours come in scipy's KD-tree order (`hawks_deap.metrics.connectivity`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from hawks_deap._util.labels import encode_labels
+from hawks_deap._util.validation import (
+    as_seed_sequence,
+    check_bool,
+    check_choice,
+    check_float,
+    check_int,
+    check_X,
+    int_seed,
+)
+from hawks_deap.analysis.table import Table
+from hawks_deap.metrics import adjusted_rand_index
+from hawks_deap.metrics import connectivity as normalised_connectivity
+
+__all__ = [
+    "FEATURE_NAMES",
+    "InstanceSpace",
+    "Table",
+    "average_eccentricity",
+    "best_algorithms",
+    "check_feature_inputs",
+    "connectivity",
+    "features_table",
+    "performance_table",
+    "problem_features",
+    "size_entropy",
+]
+
+#: The 7 problem features of the HAWKS paper (section IV-A), in its order.
+FEATURE_NAMES: tuple[str, ...] = (
+    "connectivity",
+    "dimensionality",
+    "eccentricity",
+    "entropy",
+    "n_clusters",
+    "silhouette",
+    "silhouette_std",
+)
+
+
+# --------------------------------------------------------------------------- inputs
+
+
+def _check_data(X: Any, y: Any, name: str = "y") -> tuple[np.ndarray, np.ndarray, int]:
+    """X as a finite 2-D float array, the labels ``y`` as codes 0..K-1, and K."""
+    X = check_X(X)
+    codes, k = encode_labels(y, n_samples=X.shape[0], name=name)
+    return X, codes, k
+
+
+# --------------------------------------------------------------------------- features
+
+
+def connectivity(X: Any, labels: Any, n_neighbors: int = 10, *,
+                 normalize: bool = True) -> float:
+    """Connectivity of a partition (Handl and Knowles; HAWKS paper IV-A2).
+
+    Parameters
+    ----------
+    X : array of shape (N, D)
+        The data.
+    labels : array of shape (N,)
+        Cluster labels.
+    n_neighbors : int
+        L, the number of nearest neighbours (10 in the paper); at most N - 1.
+    normalize : bool
+        Divide by N (the problem feature); False gives the original sum.
+
+    Returns
+    -------
+    float
+        ``sum_i sum_{j=1..L} [y_i != y_{nn_i(j)}] / j``, divided by N if ``normalize``.
+        Lower is better (0: neighbours always share the cluster).
+    """
+    X, codes, _ = _check_data(X, labels, "labels")
+    n = X.shape[0]
+    n_neighbors = check_int("n_neighbors", n_neighbors, minimum=1)
+    normalize = check_bool("normalize", normalize)
+    if n_neighbors > n - 1:
+        raise ValueError(f"n_neighbors must be <= n_samples - 1 = {n - 1}, got {n_neighbors}")
+    value = normalised_connectivity(X, codes, n_neighbors=n_neighbors)
+    return value if normalize else value * n
+
+
+def _cluster_eccentricity(points: np.ndarray, variance_kept: float) -> float:
+    if points.shape[0] < 2:
+        return 1.0
+    centred = points - points.mean(axis=0)
+    singular = np.linalg.svd(centred, compute_uv=False)
+    eigenvalues = singular**2 / (points.shape[0] - 1)  # descending
+    total = float(eigenvalues.sum())
+    if not total > 0.0:
+        return 1.0
+    cumulative = np.cumsum(eigenvalues)
+    n_kept = int(np.searchsorted(cumulative, variance_kept * total, side="left")) + 1
+    n_kept = min(n_kept, eigenvalues.shape[0])
+    return float(eigenvalues[0] / eigenvalues[n_kept - 1])
+
+
+def average_eccentricity(X: Any, labels: Any, *, variance_kept: float = 0.95) -> float:
+    """Average cluster eccentricity (HAWKS paper IV-A1, supplement S-I.C).
+
+    Parameters
+    ----------
+    X : array of shape (N, D)
+        The data.
+    labels : array of shape (N,)
+        Cluster labels.
+    variance_kept : float
+        Share of the total of the eigenvalues that the kept (largest) eigenvalues reach,
+        in (0, 1]; 0.95 in the paper.
+
+    Returns
+    -------
+    float
+        Mean over clusters of ``lambda_1 / lambda_m``, where ``lambda_1 >= lambda_2 >=
+        ...`` are the eigenvalues of the cluster's sample covariance (from an SVD of its
+        centred points) and m is the smallest number with
+        ``lambda_1 + ... + lambda_m >= variance_kept * sum(lambda)``. Clusters with
+        fewer than 2 points, or with all points equal, count as 1.
+    """
+    X, codes, k = _check_data(X, labels, "labels")
+    variance_kept = check_float("variance_kept", variance_kept, low=0.0, high=1.0,
+                                low_open=True)
+    order = np.argsort(codes, kind="stable")
+    bounds = np.concatenate([[0], np.cumsum(np.bincount(codes, minlength=k))])
+    ratios = [_cluster_eccentricity(X[order[bounds[c]:bounds[c + 1]]], variance_kept)
+              for c in range(k)]
+    return float(np.mean(ratios))
+
+
+def size_entropy(labels: Any) -> float:
+    """Entropy of the cluster sizes in base K (HAWKS paper Eq. 8).
+
+    Parameters
+    ----------
+    labels : array of shape (N,)
+        Cluster labels; K is the number of distinct values.
+
+    Returns
+    -------
+    float
+        ``-sum_k p_k log(p_k) / log(K)`` with ``p_k = n_k / N``: 1 for equal sizes,
+        towards 0 as one cluster takes almost all points; 1 when K = 1 (a single
+        cluster's sizes are trivially equal).
+    """
+    codes, k = encode_labels(labels)
+    if k == 0:
+        raise ValueError("labels must not be empty, got 0 labels")
+    counts = np.bincount(codes, minlength=k)
+    if k == 1:
+        return 1.0
+    p = counts / counts.sum()
+    return float(-(p * np.log(p)).sum() / math.log(k))
+
+
+def problem_features(X: Any, y: Any, *, metric: str = "sqeuclidean", n_neighbors: int = 10,
+                     variance_kept: float = 0.95) -> dict[str, float]:
+    """The 7 problem features of a labelled dataset (HAWKS paper, section IV-A).
+
+    Parameters
+    ----------
+    X : array of shape (N, D)
+        The data.
+    y : array of shape (N,)
+        The true cluster labels.
+    metric : {"sqeuclidean", "euclidean"}
+        Distance of the silhouette features; ``"sqeuclidean"`` is HAWKS' own choice and
+        the index Index mode targets.
+    n_neighbors : int
+        L of the connectivity (10 in the paper).
+    variance_kept : float
+        Share of the eigenvalue total kept by the eccentricity feature (0.95).
+
+    Returns
+    -------
+    dict
+        Keys `FEATURE_NAMES`: ``connectivity`` (divided by N), ``dimensionality`` (D,
+        an int), ``eccentricity``, ``entropy``, ``n_clusters`` (K, an int),
+        ``silhouette`` and ``silhouette_std`` (NaN when K = 1 or K = N); see the module
+        documentation for the formulas.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0, 0.0], [0.0, 1.0], [5.0, 0.0], [5.0, 1.0]])
+    >>> f = problem_features(X, [0, 0, 1, 1], n_neighbors=1)
+    >>> f["connectivity"], f["entropy"], f["n_clusters"]
+    (0.0, 1.0, 2)
+    """
+    from hawks_deap.evaluation import SILHOUETTE_METRICS, silhouette_samples
+
+    check_choice("metric", metric, SILHOUETTE_METRICS)
+    X, codes, k = _check_data(X, y)
+    n = X.shape[0]
+    if 2 <= k <= n - 1:
+        widths = silhouette_samples(X, codes, metric=metric)
+        silhouette, silhouette_std = float(widths.mean()), float(widths.std())
+    else:
+        silhouette = silhouette_std = math.nan
+    return {
+        "connectivity": connectivity(X, codes, n_neighbors),
+        "dimensionality": int(X.shape[1]),
+        "eccentricity": average_eccentricity(X, codes, variance_kept=variance_kept),
+        "entropy": size_entropy(codes),
+        "n_clusters": k,
+        "silhouette": silhouette,
+        "silhouette_std": silhouette_std,
+    }
+
+
+# --------------------------------------------------------------------------- tables
+
+
+def _as_xy(item: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """X, y and the noise mask (None: no noise) of one item of a collection.
+
+    A Dataset whose ``metadata["noise_label"]`` is set (datasets read from a
+    clustering-benchmarks battery, `hawks_deap.io.batteries`) marks its points with that
+    label as noise: points that belong to no cluster.
+    """
+    if hasattr(item, "X") and hasattr(item, "y"):
+        noise = item.noise_mask if hasattr(item, "noise_mask") else None
+        if noise is not None and noise.all():
+            raise ValueError("a dataset's points are all noise (metadata noise_label "
+                             f"{item.metadata['noise_label']!r}); its features need a cluster")
+        return item.X, item.y, noise if noise is not None and noise.any() else None
+    if isinstance(item, tuple) and len(item) == 2:
+        return item[0], item[1], None
+    raise TypeError(f"datasets must be hawks_deap.Dataset objects or (X, y) pairs, got "
+                    f"{type(item).__name__}")
+
+
+def _names(datasets: Sequence[Any], names: Sequence[str] | None) -> list[str]:
+    if names is not None:
+        names = [str(n) for n in names]
+        if len(names) != len(datasets):
+            raise ValueError(f"names must have one entry per dataset ({len(datasets)}), got "
+                             f"{len(names)}")
+        return names
+    out = []
+    for i, item in enumerate(datasets):
+        meta = getattr(item, "metadata", None) or {}
+        out.append(str(meta.get("name", i)))
+    return out
+
+
+def features_table(datasets: Iterable[Any], *, names: Sequence[str] | None = None,
+                   **kwargs: Any) -> Table:
+    """The problem features of several datasets, one row each.
+
+    Parameters
+    ----------
+    datasets : iterable of Dataset or (X, y)
+        The labelled datasets.
+    names : sequence of str, optional
+        Row names (default: ``metadata["name"]`` or the position).
+    **kwargs
+        Passed to `problem_features` (``metric``, ``n_neighbors``, ``variance_kept``).
+
+    Returns
+    -------
+    Table
+        Columns `FEATURE_NAMES`.
+
+    Notes
+    -----
+    The points of a Dataset marked with ``metadata["noise_label"]`` that carry that
+    label are noise (a clustering-benchmarks battery's label 0, see
+    `hawks_deap.io.batteries`): its features are those of its clusters, measured on the
+    other points.
+    """
+    datasets = list(datasets)
+    index = _names(datasets, names)
+    items = check_feature_inputs(datasets, names=index,
+                                 n_neighbors=kwargs.get("n_neighbors", 10))
+    rows = []
+    for i, (X, y) in enumerate(items):
+        try:  # in a table of many, say which dataset is at fault
+            feats = problem_features(X, y, **kwargs)
+        except ValueError as error:
+            raise ValueError(f"dataset {index[i]!r} (row {i}): {error}") from None
+        rows.append([float(feats[c]) for c in FEATURE_NAMES])
+    values = np.array(rows, dtype=float).reshape(len(rows), len(FEATURE_NAMES))
+    return Table(tuple(index), FEATURE_NAMES, values)
+
+
+def check_feature_inputs(datasets: Sequence[Any], *, names: Sequence[str] | None = None,
+                         n_neighbors: int = 10) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Check every dataset of a `features_table` before any work; their (X, y).
+
+    Parameters
+    ----------
+    datasets : sequence of Dataset or (X, y)
+        As `features_table` (noise points, if marked, are left out of what is returned).
+    names : sequence of str, optional
+        Row names, as `features_table`, naming a dataset at fault.
+    n_neighbors : int
+        L of the connectivity: a dataset needs at least L + 1 points (11 by default).
+
+    Returns
+    -------
+    list of (X, y)
+        Each dataset's points (a float array) and labels, noise left out.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Naming the dataset (``dataset 'NAME' (row i)``): too few points, non-finite or
+        too large values (`hawks_deap._util.validation.check_X`), bad labels, all noise.
+    """
+    index = _names(datasets, names)
+    items = []
+    for i, item in enumerate(datasets):
+        where = f"dataset {index[i]!r} (row {i})"
+        try:
+            X, y, noise = _as_xy(item)
+            if noise is not None:  # noise is no cluster: the features are the clusters'
+                X, y = np.asarray(X)[~noise], np.asarray(y)[~noise]
+            X, _, _ = _check_data(X, y)
+        except (TypeError, ValueError) as error:
+            raise type(error)(f"{where}: {error}") from None
+        if isinstance(n_neighbors, int) and X.shape[0] <= n_neighbors:
+            raise ValueError(f"{where}: n_neighbors must be <= n_samples - 1 = "
+                             f"{X.shape[0] - 1}, got {n_neighbors}: the features need at "
+                             f"least {n_neighbors + 1} points (each point's {n_neighbors} "
+                             "nearest neighbours)")
+        items.append((X, np.asarray(y)))
+    return items
+
+
+def performance_table(datasets: Iterable[Any], algorithms: Iterable[Any] | None = None, *,
+                      seed: object = 0, names: Sequence[str] | None = None,
+                      n_jobs: int = 1, preset: str | None = None) -> Table:
+    """ARI of clustering algorithms on datasets (HAWKS paper, section V, Fig. 2b and 3).
+
+    Each algorithm is given the true number of clusters K (the ``-2k`` variants ask for
+    2K) and its partition is scored against the true labels with the adjusted Rand
+    index. Noise points (of a Dataset marked with ``metadata["noise_label"]``, e.g.
+    read from a clustering-benchmarks battery) are clustered with the others but left
+    out of the score, and K counts the clusters only, as in clustbench's ``get_score``.
+    A linkage and its ``-2k`` variant cut one tree, built once per dataset (the
+    ``trees`` of `hawks_deap.clustering.ClusteringAlgorithm`): the same partitions as
+    separate calls.
+
+    Parameters
+    ----------
+    datasets : iterable of Dataset or (X, y)
+        The labelled datasets.
+    algorithms : iterable of str, ClusteringAlgorithm, estimator or callable, optional
+        Anything `hawks_deap.clustering.get_algorithm` accepts; default: the paper's six
+        (`hawks_deap.clustering.PAPER_ALGORITHMS`: ``kmeans++``, ``gmm``,
+        ``average-linkage``, ``single-linkage``, ``average-linkage-2k``,
+        ``single-linkage-2k``), so that its tables stay the paper's as the registry grows
+        (``available_algorithms()`` lists them all). ``genie`` needs the ``genie`` extra:
+        without it, naming it raises an ImportError that says so.
+    seed : int, SeedSequence, Generator or None
+        Seeds the stochastic algorithms; the seed of (dataset i, algorithm j) is spawned
+        from it by position, so a table does not depend on evaluation order.
+    names : sequence of str, optional
+        Row names (default: ``metadata["name"]`` or the position).
+    n_jobs : int
+        Worker processes (datasets are spread over them; the table is the same for any
+        number, every seed being fixed by position). Workers run one BLAS/OpenMP thread
+        each when ``n_jobs`` > 1; at most `hawks_deap._util.workers.MAX_WORKERS`.
+    preset : str or None
+        Settings of the registered algorithms, a key of
+        `hawks_deap.clustering.ALGORITHM_PRESETS` (``"hawks-tevc"``: K-Means++ with 10
+        initialisations and the GMM with 3, as in the original HAWKS analysis); columns
+        keep the registered names. None: the registry's own settings.
+
+    Returns
+    -------
+    Table
+        One row per dataset, one column per algorithm (its name).
+    """
+    from hawks_deap._util.workers import check_workers
+    from hawks_deap.clustering import (
+        PAPER_ALGORITHMS,
+        available_algorithms,
+        check_preset,
+        get_algorithm,
+    )
+
+    n_jobs = check_workers("n_jobs", n_jobs)  # the one bound on worker processes
+    preset = check_preset(preset)
+    datasets = list(datasets)
+    index = _names(datasets, names)
+    specs = list(PAPER_ALGORITHMS if algorithms is None else algorithms)
+    if not specs:
+        raise ValueError("algorithms must name at least one clustering algorithm; valid: "
+                         + ", ".join(repr(a) for a in available_algorithms()))
+    runners = [get_algorithm(spec, preset=preset) for spec in specs]
+    columns = [r.name for r in runners]
+    if len(set(columns)) != len(columns):
+        raise ValueError(f"algorithms must be distinct, got {columns}")
+    ss = as_seed_sequence(seed)
+    tasks = []
+    for i, item in enumerate(datasets):
+        X, y, noise = _as_xy(item)
+        X, codes, k = _check_data(X, y)
+        scored = None
+        if noise is not None:  # as clustbench's get_score: cluster all, score non-noise
+            scored = ~noise
+            codes, k = encode_labels(np.asarray(y)[scored])
+        for runner in runners:  # checked here, before any clustering runs
+            if k * runner.k_multiplier > X.shape[0]:
+                raise ValueError(f"dataset {index[i]!r} (row {i}) has {X.shape[0]} points, "
+                                 f"too few for {runner.name!r}: it asks for {k} * "
+                                 f"{runner.k_multiplier} clusters")
+        seeds = [int_seed(ss, i, j) for j in range(len(runners))]
+        tasks.append((X, codes, k, scored, runners, seeds))
+    if n_jobs > 1 and len(tasks) > 1:
+        from hawks_deap.algorithms.pool import ProblemPool
+
+        with ProblemPool(None, min(n_jobs, len(tasks)), threads_per_worker=1) as pool:
+            rows = pool.map(_performance_row, tasks)
+    else:
+        rows = [_performance_row(task) for task in tasks]
+    values = np.array(rows, dtype=float).reshape(len(tasks), len(runners))
+    return Table(tuple(index), tuple(columns), values)
+
+
+def _performance_row(task: tuple) -> list[float]:
+    """ARI of every algorithm on one dataset (a task of `performance_table`)."""
+    X, codes, k, scored, runners, seeds = task
+    out = []
+    trees: dict = {}  # a linkage and its -2k variant cut one tree
+    for runner, seed in zip(runners, seeds, strict=True):
+        labels = np.asarray(runner(X, k, seed, trees=trees))
+        out.append(adjusted_rand_index(codes, labels if scored is None else labels[scored]))
+    return out
+
+
+def best_algorithms(table: Table, *, tol: float = 0.0, tie_label: str = "tied") -> list[str]:
+    """Name of the best algorithm on each row (the colouring of the paper's Fig. 2b).
+
+    Parameters
+    ----------
+    table : Table
+        E.g. from `performance_table` (higher is better).
+    tol : float
+        Scores within ``tol`` of the row maximum count as equal.
+    tie_label : str
+        Label of rows where two or more algorithms share the best score (in the paper
+        such datasets were trivial: every tie was at ARI = 1).
+
+    Returns
+    -------
+    list of str
+    """
+    tol = check_float("tol", tol, low=0.0)
+    if not isinstance(table, Table):
+        raise TypeError(f"table must be a hawks_deap.analysis.features.Table, not {type(table)}")
+    bad = [name for name, row in zip(table.index, table.values, strict=True)
+           if not np.all(np.isfinite(row))]  # NaN would compare false: the row, "tied"
+    if bad:
+        raise ValueError(f"table has non-finite scores in rows {bad}")
+    out = []
+    for row in table.values:
+        best = np.flatnonzero(row >= row.max() - tol)
+        out.append(table.columns[int(best[0])] if best.shape[0] == 1 else tie_label)
+    return out
+
+
+# --------------------------------------------------------------------------- instance space
+
+
+def _as_matrix(features: Any, feature_names: Sequence[str] | None
+               ) -> tuple[np.ndarray, tuple[str, ...]]:
+    if isinstance(features, Table):
+        names = tuple(features.columns)
+        values = features.values
+        if feature_names is not None:
+            names = tuple(feature_names)
+            values = np.stack([features.column(c) for c in names], axis=1)
+        return np.asarray(values, dtype=float), names
+    if isinstance(features, Mapping):
+        raise TypeError("features must be a table (rows of features), not one mapping; "
+                        "wrap a single dict in a list")
+    rows = list(features)
+    if rows and isinstance(rows[0], Mapping):
+        names = tuple(feature_names) if feature_names is not None else tuple(
+            c for c in FEATURE_NAMES if c in rows[0]) or tuple(rows[0])
+        try:
+            values = np.array([[float(r[c]) for c in names] for r in rows], dtype=float)
+        except KeyError as error:
+            raise ValueError(f"feature {error.args[0]!r} is missing from a row") from None
+        return values, names
+    values = np.asarray(rows, dtype=float)
+    if values.ndim != 2:
+        raise ValueError(f"features must be 2-D (n_datasets, n_features), got shape "
+                         f"{values.shape}")
+    if feature_names is None:
+        names = (FEATURE_NAMES if values.shape[1] == len(FEATURE_NAMES)
+                 else tuple(f"f{i}" for i in range(values.shape[1])))
+    else:
+        names = tuple(feature_names)
+    if len(names) != values.shape[1]:
+        raise ValueError(f"feature_names has {len(names)} names for {values.shape[1]} "
+                         "columns")
+    return values, names
+
+
+class InstanceSpace:
+    """A 2-D instance space: standardised problem features projected by PCA (paper V).
+
+    Fit on one collection of datasets (their features table), then place any other
+    datasets in the same space with `transform`.
+
+    Parameters
+    ----------
+    n_components : int
+        Dimension of the projection (2 for the paper's plots).
+
+    Attributes
+    ----------
+    feature_names : tuple of str
+        The features used, in column order.
+    mean_, scale_ : numpy.ndarray of shape (F,)
+        Mean and population standard deviation of each feature over the fitted
+        collection; a constant feature gets scale 1 (it only shifts).
+    components_ : numpy.ndarray of shape (n_components, F)
+        Principal axes (unit rows); each sign is chosen so that the largest-magnitude
+        loading is positive, making the projection deterministic.
+    explained_variance_ratio_ : numpy.ndarray of shape (n_components,)
+        Share of the total variance of the standardised features along each axis.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> table = rng.normal(size=(20, 7))
+    >>> space = InstanceSpace().fit(table)
+    >>> space.transform(table).shape
+    (20, 2)
+    """
+
+    def __init__(self, n_components: int = 2) -> None:
+        self.n_components = check_int("n_components", n_components, minimum=1)
+        self.feature_names: tuple[str, ...] = ()
+        self.mean_: np.ndarray | None = None
+        self.scale_: np.ndarray | None = None
+        self.components_: np.ndarray | None = None
+        self.explained_variance_ratio_: np.ndarray | None = None
+
+    def fit(self, features: Any, feature_names: Sequence[str] | None = None
+            ) -> InstanceSpace:
+        """Learn the standardisation and the principal axes from a features table.
+
+        Parameters
+        ----------
+        features : Table, sequence of dicts, or array of shape (n_datasets, F)
+            E.g. `features_table` output or a list of `problem_features` dicts.
+        feature_names : sequence of str, optional
+            The features to use (default: all, in `FEATURE_NAMES` order when they are
+            those).
+
+        Returns
+        -------
+        InstanceSpace
+            ``self``.
+        """
+        values, names = _as_matrix(features, feature_names)
+        n, f = values.shape
+        if n < 2:
+            raise ValueError(f"an instance space needs at least 2 datasets, got {n}")
+        if self.n_components > min(n, f):
+            raise ValueError(f"n_components must be <= min(n_datasets, n_features) = "
+                             f"{min(n, f)}, got {self.n_components}")
+        if not np.all(np.isfinite(values)):
+            bad = [names[j] for j in range(f) if not np.all(np.isfinite(values[:, j]))]
+            raise ValueError(f"features must be finite; non-finite values in {bad}")
+        mean = values.mean(axis=0)
+        scale = values.std(axis=0)
+        scale = np.where(scale > 0, scale, 1.0)
+        z = (values - mean) / scale
+        _, singular, vt = np.linalg.svd(z, full_matrices=False)
+        signs = np.sign(vt[np.arange(vt.shape[0]), np.argmax(np.abs(vt), axis=1)])
+        vt = vt * np.where(signs == 0, 1.0, signs)[:, None]
+        variance = singular**2
+        total = variance.sum()
+        ratio = variance / total if total > 0 else np.zeros_like(variance)
+        self.feature_names = names
+        self.mean_, self.scale_ = mean, scale
+        self.components_ = vt[: self.n_components].copy()
+        self.explained_variance_ratio_ = ratio[: self.n_components].copy()
+        return self
+
+    def transform(self, features: Any) -> np.ndarray:
+        """Coordinates of datasets in the fitted space, shape (n_datasets, n_components).
+
+        ``features`` must have the fitted features (extra columns of a Table or of
+        dicts are ignored; arrays must have the same columns in the same order).
+
+        Parameters
+        ----------
+        features : Table, sequence of dicts, or array of shape (n_datasets, F)
+            The datasets' features, as for `fit`.
+
+        Returns
+        -------
+        numpy.ndarray of shape (n_datasets, n_components)
+            Each row standardised with ``mean_`` and ``scale_``, projected on
+            ``components_``.
+
+        Raises
+        ------
+        RuntimeError
+            If the space is not fitted yet.
+        """
+        if self.components_ is None:
+            raise RuntimeError("InstanceSpace is not fitted yet: call fit(features) first")
+        values, _ = _as_matrix(features, self.feature_names)
+        return (values - self.mean_) / self.scale_ @ self.components_.T
+
+    def fit_transform(self, features: Any, feature_names: Sequence[str] | None = None
+                      ) -> np.ndarray:
+        """`fit` then `transform` the same collection.
+
+        Parameters
+        ----------
+        features : Table, sequence of dicts, or array of shape (n_datasets, F)
+            As for `fit`.
+        feature_names : sequence of str, optional
+            As for `fit`.
+
+        Returns
+        -------
+        numpy.ndarray of shape (n_datasets, n_components)
+            The coordinates of the fitted collection.
+        """
+        values, names = _as_matrix(features, feature_names)
+        return self.fit(values, names).transform(values)
+
+    def axis_labels(self) -> list[str]:
+        """``"PC1 (xx.x%)"``-style labels of the axes."""
+        if self.explained_variance_ratio_ is None:
+            return [f"PC{i + 1}" for i in range(self.n_components)]
+        return [f"PC{i + 1} ({100 * r:.1f}%)"
+                for i, r in enumerate(self.explained_variance_ratio_)]
+
+    def loadings(self) -> dict[str, tuple[float, ...]]:
+        """Contribution of each feature to each axis (the paper's Fig. 2 caption)."""
+        if self.components_ is None:
+            raise RuntimeError("InstanceSpace is not fitted yet: call fit(features) first")
+        return {name: tuple(float(v) for v in self.components_[:, j])
+                for j, name in enumerate(self.feature_names)}
+

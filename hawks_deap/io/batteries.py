@@ -1,0 +1,613 @@
+"""The clustering-benchmarks format (Gagolewski's benchmark suite), read and written.
+
+A *battery* is a folder of datasets (e.g. ``clustering-data-v1/sipu``); each dataset
+NAME is three or more files:
+
+- ``NAME.data.gz``: the points, whitespace-separated numbers, one point a row;
+- ``NAME.labels0.gz``, ``NAME.labels1.gz``, ...: reference partitions, one integer a
+  row; clusters are ``1..K`` and ``0`` marks noise points (which belong to no cluster);
+- ``NAME.txt``: a description (origin, literature to cite).
+
+A battery may also hold a ``README.txt`` (that is how ``clustbench.get_battery_names``
+finds batteries). The reference reader is the ``clustering-benchmarks`` package
+(``clustbench.load_dataset(battery, name, path=ROOT)`` reads ``ROOT/battery/NAME.*``);
+this module needs only numpy, and is tested against that package.
+
+How we read (`read_battery`, `read_battery_dataset`):
+
+- The points are read as stored, like ``load_dataset(..., preprocess=False)``.
+  clustbench's default preprocessing (drop constant columns, centre, scale, add a
+  tiny random jitter) is not applied: the problem features are invariant to centring
+  and global scaling, and a jitter would make them random. Constant columns are kept
+  (``dimensionality`` is the stored D) and duplicate points are kept.
+- One label vector is chosen (``labels=0``: ``labels0``, the default, as the
+  benchmark's own documentation ranks it first). Cluster labels ``1..K`` become our
+  ``0..K-1`` (in sorted order, so consecutive labels just lose 1); noise (``0``)
+  becomes `NOISE_LABEL` (``-1``) and the dataset's metadata gets
+  ``"noise_label": -1``.
+- Noise points are **kept**, because the benchmark's methodology (clustbench's
+  ``get_score``) clusters all points with K = the number of true clusters and scores
+  the partition on the non-noise points only. `hawks_deap.analysis.features.performance_table`
+  does the same for datasets marked by ``noise_label`` (ARI, as the HAWKS paper
+  compares algorithms, with the true K), and `hawks_deap.analysis.features.features_table`
+  measures the problem features of the clusters, i.e. of the non-noise points (noise
+  is no cluster: it has no silhouette, eccentricity or size share).
+- Names are kept: a dataset's ``metadata["name"]`` is ``"battery/NAME"`` (e.g.
+  ``"sipu/a1"``), used as its row name in tables; ``metadata["clustbench"]`` holds the
+  battery, the dataset, the label vector used, their number, the noise count, the
+  folder and the description text.
+
+How we write (`write_battery`): ``ROOT/battery/NAME.data.gz`` (coordinates as Python's
+shortest round-trip repr, so clustbench reads back the same float64 values bit for bit;
+clustbench's own ``save_data`` writes ``%g``, 6 digits), ``NAME.labels0.gz`` (our
+labels 0..K-1 plus 1, noise as 0) and ``NAME.txt`` (the generator and version, the
+mode, seed and settings, and the dataset's whole ``metadata.json``), plus a battery
+``README.txt`` when there is none. Files are compressed reproducibly (no timestamp)
+and written atomically, and no file hawks-deap did not write is ever replaced.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import os
+import re
+import warnings
+import zlib
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from hawks_deap._util.labels import encode_labels
+from hawks_deap._util.validation import (
+    check_bool,
+    check_int,
+    check_names,
+    check_parent_dir,
+    check_X,
+)
+from hawks_deap.io.dataset import CreatedFiles, Dataset, package_version
+
+__all__ = [
+    "DATA_SUFFIX",
+    "NOISE_LABEL",
+    "BatteryExport",
+    "battery_dataset_names",
+    "battery_description",
+    "check_battery_output",
+    "is_battery_dir",
+    "iter_battery",
+    "prepare_battery",
+    "read_battery",
+    "read_battery_dataset",
+    "write_battery",
+]
+
+#: The ending of a battery's data files (``NAME.data.gz``).
+DATA_SUFFIX = ".data.gz"
+#: Our label of noise points (the battery format's ``0``).
+NOISE_LABEL = -1
+#: The start of every ``NAME.txt`` hawks-deap writes: the mark `write_battery` looks
+#: for before it replaces a dataset's files.
+_MARK = "Written by hawks-deap "
+README = "README.txt"
+_NAME = re.compile(r"[^\s/\\.][^\s/\\]*")
+
+
+def _natural_key(name: str) -> list[Any]:
+    """Sort key of natural order (``a2`` before ``a10``), as clustbench's natsort."""
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]
+
+
+def battery_dataset_names(path: str | os.PathLike) -> list[str]:
+    """Names of the datasets of a battery folder, in natural order.
+
+    Like ``clustbench.get_dataset_names``: every ``NAME.data.gz`` whose name does not
+    start with a dot (hidden files, and our own temporary files, are left out).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The battery folder.
+
+    Returns
+    -------
+    list of str
+        The names (``NAME``); empty when ``path`` is not a folder.
+    """
+    path = Path(path)
+    if not path.is_dir():
+        return []
+    names = [p.name[: -len(DATA_SUFFIX)] for p in path.iterdir()
+             if p.name.endswith(DATA_SUFFIX) and not p.name.startswith(".") and p.is_file()]
+    return sorted((n for n in names if n), key=_natural_key)
+
+
+def is_battery_dir(path: str | os.PathLike) -> bool:
+    """Whether ``path`` is a folder holding at least one ``NAME.data.gz`` dataset.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The folder (`battery_dataset_names` lists its datasets).
+
+    Returns
+    -------
+    bool
+    """
+    return bool(battery_dataset_names(path))
+
+
+def _label_vectors(folder: Path, name: str) -> int:
+    """The number of label vectors ``labels0, labels1, ...`` (counted as clustbench)."""
+    count = 0
+    while (folder / f"{name}.labels{count}.gz").is_file():
+        count += 1
+    return count
+
+
+def _load_numbers(path: Path, what: str) -> np.ndarray:
+    """The numbers of a (gzipped) text file as a float64 array with 2 dimensions."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # "input contained no data"
+            values = np.loadtxt(path, dtype=np.float64, ndmin=2)
+    except (OSError, EOFError, ValueError, UnicodeDecodeError, zlib.error) as error:
+        raise ValueError(f"{path}: not readable as {what} ({error})") from None
+    if values.shape[0] == 0 or values.shape[1] == 0:
+        raise ValueError(f"{path}: holds no {what}")
+    return values
+
+
+def _read_labels(path: Path, n_samples: int) -> np.ndarray:
+    """A label vector (clusters 1..K, noise 0) as our labels (0..K-1, noise -1)."""
+    raw = _load_numbers(path, "labels")
+    if raw.shape[1] != 1 or raw.shape[0] != n_samples:
+        raise ValueError(f"{path}: must hold one label a row for the {n_samples} points, "
+                         f"got shape {raw.shape}")
+    raw = raw[:, 0]
+    bad = np.flatnonzero(~np.isfinite(raw) | (raw != np.round(raw)) | (raw < 0))
+    if bad.size:
+        raise ValueError(f"{path}: row {int(bad[0]) + 1} has label {float(raw[bad[0]])!r}; "
+                         f"labels must be integers >= 0 (0: noise) ({bad.size} such rows)")
+    raw = raw.astype(np.int64)
+    clusters = np.unique(raw[raw > 0])
+    if clusters.size == 0:
+        raise ValueError(f"{path}: every point is noise (label 0); a reference partition "
+                         "needs at least one cluster")
+    # clusters in sorted order: consecutive labels 1..K become 0..K-1
+    return np.where(raw > 0, np.searchsorted(clusters, raw), NOISE_LABEL)
+
+
+def read_battery_dataset(path: str | os.PathLike, name: str, *, labels: int = 0) -> Dataset:
+    """Read one dataset of a battery folder (``path/name.data.gz`` and its labels).
+
+    Parameters
+    ----------
+    path : path
+        The battery folder (e.g. ``clustering-data-v1/sipu``); its name is the battery's.
+    name : str
+        The dataset (e.g. ``"a1"``).
+    labels : int
+        Which reference partition: ``name.labels{labels}.gz`` (default 0).
+
+    Returns
+    -------
+    Dataset
+        X as stored (float64), y in ``0..K-1`` with noise as `NOISE_LABEL`, no genes,
+        and metadata ``name`` (``"battery/name"``), ``noise_label`` and ``clustbench``
+        (see the module documentation).
+
+    Raises
+    ------
+    ValueError
+        Naming the file: a missing data file or label vector (the message gives the
+        vectors there are), non-numeric or ragged rows, non-finite coordinates, labels
+        that are not integers >= 0 or not one per point, or no cluster at all.
+    """
+    labels = check_int("labels", labels, minimum=0)
+    folder = Path(path)
+    battery = folder.resolve().name
+    data_file = folder / f"{name}{DATA_SUFFIX}"
+    if not data_file.is_file():
+        raise ValueError(f"{data_file}: no such dataset in battery {battery}")
+    count = _label_vectors(folder, name)
+    labels_file = folder / f"{name}.labels{labels}.gz"
+    if labels >= count:
+        have = ", ".join(f"labels{i}" for i in range(count)) or "none"
+        raise ValueError(f"{labels_file}: no label vector {labels} for dataset "
+                         f"{battery}/{name} (it has: {have})")
+    X = _load_numbers(data_file, "points")
+    bad = np.flatnonzero(~np.isfinite(X).all(axis=1))
+    if bad.size:
+        raise ValueError(f"{data_file}: row {int(bad[0]) + 1} holds a non-finite "
+                         f"coordinate ({bad.size} such rows)")
+    y = _read_labels(labels_file, X.shape[0])
+    text_file = folder / f"{name}.txt"
+    description = (text_file.read_text(encoding="utf-8", errors="replace")
+                   if text_file.is_file() else "")
+    metadata = {
+        "name": f"{battery}/{name}",
+        "noise_label": NOISE_LABEL,
+        "clustbench": {"battery": battery, "dataset": name, "labels": labels,
+                       "n_label_vectors": count, "n_noise": int((y == NOISE_LABEL).sum()),
+                       "path": str(folder.resolve()), "description": description},
+    }
+    return Dataset(X, y, None, metadata)
+
+
+def iter_battery(path: str | os.PathLike, *, labels: int = 0,
+                 names: Sequence[str] | None = None) -> Iterator[Dataset]:
+    """The datasets of a battery one at a time (see `read_battery`).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The battery folder; ``ValueError`` when it is not a folder, or holds no
+        dataset and ``names`` is None (raised at the first ``next``, as this is a
+        generator; `read_battery` checks at once).
+    labels : int
+        Which reference partition of each dataset (``labels0`` by default).
+    names : sequence of str, optional
+        Only these datasets, in this order (default: all, `battery_dataset_names`).
+
+    Yields
+    ------
+    Dataset
+        One per dataset, as `read_battery_dataset` gives it.
+    """
+    folder = Path(path)
+    if not folder.is_dir():
+        raise ValueError(f"{folder} is not a folder (a battery is a folder of "
+                         f"NAME{DATA_SUFFIX} files)")
+    available = battery_dataset_names(folder)
+    if names is None:
+        names = available
+        if not names:
+            raise ValueError(f"{folder} is not a battery: it holds no NAME{DATA_SUFFIX} file")
+    names = check_names("names", names)
+    for name in names:
+        yield read_battery_dataset(folder, name, labels=labels)
+
+
+def read_battery(path: str | os.PathLike, *, labels: int = 0,
+                 names: Sequence[str] | None = None) -> list[Dataset]:
+    """Read the datasets of a battery folder, in natural order of their names.
+
+    Parameters
+    ----------
+    path : path
+        The battery folder (e.g. ``clustering-data-v1/sipu``).
+    labels : int
+        Which reference partition of each dataset (``labels0`` by default); every
+        dataset read must have it.
+    names : sequence of str, optional
+        Read only these datasets (default: all, `battery_dataset_names`).
+
+    Returns
+    -------
+    list of Dataset
+        One per dataset, as `read_battery_dataset` gives it (``metadata["name"]`` is
+        ``"battery/NAME"``). Files are parsed by numpy's C reader, one dataset at a
+        time (`iter_battery` yields them one by one, to keep one in memory at a time).
+
+    Examples
+    --------
+    >>> import numpy as np, tempfile
+    >>> root = tempfile.mkdtemp()
+    >>> ds = Dataset(np.array([[0.0, 0.5], [1.0, 2.0], [3.0, 1e-3]]), [0, 1, 1])
+    >>> folder = write_battery([ds], root, battery="toy", names=["tiny"])
+    >>> back = read_battery(folder)
+    >>> back[0].metadata["name"], back[0].y.tolist(), bool((back[0].X == ds.X).all())
+    ('toy/tiny', [0, 1, 1], True)
+    """
+    return list(iter_battery(path, labels=labels, names=names))
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def _check_name(kind: str, name: object) -> str:
+    if not isinstance(name, str) or not _NAME.fullmatch(name):
+        raise ValueError(f"{kind} must be a file name without spaces or slashes that does "
+                         f"not start with a dot, got {name!r}")
+    return name
+
+
+def _default_name(dataset: Any, i: int) -> str:
+    name = (getattr(dataset, "metadata", None) or {}).get("name")
+    return str(name).rsplit("/", 1)[-1] if name else f"d{i}"
+
+
+def _dataset_files(folder: Path, name: str, entries: set[str]) -> list[str]:
+    """The files of dataset ``name`` present in ``folder`` (of its ``entries``)."""
+    pattern = re.compile(re.escape(name) + r"\.(data\.gz|txt|labels\d+\.gz)")
+    return sorted(e for e in entries if pattern.fullmatch(e))
+
+
+def _written_by_us(path: Path) -> bool:
+    try:
+        with path.open(encoding="utf-8", errors="replace") as fh:
+            return fh.readline().startswith(_MARK)
+    except OSError:
+        return False
+
+
+def check_battery_output(out: str | os.PathLike, battery: str, names: Sequence[str], *,
+                         overwrite: bool = False) -> Path:
+    """Check that `write_battery` may write these datasets; return the battery folder.
+
+    Parameters
+    ----------
+    out : str or os.PathLike
+        The root of the benchmark suite.
+    battery : str
+        The battery's name (its folder, ``out/battery``).
+    names : sequence of str
+        The names of the datasets to write.
+    overwrite : bool
+        Whether datasets of the same names that hawks-deap wrote may be replaced.
+
+    Returns
+    -------
+    Path
+        The battery folder (which may not exist yet).
+
+    Raises
+    ------
+    FileExistsError
+        If a file of one of the datasets exists and ``overwrite`` is false.
+    ValueError
+        If ``battery`` or a name is not a plain file name, names repeat, ``out`` or the
+        battery folder is not a directory, or an existing dataset's files were not
+        written by hawks-deap (its ``NAME.txt`` lacks our first line) or include label
+        vectors ``labels1..`` (never written by hawks-deap): those are never replaced.
+    """
+    overwrite = check_bool("overwrite", overwrite)
+    battery = _check_name("battery", battery)
+    names = [_check_name("names entry", n) for n in check_names("names", names)]
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise ValueError(f"dataset names must be distinct; repeated: {', '.join(repeated)}")
+    folder = Path(out) / battery
+    for path in (Path(out), folder):
+        if path.exists() and not path.is_dir():
+            raise ValueError(f"{path} exists and is not a directory")
+    check_parent_dir(folder, f"out {out}")
+    if not folder.is_dir():
+        return folder
+    entries = {p.name for p in folder.iterdir()}
+    for name in names:
+        present = _dataset_files(folder, name, entries)
+        if not present:
+            continue
+        if not overwrite:
+            raise FileExistsError(f"{folder}: dataset {name} exists ({', '.join(present)}); "
+                                  "pass overwrite=True (--overwrite) to replace it")
+        if not _written_by_us(folder / f"{name}.txt"):
+            raise ValueError(f"{folder}: dataset {name} was not written by hawks-deap (its "
+                             f"{name}.txt does not say so); an overwrite only replaces "
+                             "datasets hawks-deap wrote")
+        others = [e for e in present if re.fullmatch(r".*\.labels[1-9]\d*\.gz", e)]
+        if others:
+            raise ValueError(f"{folder}: dataset {name} also has {', '.join(others)}, which "
+                             "hawks-deap did not write; an overwrite would leave them stale")
+    return folder
+
+
+def _battery_labels(dataset: Any) -> np.ndarray:
+    """Labels of the format: our labels' codes plus 1 (0..K-1 become 1..K), noise 0."""
+    y = np.asarray(dataset.y)
+    noise = dataset.noise_mask
+    if noise.all():
+        raise ValueError("a dataset's points are all noise; the format needs a cluster")
+    codes, _ = encode_labels(y[~noise], name="y")
+    out = np.zeros(y.shape[0], dtype=np.int64)
+    out[~noise] = codes + 1
+    return out
+
+
+def battery_description(dataset: Any, name: str, battery: str) -> str:
+    """The ``NAME.txt`` of an exported dataset: how it was made, then its metadata.
+
+    Parameters
+    ----------
+    dataset : Dataset
+        The dataset (``TypeError`` for anything else; ``ValueError`` when all its
+        points are noise).
+    name, battery : str
+        The dataset's and the battery's names (plain file names: no spaces or slashes,
+        not starting with a dot; ``ValueError`` otherwise).
+
+    Returns
+    -------
+    str
+        The text, starting with the line `write_battery` looks for before it replaces
+        a dataset.
+    """
+    if not isinstance(dataset, Dataset):
+        raise TypeError(f"dataset must be a hawks_deap.Dataset, got {type(dataset).__name__}")
+    name, battery = _check_name("name", name), _check_name("battery", battery)
+    return _description(dataset, name, battery, _battery_labels(dataset))
+
+
+def _description(dataset: Any, name: str, battery: str, labels: np.ndarray) -> str:
+    """`battery_description`, given the dataset's labels in the format (`_battery_labels`)."""
+    meta = dict(getattr(dataset, "metadata", None) or {})
+    problem = meta.get("problem") or {}
+    settings = (meta.get("command") or {}).get("settings") or {}
+    n, d = dataset.X.shape
+    k = int(labels.max())
+    lines = [f"{_MARK}{package_version()}: dataset {name} of battery {battery}.", ""]
+    if problem or settings:
+        lines.append(f"Evolved by HAWKS (Shand et al., IEEE TEVC 2021) in hawks-deap "
+                     f"{meta.get('version', '?')}, mode {problem.get('mode', '?')}, seed "
+                     f"{meta.get('seed', settings.get('seed', '?'))}.")
+        if "suite" in meta:
+            lines.append(f"Run of a suite: {json.dumps(meta['suite'], sort_keys=True)}.")
+    else:
+        lines.append("No generating settings were recorded with this dataset.")
+    lines += [f"N = {n} points, D = {d} dimensions, K = {k} clusters.",
+              "`labels0`: the generating clusters 1..K (hawks-deap's labels 0..K-1, plus 1); "
+              + (f"0 marks the {int((labels == 0).sum())} noise points."
+                 if (labels == 0).any() else "there is no noise."), "",
+              "The dataset's metadata (settings, seed, fitness, constraint values):", ""]
+    body = json.dumps(meta, indent=2, sort_keys=True, default=str)
+    return "\n".join(lines) + "\n" + body + "\n"
+
+
+def _gzip(chunks: Iterable[str]) -> bytes:
+    """Gzip text given in pieces (no timestamp in the header: the same bytes each time)."""
+    buffer = io.BytesIO()
+    with gzip.GzipFile(fileobj=buffer, mode="wb", mtime=0) as fh:
+        for chunk in chunks:
+            fh.write(chunk.encode("utf-8"))
+    return buffer.getvalue()
+
+
+def _data_lines(X: np.ndarray, rows: int = 8192) -> Iterator[str]:
+    """The rows of ``NAME.data.gz``, a block at a time (the text is never whole)."""
+    # repr is the shortest text that reads back as the same float64 (numpy's parser
+    # rounds correctly), hence exact and smaller than %.17g
+    for start in range(0, X.shape[0], rows):
+        yield "".join(" ".join(map(repr, row)) + "\n"
+                      for row in X[start:start + rows].tolist())
+
+
+@dataclass(frozen=True)
+class BatteryExport:
+    """Datasets checked for writing as a battery (`prepare_battery`); `write` writes them.
+
+    Attributes
+    ----------
+    folder : Path
+        The battery folder, ``out/battery``.
+    battery : str
+        The battery's name.
+    names : tuple of str
+        One dataset name per dataset.
+    datasets : tuple of Dataset
+        The datasets.
+    labels : tuple of numpy.ndarray
+        Each dataset's labels in the format (clusters ``1..K``, noise ``0``).
+    """
+
+    folder: Path
+    battery: str
+    names: tuple[str, ...]
+    datasets: tuple[Dataset, ...]
+    labels: tuple[np.ndarray, ...]
+
+    def write(self) -> Path:
+        """Write the battery (see `write_battery`); return its folder."""
+        self.folder.mkdir(parents=True, exist_ok=True)
+        files = CreatedFiles()
+        with files.removed_on(BaseException):
+            if not os.path.lexists(self.folder / README):  # (a link, even dangling: kept)
+                files.write(self.folder / README, _readme(self.battery).encode("utf-8"))
+            for name, dataset, labels in zip(self.names, self.datasets, self.labels,
+                                             strict=True):
+                text = _description(dataset, name, self.battery, labels)
+                files.write(self.folder / f"{name}.txt", text.encode("utf-8"))
+                files.write(self.folder / f"{name}.labels0.gz",
+                            _gzip(["".join(f"{v}\n" for v in labels.tolist())]))
+                files.write(self.folder / f"{name}{DATA_SUFFIX}", _gzip(_data_lines(dataset.X)))
+        return self.folder
+
+
+def prepare_battery(datasets: Iterable[Any], out: str | os.PathLike, *, battery: str,
+                    names: Sequence[str] | None = None,
+                    overwrite: bool = False) -> BatteryExport:
+    """Check everything `write_battery` checks, and write nothing; ``.write()`` writes.
+
+    A command checks its whole input before any work this way, then writes. Parameters
+    and errors are `write_battery`'s.
+
+    Parameters
+    ----------
+    datasets : iterable of Dataset
+        Labelled datasets (at least one).
+    out : str or os.PathLike
+        The root of the benchmark suite.
+    battery : str
+        The battery's name (its folder).
+    names : sequence of str, optional
+        One dataset name per dataset (default as in `write_battery`).
+    overwrite : bool
+        Replace datasets of the same names that hawks-deap wrote.
+
+    Returns
+    -------
+    BatteryExport
+        The checked export; its ``write()`` writes it.
+    """
+    datasets = list(datasets)
+    if not datasets:
+        raise ValueError("datasets must hold at least one dataset, got none")
+    names = ([_default_name(d, i) for i, d in enumerate(datasets)] if names is None
+             else check_names("names", names))
+    if len(names) != len(datasets):
+        raise ValueError(f"names must have one entry per dataset ({len(datasets)}), got "
+                         f"{len(names)}")
+    labels = []
+    for name, dataset in zip(names, datasets, strict=True):
+        if not isinstance(dataset, Dataset):
+            raise TypeError(f"datasets must be hawks_deap.Dataset objects, got "
+                            f"{type(dataset).__name__} for {name!r}")
+        try:
+            check_X(dataset.X)
+            labels.append(_battery_labels(dataset))
+        except ValueError as error:
+            raise ValueError(f"dataset {name!r}: {error}") from None
+    folder = check_battery_output(out, battery, names, overwrite=overwrite)
+    return BatteryExport(folder, battery, tuple(names), tuple(datasets), tuple(labels))
+
+
+def write_battery(datasets: Iterable[Any], out: str | os.PathLike, *, battery: str,
+                  names: Sequence[str] | None = None, overwrite: bool = False) -> Path:
+    """Write datasets as a battery ``out/battery/`` of the clustering-benchmarks format.
+
+    Parameters
+    ----------
+    datasets : iterable of Dataset
+        Labelled datasets (points with noise, marked by ``metadata["noise_label"]``,
+        get label 0).
+    out : path
+        The root of the benchmark suite: ``clustbench.load_dataset(battery, name,
+        path=out)`` reads the result.
+    battery : str
+        The battery's name (its folder).
+    names : sequence of str, optional
+        Dataset names (file names without spaces or slashes, not starting with a dot);
+        default: the last part of each ``metadata["name"]``, else ``d0, d1, ...``.
+    overwrite : bool
+        Replace the files of datasets of the same names that hawks-deap wrote
+        (`check_battery_output` says which files are never replaced).
+
+    Returns
+    -------
+    Path
+        The battery folder.
+
+    Notes
+    -----
+    Everything is checked before the first file is written (`prepare_battery`). Per
+    dataset, ``NAME.txt`` (`battery_description`), ``NAME.labels0.gz`` then
+    ``NAME.data.gz`` are each written atomically, the data last, so a dataset is listed
+    (by its data file) only once it is whole; an interrupted or failed call removes the
+    files it created. A battery ``README.txt`` is written if there is none; an existing
+    one is kept.
+    """
+    return prepare_battery(datasets, out, battery=battery, names=names,
+                           overwrite=overwrite).write()
+
+
+def _readme(battery: str) -> str:
+    return (f"Battery {battery}, written by hawks-deap {package_version()}: datasets evolved "
+            "by HAWKS\n(Shand et al., Evolving controllably difficult datasets for "
+            "clustering, IEEE TEVC 2021).\nEach NAME.txt records how its dataset was "
+            "generated: mode, settings and seed.\n")

@@ -1,0 +1,694 @@
+"""Datasets: plain data (X, y), the generating genes and metadata; save and load.
+
+A saved dataset is a directory with three files:
+
+- ``data.csv``: a header ``x0,...,x{D-1},label`` then one row per point, floats written
+  with 17 significant digits (they read back bit for bit);
+- ``genes.json``: the cluster sizes and, per cluster, mean, variances, rotation and
+  covariance (the generating model);
+- ``metadata.json``: the problem parameters, seed, package version, fitness, index
+  value and constraint values.
+
+Directories are written atomically: into a temporary sibling directory, then renamed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import zipfile
+import zlib
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from hawks_deap._util.files import check_npz_arrays, read_json, read_text, short_repr
+from hawks_deap._util.writes import (
+    file_identity,
+    publish_dir,
+    remove_own_file,
+    remove_tree,
+    temp_dir,
+    write_file_atomic,
+)
+from hawks_deap.genome.genotype import Cluster, Genotype
+
+__all__ = ["DATA_FORMATS", "OWN_FILES", "Dataset", "check_replaceable", "files_are_whole",
+           "is_dataset_dir", "package_version"]
+
+DATA_FILE = "data.csv"
+#: The compressed alternative to ``data.csv`` (``format="npz"``): arrays ``X`` and ``y``.
+DATA_NPZ = "data.npz"
+#: Formats of a dataset's points: CSV text (17 significant digits) or compressed npz.
+DATA_FORMATS = ("csv", "npz")
+GENES_FILE = "genes.json"
+METADATA_FILE = "metadata.json"
+LOGBOOK_FILE = "logbook.csv"
+PARTITIONS_FILE = "partitions.csv"
+#: The figures ``hawks-deap plot`` writes into a run's directory.
+FIGURE_FILES = ("dataset.png", "convergence.png", "versus.png")
+#: Every file hawks-deap writes into a dataset's directory: ``overwrite`` replaces a
+#: directory that holds nothing else (`check_replaceable`).
+OWN_FILES = frozenset({DATA_FILE, DATA_NPZ, GENES_FILE, METADATA_FILE, LOGBOOK_FILE,
+                       PARTITIONS_FILE, *FIGURE_FILES})
+
+
+def package_version() -> str:
+    """The installed version of hawks-deap."""
+    try:
+        from importlib.metadata import version
+
+        return version("hawks-deap")
+    except Exception:  # noqa: BLE001 - running from a source tree
+        return "0+unknown"
+
+
+def _json_default(obj: Any) -> Any:
+    if isinstance(obj, np.integer):
+        return int(obj)
+    if isinstance(obj, np.floating):
+        return float(obj)
+    if isinstance(obj, np.bool_):
+        return bool(obj)
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    raise TypeError(f"not JSON serialisable: {type(obj).__name__}")
+
+
+def _dumps(obj: Any) -> str:
+    return json.dumps(obj, indent=2, sort_keys=True, default=_json_default) + "\n"
+
+
+def is_dataset_dir(path: str | os.PathLike) -> bool:
+    """Whether ``path`` holds a saved dataset (``data.csv`` or ``data.npz``).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        Any path (False if it is not such a directory; the files are not read).
+    """
+    path = Path(path)
+    return (path / DATA_FILE).is_file() or (path / DATA_NPZ).is_file()
+
+
+def files_are_whole(path: str | os.PathLike, n_points: int) -> bool:
+    """Whether the points' file and ``genes.json`` of a saved dataset are whole, cheaply.
+
+    `save` renames a directory into place once every file is written, so a directory at
+    its final path lacks part of a file only if the disk lost it (what was not yet synced
+    when the machine stopped: files cut short or empty). This finds such a file without
+    parsing a number (`Dataset.load` checks every value, at a cost that grows with the
+    data): exactly one points' file, ``data.csv`` holding its header and ``n_points``
+    rows, the last one ended, or ``data.npz`` whose members pass their checksums;
+    ``genes.json`` ending its JSON object (written indented by `save`: only the closing
+    brace starts a line). The caller reads ``metadata.json`` (for ``n_points``). Every
+    prefix of a whole file is found.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The dataset's directory.
+    n_points : int
+        N, the rows ``data.csv`` must hold after its header (not used for ``data.npz``).
+
+    Returns
+    -------
+    bool
+        False also when a file cannot be read (it never raises for a damaged file).
+    """
+    path = Path(path)
+    csv_file, npz_file = path / DATA_FILE, path / DATA_NPZ
+    try:
+        if csv_file.is_file() == npz_file.is_file():  # neither, or both
+            return False
+        if csv_file.is_file():
+            data = csv_file.read_bytes()
+            if not data.endswith(b"\n") or data.count(b"\n") != n_points + 1:
+                return False
+        else:
+            with zipfile.ZipFile(npz_file) as archive:
+                if archive.testzip() is not None:
+                    return False
+        return (path / GENES_FILE).read_bytes().endswith(b"\n}\n")
+    except (OSError, EOFError, zipfile.BadZipFile, zlib.error, NotImplementedError,
+            RuntimeError, ValueError):  # zipfile's too: an unknown compression, encryption
+        return False
+
+
+def check_replaceable(path: str | os.PathLike, *, shown: str | os.PathLike | None = None
+                      ) -> None:
+    """Raise unless ``path`` is a directory hawks-deap may replace, with nothing lost.
+
+    That is a real directory (not a symbolic link) that neither is nor contains the
+    working directory, and is empty, or says in its ``metadata.json`` that hawks-deap
+    wrote it, holds none but the files hawks-deap writes (`OWN_FILES`; a user's own
+    files or folders are never deleted by an overwrite) and is writable (its files can
+    be deleted).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The directory an overwrite would replace.
+    shown : str or os.PathLike, optional
+        The name messages give it (default ``path``; `Dataset.save` checks the folder
+        once moved aside, under a hidden name).
+
+    Raises
+    ------
+    ValueError
+        Naming the directory and what keeps it from being replaced.
+    """
+    path = Path(path)
+    shown = path if shown is None else shown
+    if path.is_symlink() or not path.is_dir():
+        raise ValueError(f"{shown} is not a directory written by hawks-deap; an overwrite "
+                         "only replaces those")
+    with contextlib.suppress(OSError):  # (a working directory that was deleted: no such)
+        cwd, resolved = Path.cwd().resolve(), path.resolve()
+        if resolved == cwd or resolved in cwd.parents:
+            raise ValueError(f"{shown} is or contains the working directory ({cwd}); an "
+                             "overwrite cannot replace it: run it from another folder")
+    entries = list(path.iterdir())
+    if not entries:
+        return
+    try:
+        metadata = read_json(path / METADATA_FILE)  # (ValueError: also nested too deeply)
+    except ValueError:
+        metadata = None
+    if not isinstance(metadata, dict) or metadata.get("package") != "hawks-deap":
+        raise ValueError(f"{shown} is not a hawks-deap output directory (its {METADATA_FILE} "
+                         "does not say hawks-deap wrote it); an overwrite only replaces those")
+    others = sorted(p.name for p in entries if p.name not in OWN_FILES or not p.is_file()
+                    or p.is_symlink())
+    if others:
+        listed = ", ".join(others[:5]) + (f" and {len(others) - 5} more" if len(others) > 5
+                                          else "")
+        raise ValueError(f"{shown} also holds files hawks-deap did not write ({listed}); "
+                         "an overwrite only replaces a directory that holds nothing else")
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise ValueError(f"{shown} is not writable: an overwrite could not delete its files")
+
+
+def write_bytes_atomic(path: str | os.PathLike, data: bytes) -> None:
+    """Write a file atomically: a temporary file in the same folder, synced, renamed.
+
+    Readers see the old content or the new one, never a part; an interrupted write
+    leaves at most a hidden ``.NAME.*.tmp`` file behind.
+    """
+    write_file_atomic(path, data)
+
+
+def write_text_atomic(path: str | os.PathLike, text: str) -> None:
+    """Write a UTF-8 text file atomically (see `write_bytes_atomic`)."""
+    write_bytes_atomic(path, text.encode("utf-8"))
+
+
+class CreatedFiles:
+    """Files a command writes, so that a command stopped part way leaves none it created.
+
+    `write` writes a file atomically and remembers it when it did not exist before;
+    inside ``with files.removed_on(errors):`` such an error (or interruption) removes
+    every file remembered and is raised again. Files that existed are replaced, never
+    removed: their old content is gone with the first write.
+    """
+
+    def __init__(self) -> None:
+        self.paths: list[Path] = []
+        self._identities: list[tuple[int, int]] = []
+
+    def write(self, path: str | os.PathLike, data: bytes) -> Path:
+        """Write ``data`` to ``path`` (`write_bytes_atomic`); return the path.
+
+        A new file never replaces one that appeared meanwhile (``FileExistsError``).
+        """
+        path = Path(path)
+        new = not os.path.lexists(path)
+        identity = write_file_atomic(path, data, replace=not new)
+        if new:
+            self.paths.append(path)
+            self._identities.append(identity)
+        return path
+
+    @contextlib.contextmanager
+    def removed_on(self, *errors: type[BaseException]) -> Iterator[None]:
+        """Remove the files created so far when the block raises one of ``errors``."""
+        try:
+            yield
+        except errors:  # only the very files written (whatever their path now leads to)
+            for path, identity in zip(self.paths, self._identities, strict=True):
+                remove_own_file(path, identity)
+            raise
+
+
+class Dataset:
+    """A labelled dataset, with its generating genes and metadata.
+
+    Parameters
+    ----------
+    X : array of shape (N, D)
+        The points.
+    y : array of shape (N,)
+        Integer cluster labels.
+    genotype : sequence of Cluster, optional
+        The genes that generated the data (one per cluster label 0..K-1).
+    metadata : dict, optional
+        JSON-ready information (problem parameters, seed, fitness, ...).
+    """
+
+    def __init__(self, X: Any, y: Any, genotype: Any = None,
+                 metadata: dict[str, Any] | None = None) -> None:
+        from hawks_deap._util.validation import check_X
+
+        # what save writes, load must read back: finite X, labels, proper genes of X's D
+        self.X = check_X(X)
+        self.y = _integer_labels(y)
+        if self.y.shape != (self.X.shape[0],):
+            raise ValueError(f"y must have shape ({self.X.shape[0]},), got {self.y.shape}")
+        self.metadata = dict(metadata or {})
+        clustered = self.y[~self.noise_mask]
+        if clustered.size and clustered.min() < 0:
+            raise ValueError(f"y has the negative label {int(clustered.min())}; cluster "
+                             "labels are 0, 1, ... (a noise label must be named in "
+                             "metadata['noise_label'])")
+        self.genotype = None
+        genes = None if genotype is None else list(genotype)
+        if genes:  # (no genes, as load reads an empty list: none)
+            _check_genes(genes, self.X.shape[1], "genotype: ")
+            if clustered.size and clustered.max() >= len(genes):
+                raise ValueError(f"y has the label {int(clustered.max())}, but the genotype "
+                                 f"has {len(genes)} genes (one per label 0..K-1)")
+            self.genotype = Genotype(genes)
+
+    def __repr__(self) -> str:
+        k = len(np.unique(self.y))
+        return f"Dataset(n_samples={self.n_samples}, n_dims={self.n_dims}, n_clusters={k})"
+
+    @property
+    def n_samples(self) -> int:
+        """Number of points N."""
+        return int(self.X.shape[0])
+
+    @property
+    def n_dims(self) -> int:
+        """Dimension D."""
+        return int(self.X.shape[1])
+
+    @property
+    def noise_mask(self) -> np.ndarray:
+        """The points that belong to no cluster (a boolean mask).
+
+        Those labelled ``metadata["noise_label"]`` (e.g. a battery's -1,
+        `hawks_deap.io.batteries`); none when the metadata names no such label.
+        """
+        return _noise_mask(self.y, self.metadata.get("noise_label"))
+
+    @property
+    def sizes(self) -> np.ndarray:
+        """Number of points per label, for labels 0..max, noise (`noise_mask`) left out."""
+        return np.bincount(self.y[~self.noise_mask].astype(np.int64))
+
+    def regenerate(self, n_samples: int | None = None, seed: object = None) -> Dataset:
+        """A fresh sample of any size from the generating model (the genes).
+
+        Cluster k keeps its share of the points: the sizes are ``n w_k`` rounded by the
+        largest-remainder rule, where ``w_k = n_k / N`` are the shares of this dataset,
+        so they sum exactly to ``n`` (and equal this dataset's sizes for ``n = N``); a
+        cluster that would get no point takes one from the largest. The points
+        of cluster k are ``mu_k + z diag(sqrt(lambda_k)) R_k^T`` with fresh
+        standard-normal rows ``z`` (the same model as during evolution, new draws).
+
+        Parameters
+        ----------
+        n_samples : int, optional
+            Number of points n (>= K); default: the size of this dataset.
+        seed : int, SeedSequence, Generator or None
+            Source of the fresh draws (the global numpy state is never used).
+
+        Returns
+        -------
+        Dataset
+            Labels 0..K-1 in gene order, the same genes, and this dataset's metadata
+            plus ``"regenerated": {"n_samples", "seed", "sizes"}``.
+
+        Raises
+        ------
+        ValueError
+            If the dataset has no genes, or its labels are not 0..K-1 for K genes.
+        """
+        from hawks_deap._util.validation import as_generator, check_int
+
+        if not self.genotype:
+            raise ValueError("regenerate needs the generating genes; this dataset has none "
+                             "(genotype is None: was genes.json missing?)")
+        k = len(self.genotype)
+        labels = self.y.astype(np.int64)
+        if labels.size and (labels.min() < 0 or labels.max() >= k):
+            raise ValueError(f"labels must be 0..{k - 1} (one per gene) to regenerate, got "
+                             f"values in [{labels.min()}, {labels.max()}]")
+        n = self.n_samples if n_samples is None else check_int("n_samples", n_samples,
+                                                                  minimum=k)
+        from hawks_deap._util.memory import check_fits, sample_bytes
+
+        check_fits("regenerating the dataset", sample_bytes(n, self.n_dims),
+                   {"n_samples": n, "n_dims": self.n_dims})
+        if n < k:
+            raise ValueError(f"n_samples must be >= the number of clusters {k}, got {n}")
+        rng = as_generator(seed)
+        counts = np.bincount(labels, minlength=k).astype(float)
+        weights = counts / counts.sum() if counts.sum() > 0 else np.full(k, 1.0 / k)
+        exact = weights * n
+        sizes = np.floor(exact).astype(np.int64)
+        order = np.argsort(-(exact - sizes), kind="stable")
+        sizes[order[: n - int(sizes.sum())]] += 1
+        for empty in np.flatnonzero(sizes == 0):  # every cluster keeps at least one point
+            sizes[int(np.argmax(sizes))] -= 1
+            sizes[empty] = 1
+        X = np.concatenate([gene.sample(rng.standard_normal((int(m), gene.n_dims)))
+                            for gene, m in zip(self.genotype, sizes, strict=True)])
+        y = np.repeat(np.arange(k), sizes)
+        seed_info = int(seed) if isinstance(seed, (int, np.integer)) else None
+        metadata = {**self.metadata, "regenerated": {"n_samples": n, "seed": seed_info,
+                                                     "sizes": sizes.tolist()}}
+        return Dataset(X, y, list(self.genotype), metadata)
+
+    @classmethod
+    def from_individual(cls, problem: Any, individual: Genotype,
+                        extra: dict[str, Any] | None = None) -> Dataset:
+        """The dataset of an evaluated individual of ``problem`` (current layout).
+
+        Raises ``ValueError`` if the individual was evaluated on another layout (the
+        problem was prepared again since, by another run or toolbox): its genes would
+        give another dataset than the one its fitness measured.
+
+        Parameters
+        ----------
+        problem : Problem
+            The run's prepared problem (its `sample`, ``layout`` and ``parameters()``).
+        individual : Genotype
+            An individual of it (else a TypeError); unevaluated: empty ``"fitness"``.
+        extra : dict, optional
+            More metadata, merged last (overriding the keys below).
+
+        Returns
+        -------
+        Dataset
+            Metadata: package, version, problem, fitness, record, sizes, environment
+            (`hawks_deap.io.environment.environment`: what it ran on), then ``extra``.
+        """
+        if not isinstance(individual, Genotype):
+            raise TypeError(f"individual must be a Genotype (an individual of the run), got "
+                            f"{type(individual).__name__}")
+        key = getattr(individual.fitness, "layout_key", None)
+        if key is not None and problem.layout is not None and key != problem.layout.key:
+            raise ValueError("this individual was evaluated on another layout than the "
+                             "problem's current one (the problem was prepared again since, "
+                             "by another run or toolbox): use the Result of its run "
+                             "(result.dataset(individual)), whose problem keeps its layout")
+        from hawks_deap.io.environment import environment
+
+        X, y = problem.sample(individual)
+        values = individual.fitness.values if individual.fitness.valid else ()
+        metadata = {
+            "package": "hawks-deap",
+            "version": package_version(),
+            "problem": problem.parameters(),
+            "fitness": list(values),
+            "record": dict(individual.record),
+            "sizes": problem.layout.sizes.tolist(),
+            "environment": environment(),
+            **(extra or {}),
+        }
+        return cls(X, y, list(individual), metadata)
+
+    def to_csv_text(self) -> str:
+        """The content of ``data.csv``."""
+        d = self.n_dims
+        header = ",".join([f"x{i}" for i in range(d)] + ["label"])
+        lines = [header]
+        labels = self.y.tolist()
+        for row, label in zip(self.X.tolist(), labels, strict=True):
+            lines.append(",".join([f"{v:.17g}" for v in row] + [str(label)]))
+        return "\n".join(lines) + "\n"
+
+    def to_npz_bytes(self) -> bytes:
+        """The content of ``data.npz``: arrays ``X`` (float) and ``y`` (integer labels)."""
+        buffer = io.BytesIO()
+        np.savez_compressed(buffer, X=self.X, y=np.asarray(self.y, dtype=np.int64))
+        return buffer.getvalue()
+
+    def save(self, path: str | os.PathLike, *, overwrite: bool = False,
+             extra_files: Mapping[str, str] | None = None, format: str = "csv") -> Path:  # noqa: A002
+        """Write the dataset directory atomically; returns its path.
+
+        Parameters
+        ----------
+        path : path
+            The directory to write.
+        overwrite : bool
+            Replace an existing directory that hawks-deap wrote and that holds nothing
+            but its files (`check_replaceable`; anything else raises ``ValueError``
+            before any work); otherwise raise ``FileExistsError``. The folder found at
+            the end is moved aside, checked again and deleted only then; if the check
+            or the replacement fails, it is put back. Nothing found at ``path`` at the
+            end is ever replaced unchecked: then ``FileExistsError`` (a
+            `hawks_deap._util.writes.NotReplacedError`) names the visible sibling
+            ``NAME.kept-HEX`` that holds the new dataset.
+        extra_files : mapping, optional
+            More text files to write into the directory (name -> content), as part of
+            the same atomic write (e.g. a run's logbook).
+        format : {"csv", "npz"}
+            The points as ``data.csv`` (text, 17 significant digits: they read back bit
+            for bit) or ``data.npz`` (compressed binary arrays, exact; integer labels).
+        """
+        from hawks_deap._util.validation import check_bool, check_choice
+
+        overwrite = check_bool("overwrite", overwrite)
+        check_choice("format", format, DATA_FORMATS)  # (labels are integers: __init__)
+        path = Path(path)
+        target = Path(os.path.abspath(path))  # (a NAME even for "." or "a/..")
+        if os.path.lexists(target):
+            if not overwrite:
+                raise FileExistsError(f"{path} exists; pass overwrite=True to replace it")
+            check_replaceable(target, shown=path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = temp_dir(target.parent, f".{target.name}.", ".tmp")
+        identity = file_identity(tmp)
+        try:
+            if format == "csv":
+                (tmp / DATA_FILE).write_text(self.to_csv_text(), encoding="utf-8")
+            else:
+                (tmp / DATA_NPZ).write_bytes(self.to_npz_bytes())
+            genes = {
+                "sizes": self.sizes.tolist(),
+                "clusters": [g.to_dict() for g in self.genotype] if self.genotype else [],
+            }
+            (tmp / GENES_FILE).write_text(_dumps(genes), encoding="utf-8")
+            # the mark `check_replaceable` looks for (runs' metadata have it already)
+            metadata = {"package": "hawks-deap", **self.metadata}
+            (tmp / METADATA_FILE).write_text(_dumps(metadata), encoding="utf-8")
+            for name, text in (extra_files or {}).items():
+                if Path(name).name != name or name in (DATA_FILE, DATA_NPZ, GENES_FILE,
+                                                       METADATA_FILE):
+                    raise ValueError(f"extra_files: invalid file name {name!r}")
+                (tmp / name).write_text(text, encoding="utf-8")
+            publish_dir(tmp, target, overwrite=overwrite, names=OWN_FILES, shown=path,
+                        check=lambda aside: check_replaceable(aside, shown=path))
+        except BaseException:
+            remove_tree(tmp, identity)  # (gone when renamed, kept or in place)
+            raise
+        return path
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> Dataset:
+        """Read a dataset directory written by `save`, checking every file.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The dataset's directory; ``genes.json`` (without it, or with no clusters in
+            it, the genes are None) and ``metadata.json`` (else {}) are optional.
+
+        Returns
+        -------
+        Dataset
+
+        Raises
+        ------
+        FileNotFoundError
+            If the directory has neither ``data.csv`` nor ``data.npz``.
+        ValueError
+            If it holds both; otherwise naming the file and what is wrong: a header
+            that is not ``x0,...,label``, ragged or non-numeric rows (``#`` too), no
+            rows, non-finite coordinates, non-integer labels; npz headers claiming more
+            than the machine's memory; genes that are not a JSON object with ``sizes``
+            and ``clusters``, sizes that do not match the data (naming the short file),
+            genes of another dimension, rotations that are not proper; metadata that is
+            not a JSON object, or whose ``noise_label`` is not one integer; JSON too
+            deep to parse.
+        """
+        path = Path(path)
+        if not is_dataset_dir(path):
+            raise FileNotFoundError(f"{path} is not a dataset directory (no {DATA_FILE} or "
+                                    f"{DATA_NPZ})")
+        if (path / DATA_FILE).is_file() and (path / DATA_NPZ).is_file():
+            raise ValueError(f"{path} holds both {DATA_FILE} and {DATA_NPZ}: keep one")
+        if (path / DATA_FILE).is_file():
+            X, y = _read_data(path / DATA_FILE)
+        else:
+            X, y = _read_npz(path / DATA_NPZ)
+        metadata = {}
+        if (path / METADATA_FILE).is_file():
+            metadata = _read_json_object(path / METADATA_FILE)
+        genotype = None
+        noise = _noise_mask(y, metadata.get("noise_label"), f"{path / METADATA_FILE}: ")
+        if (path / GENES_FILE).is_file():
+            data_file = path / (DATA_FILE if (path / DATA_FILE).is_file() else DATA_NPZ)
+            genotype = _read_genes(path / GENES_FILE, X, y[~noise], data_file) or None
+        return cls(X, y, genotype, metadata)
+
+
+def _integer_labels(y: Any) -> np.ndarray:
+    """``y`` as integers: bools and integer-valued floats converted, anything else refused."""
+    y = np.asarray(y)
+    if y.dtype.kind == "b" or (y.dtype.kind == "f" and np.isfinite(y).all()
+                               and (y == np.round(y)).all()):
+        return y.astype(np.int64)
+    if y.dtype.kind not in "iu":
+        raise ValueError(f"y must hold integer cluster labels, got dtype {y.dtype} "
+                         f"(e.g. {y.reshape(-1)[:1].tolist()})")
+    return y
+
+
+def _noise_mask(y: np.ndarray, noise_label: Any, where: str = "metadata ") -> np.ndarray:
+    """The points labelled ``noise_label`` (one integer label, or None: no noise)."""
+    if noise_label is None:
+        return np.zeros(len(y), bool)
+    if not isinstance(noise_label, int | np.integer) or isinstance(noise_label, bool):
+        raise ValueError(f"{where}noise_label must be one integer label (or null), got "
+                         f"{short_repr(noise_label)}")
+    return np.asarray(y) == noise_label
+
+
+def _read_json_object(path: Path) -> dict[str, Any]:
+    data = read_json(path)  # (ValueError naming the file: invalid, too deep, not UTF-8)
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: must hold a JSON object, got {type(data).__name__}")
+    return data
+
+
+def _read_data(path: Path) -> tuple[np.ndarray, np.ndarray]:
+    """X and integer labels of a ``data.csv``, checked (errors name the file)."""
+    text = read_text(path)  # (ValueError naming the file: unreadable, not UTF-8)
+    header = text.split("\n", 1)[0].strip().split(",")
+    d = len(header) - 1
+    if d < 1 or header != [f"x{i}" for i in range(d)] + ["label"]:
+        raise ValueError(f"{path}: the header must be x0,...,x{{D-1}},label (D >= 1), got "
+                         f"{short_repr(','.join(header))}")
+    if not text.partition("\n")[2].strip():
+        raise ValueError(f"{path}: holds no points")
+    try:  # (no comment character: a row starting with "#" is refused, never skipped)
+        raw = np.loadtxt(io.StringIO(text), delimiter=",", skiprows=1, ndmin=2, comments=None)
+    except ValueError as error:
+        raise ValueError(f"{path}: rows must hold {d + 1} numbers each ({error})") from None
+    if raw.shape[0] == 0:
+        raise ValueError(f"{path}: holds no points")
+    if raw.shape[1] != d + 1:
+        raise ValueError(f"{path}: rows hold {raw.shape[1]} values, the header {d + 1}")
+    return _checked_points(path, raw[:, :-1], raw[:, -1], first_row=2)
+
+
+def _read_npz(path: Path) -> tuple[np.ndarray, np.ndarray]:
+    """X and integer labels of a ``data.npz``, checked (errors name the file)."""
+    check_npz_arrays(path)  # (the headers' shapes, before any array is allocated)
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            X, labels = np.asarray(data["X"]), np.asarray(data["y"])
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, zlib.error,
+            NotImplementedError, RuntimeError) as error:  # (zipfile's: damaged, encrypted)
+        raise ValueError(f"{path}: not a dataset (an npz file with arrays X and y): "
+                         f"{error}") from None
+    if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] == 0 or X.dtype.kind not in "iuf":
+        raise ValueError(f"{path}: X must be a non-empty 2-D numeric array, got shape "
+                         f"{X.shape} of {X.dtype}")
+    if labels.shape != (X.shape[0],) or labels.dtype.kind not in "iuf":
+        raise ValueError(f"{path}: y must be {X.shape[0]} numeric labels, got shape "
+                         f"{labels.shape} of {labels.dtype}")
+    return _checked_points(path, X.astype(np.float64), labels.astype(np.float64),
+                           first_row=0)
+
+
+def _checked_points(path: Path, X: np.ndarray, labels: np.ndarray, *,
+                    first_row: int) -> tuple[np.ndarray, np.ndarray]:
+    """X and the labels as int64; non-finite coordinates and non-integer labels refused.
+
+    Rows are numbered from ``first_row`` in the messages (the file's line or index).
+    """
+    bad = np.flatnonzero(~np.isfinite(X).all(axis=1))
+    if bad.size:
+        row = int(bad[0]) + first_row
+        raise ValueError(f"{path}: row {row} holds a non-finite coordinate ({bad.size} such "
+                         "rows)")
+    bad = np.flatnonzero(~np.isfinite(labels) | (labels != np.round(labels)))
+    if bad.size:
+        row, label = int(bad[0]) + first_row, float(labels[bad[0]])
+        raise ValueError(f"{path}: row {row} has label {label!r}; labels must be integers "
+                         f"({bad.size} such rows)")
+    return X, labels.astype(np.int64)
+
+
+def _read_genes(path: Path, X: np.ndarray, y: np.ndarray, data_file: Path) -> list[Cluster]:
+    """The genes of a ``genes.json``, checked against the data (errors name the file).
+
+    ``y`` holds the labels of the clustered points (noise left out) of ``data_file``.
+    """
+    genes = _read_json_object(path)
+    sizes, clusters = genes.get("sizes", []), genes.get("clusters", [])
+    if not isinstance(sizes, list) or not all(isinstance(n, int) and not isinstance(n, bool)
+                                              and n >= 0 for n in sizes):
+        raise ValueError(f"{path}: sizes must be a list of non-negative integers")
+    if not isinstance(clusters, list) or not all(isinstance(c, dict) for c in clusters):
+        raise ValueError(f"{path}: clusters must be a list of objects (mean, variances, "
+                         "rotation)")
+    if sum(sizes) != len(y):
+        short = data_file if len(y) < sum(sizes) else path
+        raise ValueError(f"{data_file} holds {len(y)} points in clusters, but the sizes in "
+                         f"{path} sum to {sum(sizes)}: {short} is truncated, or the two "
+                         "files are not of one dataset")
+    if not clusters:
+        return []
+    counts = np.bincount(y, minlength=len(sizes)) if y.min() >= 0 else None
+    if len(clusters) != len(sizes) or counts is None or counts.tolist() != sizes:
+        raise ValueError(f"{path}: {len(clusters)} clusters with sizes {sizes} do not match "
+                         "the data file's labels")
+    out = []
+    for k, data in enumerate(clusters):
+        try:
+            gene = Cluster.from_dict(data)
+        except (KeyError, TypeError, ValueError) as error:
+            raise ValueError(f"{path}: cluster {k}: {error}") from None
+        out.append(gene)
+    _check_genes(out, X.shape[1], f"{path}: ")
+    return out
+
+
+def _check_genes(genes: list[Any], n_dims: int, where: str) -> None:
+    """Check genes as `Dataset.load` does (errors start with ``where``).
+
+    Each must be a Cluster of the data's dimension with a proper rotation.
+    """
+    for k, gene in enumerate(genes):
+        if not isinstance(gene, Cluster):
+            raise TypeError(f"{where}cluster {k} must be a hawks_deap.genome.Cluster gene, got "
+                            f"{type(gene).__name__}")
+        if gene.n_dims != n_dims:
+            raise ValueError(f"{where}cluster {k} has {gene.n_dims} dimensions, the data "
+                             f"{n_dims}")
+        r = gene.rotation
+        if not (np.allclose(r @ r.T, np.eye(r.shape[0]), atol=1e-8)
+                and np.linalg.det(r) > 0):
+            raise ValueError(f"{where}cluster {k}: the rotation is not a proper rotation "
+                             "(orthogonal, determinant +1)")

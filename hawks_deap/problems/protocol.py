@@ -1,0 +1,174 @@
+"""The Problem protocol: everything a loop, a toolbox or a pool may ask of a problem.
+
+A problem owns one generation task: the dataset layout (N, K, D, cluster sizes, the
+common random numbers), the fitness, the constraints, the evaluator and its caches, and
+the DEAP fitness class. It knows nothing about the loop that optimises it.
+"""
+
+from __future__ import annotations
+
+import copy
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Sequence
+from contextlib import AbstractContextManager
+from typing import Any
+
+import numpy as np
+
+from hawks_deap._util.threads import blas_thread_limit
+from hawks_deap.genome.genotype import Evaluation, Genotype, Layout, RecordFitness
+
+__all__ = ["Problem"]
+
+
+class Problem(ABC):
+    """What every problem offers to toolboxes and loops: the whole protocol, declared.
+
+    Loops and pools use nothing of a problem but what is declared here.
+
+    Attributes
+    ----------
+    fitness_class : type
+        The DEAP fitness class of its individuals (a `RecordFitness` subclass).
+    layout : Layout or None
+        The layout of the current run, made by `prepare`.
+    parallel_by_default : bool
+        Whether an evaluation is expensive enough that `hawks_deap.evolve` uses one
+        process per core when neither ``n_jobs`` nor ``map`` is given (Versus mode), and
+        a pool sends one individual per task rather than one batch per worker.
+    n_threads : int or None
+        Native (BLAS/OpenMP) threads an evaluation may use; None: the libraries' own
+        setting. A pool never forks workers whose evaluations may use several threads.
+    n_clusters : int
+        K, the number of genes of an individual: `hawks_deap.make_toolbox` and
+        `hawks_deap.evolve` read it for the population's memory bound and for the
+        operators that need several clusters (``mean_mutation="de"``: K >= 3). Every
+        problem sets it.
+    """
+
+    fitness_class: type[RecordFitness]
+    n_clusters: int
+    layout: Layout | None = None
+    parallel_by_default: bool = False
+    n_threads: int | None = None
+
+    @abstractmethod
+    def prepare(self, rng: np.random.Generator) -> Layout:
+        """Start a run: draw the layout (sizes, common random numbers), reset caches.
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+            Source of the layout's draws.
+
+        Returns
+        -------
+        Layout
+            The new layout, also kept as ``layout``.
+        """
+
+    @abstractmethod
+    def random_individual(self, rng: np.random.Generator) -> Genotype:
+        """A random initial individual.
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+            Source of the individual's draws.
+
+        Returns
+        -------
+        Genotype
+            An unevaluated individual with a ``fitness_class`` fitness.
+        """
+
+    @abstractmethod
+    def evaluate(self, individual: Genotype, eval_seed: int | None = None) -> Evaluation:
+        """Fitness values and evaluation record of an individual.
+
+        ``eval_seed`` seeds any randomness of the evaluation (stochastic clustering in
+        Versus mode); deterministic problems ignore it.
+
+        Parameters
+        ----------
+        individual : Genotype
+            An individual of this problem, under the current layout.
+        eval_seed : int, optional
+            Seed of this evaluation's randomness; None: the problem's own default.
+
+        Returns
+        -------
+        Evaluation
+            The fitness values, carrying the evaluation record.
+        """
+
+    @abstractmethod
+    def parameters(self) -> dict[str, Any]:
+        """JSON-ready description of the problem (for dataset metadata)."""
+
+    def snapshot(self) -> Problem:
+        """A copy bound to the current layout: a later `prepare` of either leaves the other.
+
+        Each toolbox of `hawks_deap.make_toolbox` and each run's `hawks_deap.Result`
+        keeps one, so that several toolboxes made from one problem (islands) and the
+        results of earlier runs keep their own layout. A shallow copy (layout, evaluator
+        and caches shared until the next `prepare`, which replaces them): a problem whose
+        `prepare` changes state in place must override it.
+
+        Returns
+        -------
+        Problem
+            The copy, of the same class.
+        """
+        return copy.copy(self)
+
+    def mutation_context(self) -> dict[str, Any]:
+        """Keyword arguments the mutation operators may need (e.g. the target)."""
+        return {}
+
+    def as_multiobjective(self, objectives: Iterable[str] | None = None) -> Problem:
+        """The problem with one more objective per constraint (NSGA-II / NSGA-III).
+
+        `hawks_deap.evolve` calls it, without ``objectives``, when ``algorithm`` is
+        ``"nsga2"`` or ``"nsga3"`` and the problem has a single objective
+        (`hawks_deap.make_toolbox` asks for the multi-objective problem itself). The
+        default has no multi-objective form and raises a NotImplementedError (`evolve`
+        then refuses the problem with a ValueError); `DatasetProblem` returns a
+        `hawks_deap.problems.multiobjective.MultiObjectiveProblem`.
+
+        Parameters
+        ----------
+        objectives : iterable of str, optional
+            Measures of this problem's constraints to add as objectives; None: all.
+
+        Returns
+        -------
+        Problem
+            A new problem with several objectives; this one is unchanged.
+
+        Raises
+        ------
+        NotImplementedError
+            When the problem has no multi-objective form (the default).
+        """
+        raise NotImplementedError(f"{type(self).__name__} has no multi-objective form")
+
+    def prefetch(self, individuals: Sequence[Genotype]) -> None:
+        """Hook before a batch of evaluations (one generation's): fill caches together.
+
+        Evaluations give the same values with or without it; the default does nothing.
+
+        Parameters
+        ----------
+        individuals : sequence of Genotype
+            The batch about to be evaluated.
+        """
+        return None
+
+    def loop_context(self) -> AbstractContextManager:
+        """Context held around a serial loop over this problem (set once per run).
+
+        One BLAS thread by default: variation and evaluation multiply small matrices,
+        for which more threads only cost.
+        """
+        return blas_thread_limit(1)
