@@ -1,12 +1,26 @@
 """Named presets: the settings of a published study, one switch away.
 
-A preset is a set of setting values and clustering-algorithm settings under one name.
-It changes only the settings it lists; anything given in a config file or on the command
-line still wins over it, and the defaults fill the rest. Runs record the preset and the
-values it set in their metadata.
+A preset is, for each command, a set of setting values (keys of
+`hawks_deap.settings.model.RunSettings`), and clustering-algorithm settings, under one
+name. It changes only the settings it lists; anything given in a config file or on the
+command line still wins over it, and the defaults fill the rest. Runs record the preset
+and the values it set in their metadata. A suite run's seed does not depend on what a
+preset sets (`hawks_deap.campaign.seed_keys`): the preset's name enters the key, so a
+preset can be corrected without moving any seed.
 
 ``"hawks-tevc"``: the HAWKS paper (Shand et al., IEEE TEVC 2021) as run by HAWKS 0.2.0
-(``../shared/anchors/HAWKS-0.2.0.md``):
+(``../shared/anchors/HAWKS-0.2.0.md`` and its ``hawks-tevc-configs/``):
+
+- Versus mode (``versus``), the paper's Versus experiment: N = 2000, K = 5, D = 2,
+  overlap <= 0 (``max_overlap = 0``), eigenvalue ratio <= 20 (``max_eccentricity =
+  20``), clusters of at least 5 points, initial means in U(0, 10)
+  (``initial_mean_upper = 10``), P_f = 0.75 (also Versus mode's default). The
+  generations and the population stay ours (100 and 10; HAWKS 0.2.0's default config
+  has 50 generations, the paper does not state them for Versus mode).
+- Index mode (``generate``): the paper's grid defaults are ours already (clusters of at
+  least 10 points, initial means in U(0, 2), the PSO mean operator, P = 10, G = 100,
+  P_f = 0.5, crossover 0.7); its grid values (N, K, D, the target, the bounds) are a
+  suite's, not a preset's.
 
 - ``returns = "final-fittest"``: a run returns the final population's individual of best
   fitness, its penalty ignored (HAWKS 0.2.0's final pick; the paper, section III, "the
@@ -33,9 +47,16 @@ from hawks_deap._util.validation import check_choice
 
 __all__ = ["ALGORITHM_PRESETS", "PRESETS", "check_preset", "preset_settings"]
 
-#: Setting values of each preset, by option key (`hawks_deap.settings.config.OPTIONS`).
-PRESETS: Mapping[str, Mapping[str, Any]] = MappingProxyType({
-    "hawks-tevc": MappingProxyType({"returns": "final-fittest"}),
+#: Setting values of each preset, by command then by setting key
+#: (`hawks_deap.settings.model.RunSettings`).
+PRESETS: Mapping[str, Mapping[str, Mapping[str, Any]]] = MappingProxyType({
+    "hawks-tevc": MappingProxyType({
+        "generate": MappingProxyType({"returns": "final-fittest"}),
+        "versus": MappingProxyType({
+            "returns": "final-fittest", "n_samples": 2000, "n_clusters": 5, "n_dims": 2,
+            "max_overlap": 0.0, "max_eccentricity": 20.0, "min_size": 5,
+            "initial_mean_upper": 10.0, "p_f": 0.75}),
+    }),
 })
 
 #: Clustering settings of each preset: registered name -> keyword arguments that replace
@@ -83,23 +104,38 @@ def check_preset(preset: object) -> str | None:
     return check_choice("preset", preset, tuple(PRESETS))
 
 
-def preset_settings(preset: str | None) -> dict[str, Any]:
-    """The setting values a preset sets (empty for None).
+def preset_settings(preset: str | None, command: str) -> dict[str, Any]:
+    """The setting values a preset sets for a command (empty for None).
 
     Parameters
     ----------
     preset : str or None
         A name in `PRESETS`, or None.
+    command : {"generate", "versus"}
+        The command whose settings are asked for.
 
     Returns
     -------
     dict
-        A new dict, option key -> value (`PRESETS`); clustering settings are in
+        A new dict, setting key -> value (`PRESETS`); clustering settings are in
         `ALGORITHM_PRESETS`.
 
     Raises
     ------
     TypeError, ValueError
-        As `check_preset`, for a preset that is neither None nor a known name.
+        As `check_preset`, for a preset that is neither None nor a known name; a
+        ``ValueError`` for an unknown command.
+
+    Examples
+    --------
+    >>> preset_settings("hawks-tevc", "versus")["n_samples"]
+    2000
+    >>> preset_settings(None, "generate")
+    {}
     """
-    return dict(PRESETS[check_preset(preset)]) if preset is not None else {}
+    if preset is None:
+        return {}
+    by_command = PRESETS[check_preset(preset)]
+    if command not in by_command:
+        raise ValueError(f"unknown command {command!r}; valid: {', '.join(by_command)}")
+    return dict(by_command[command])

@@ -82,7 +82,7 @@ def test_index_config_every_key_maps_to_the_files_values():
         # both constraints: overlap "upper", eigenvalue ratio "lower"
         assert v["max_overlap"] == chosen["constraints.overlap.threshold"]
         assert v["min_eccentricity"] == chosen["constraints.eigenval_ratio.threshold"]
-        assert "min_overlap" not in v and "max_eccentricity" not in v
+        assert v["min_overlap"] is None and v["max_eccentricity"] is None  # (options, unset)
         assert v["min_size"] == data["dataset"]["min_clust_size"]
         assert v["equal_sizes"] is data["dataset"]["equal_clusters"]
         assert v["generations"] == ga["num_gens"] - 1

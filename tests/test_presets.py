@@ -9,9 +9,12 @@ import hawks_deap as hd
 from hawks_deap import cli
 from hawks_deap.algorithms import RETURNS, final_fittest, select_best
 from hawks_deap.campaign import suite as hs
+from hawks_deap.campaign.runs import build_problem
 from hawks_deap.presets import ALGORITHM_PRESETS, PRESETS, check_preset, preset_settings
+from hawks_deap.problems import IndexProblem
 from hawks_deap.problems.constraints import Eccentricity, from_settings
 from hawks_deap.settings import config
+from hawks_deap.settings.model import RunSettings
 
 SMALL = {"n_samples": 120, "n_clusters": 3, "generations": 6, "population_size": 6}
 
@@ -23,16 +26,47 @@ def test_preset_names_and_settings():
         check_preset("tevc")
     with pytest.raises(TypeError, match="preset must be a string or None"):
         check_preset(1)
-    assert preset_settings(None) == {}
-    assert preset_settings("hawks-tevc") == {"returns": "final-fittest"}
+    assert preset_settings(None, "generate") == {}
+    assert preset_settings("hawks-tevc", "generate") == {"returns": "final-fittest"}
     # one list of presets: each has run settings and clustering settings
     assert set(PRESETS) == set(ALGORITHM_PRESETS)
-    # every setting a preset lists is an option of both commands, with an allowed value
-    for settings in PRESETS.values():
-        for key, value in settings.items():
-            for command in config.COMMANDS:
+    # a preset is settings: for each command, option values that make valid RunSettings
+    for by_command in PRESETS.values():
+        assert set(by_command) == set(config.COMMANDS)
+        for command, settings in by_command.items():
+            for key, value in settings.items():
                 (opt,) = [o for o in config.options_for(command) if o.key == key]
                 assert opt.validate(value) == value
+            objective = {"winner": "gmm", "loser": "kmeans++"} if command == "versus" else {}
+            built = RunSettings.from_values(command, {**settings, **objective})
+            assert {k: built.values()[k] for k in settings} == settings
+
+
+def test_the_tevc_preset_is_the_papers_setup_of_each_mode():
+    """HAWKS-0.2.0.md and its hawks-tevc-configs: TEVC Versus N=2000, K=5, D=2, overlap
+    <= 0, eigenvalue ratio <= 20, clusters of >= 5 points, means in U(0, 10), P_f 0.75;
+    Index mode's defaults (clusters >= 10 points, means in U(0, 2)) are ours."""
+    versus = config.resolve("versus", {"ga": {"preset": "hawks-tevc"}})
+    assert {k: versus[k] for k in ("n_samples", "n_clusters", "n_dims", "max_overlap",
+                                   "max_eccentricity", "min_size", "initial_mean_upper",
+                                   "p_f", "returns")} == {
+        "n_samples": 2000, "n_clusters": 5, "n_dims": 2, "max_overlap": 0.0,
+        "max_eccentricity": 20.0, "min_size": 5, "initial_mean_upper": 10.0, "p_f": 0.75,
+        "returns": "final-fittest"}
+    problem = build_problem("versus", {**versus, "winner": "kmeans++",
+                                       "loser": "single-linkage"})
+    assert (problem.n_samples, problem.n_clusters, problem.n_dims, problem.min_size,
+            problem.initial_mean_upper) == (2000, 5, 2, 5, 10.0)
+    bounds = {type(c).__name__: (c.min, c.max) for c in problem.constraints}
+    assert bounds == {"Overlap": (None, 0.0), "Eccentricity": (None, 20.0)}
+    index = IndexProblem(100, 3, 2, 0.5)
+    generate = config.resolve("generate", {"ga": {"preset": "hawks-tevc"}})
+    assert build_problem("generate", {**generate, "n_samples": 100, "n_clusters": 3}
+                         ).min_size == index.min_size == 10
+    assert index.initial_mean_upper == 2.0
+    # what the file or the command line gives wins over the preset
+    mine = config.resolve("versus", {"dataset": {"n_samples": 300}}, {"preset": "hawks-tevc"})
+    assert (mine["n_samples"], mine["n_clusters"]) == (300, 5)
 
 
 def test_resolve_applies_the_preset_below_the_file_and_the_command_line():

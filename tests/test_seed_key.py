@@ -8,6 +8,7 @@ not with a new version of the package, not when an option, a constraint or a mea
 operator is added by the recipes of ``docs/ARCHITECTURE.md``.
 """
 
+import dataclasses
 import importlib.util
 import json
 import types
@@ -21,7 +22,7 @@ from hawks_deap.campaign import runs
 from hawks_deap.campaign import suite as hs
 from hawks_deap.operators import mutation
 from hawks_deap.problems import constraints
-from hawks_deap.settings import config
+from hawks_deap.settings import config, model
 
 ROOT = Path(__file__).resolve().parents[1]
 RECORDED = json.loads((ROOT / "tests" / "data" / "suite_seeds_v1.json").read_text())
@@ -40,15 +41,28 @@ def toml_case(name, text):
     return {"name": name, "kind": "toml", "grid": text, "preset": None, "ga": None}
 
 
-def add_option(monkeypatch, option, after):
-    """Put ``option`` in the schema after ``[section] after``, as editing OPTIONS would.
+def add_setting(monkeypatch, option):
+    """Add a field described by ``option`` to its section's settings class, as the recipe
+    does (a field with its `Option` in ``hawks_deap/settings/model.py``).
 
-    Defaults bound to `config.OPTIONS` (``resolve``, ``validate_config``, ...) follow, as
-    they do when the tuple in ``config.py`` itself holds the new option.
+    The section's class becomes a subclass with the new field last; the schema
+    (`config.OPTIONS`, read off the classes) and the defaults bound to it (``resolve``,
+    ``validate_config``, ...) follow, as they do when the class itself holds the field.
     """
-    old = config.OPTIONS
-    i = next(j for j, o in enumerate(old) if (o.section, o.key) == (option.section, after))
-    new = (*old[:i + 1], option, *old[i + 1:])
+    section = {"dataset": "DatasetSettings", "constraints": "ConstraintSettings",
+               "ga": "GASettings"}.get(option.section) or (
+        "IndexObjective" if "generate" in option.commands else "VersusObjective")
+    old_cls = getattr(model, section)
+    new_cls = dataclasses.make_dataclass(
+        old_cls.__name__, [(option.key, object, dataclasses.field(
+            default=option.default, metadata={"option": option}))],
+        bases=(old_cls,), frozen=True)
+    monkeypatch.setattr(model, section, new_cls)
+    monkeypatch.setattr(model, "SECTIONS", tuple(new_cls if c is old_cls else c
+                                                 for c in model.SECTIONS))
+    monkeypatch.setattr(model, "_OBJECTIVES", {k: new_cls if c is old_cls else c
+                                               for k, c in model._OBJECTIVES.items()})
+    old, new = config.OPTIONS, model.setting_options()
     for module in (config, hs, hj, runs):
         for fn in list(vars(module).values()):
             if not isinstance(fn, types.FunctionType):
@@ -60,7 +74,8 @@ def add_option(monkeypatch, option, after):
                 monkeypatch.setattr(fn, "__kwdefaults__", {
                     k: new if d is old else d for k, d in fn.__kwdefaults__.items()})
     monkeypatch.setattr(config, "OPTIONS", new)
-    assert config.resolve("generate")[option.key] == option.default
+    assert config.resolve("generate" if "generate" in option.commands else "versus"
+                          )[option.key] == option.default
 
 
 class Spread(constraints.Constraint):
@@ -76,10 +91,9 @@ class Spread(constraints.Constraint):
 def spread(monkeypatch):
     """The constraint recipe: a `Spread` constraint and its ``max_spread`` option."""
     monkeypatch.setitem(constraints.CONSTRAINTS, "spread", Spread)
-    add_option(monkeypatch, config.Option(
+    add_setting(monkeypatch, config.Option(
         "constraints", "max_spread", "float", None,
-        "spread constraint: every coordinate's range at most this", low=0.0, nullable=True),
-        after="eccentricity_of")
+        "spread constraint: every coordinate's range at most this", low=0.0, nullable=True))
 
 
 # --------------------------------------------------------------------------- the record
@@ -98,8 +112,8 @@ def test_derive_seed_is_the_seed_of_the_task(tmp_path):
     for case in CASES:
         suite = suite_seeds.build(case, tmp_path)
         task = suite.tasks()[-1]
-        assert task.seed == hs.derive_seed(suite.seed, task.values, task.run,
-                                           command=suite.command)
+        keyed = (suite.key_configurations or suite.configurations)[-1]
+        assert task.seed == hs.derive_seed(suite.seed, keyed, task.run, command=suite.command)
         assert task.metadata["seed_key"] == 1
 
 
@@ -129,15 +143,15 @@ def test_a_grid_stating_the_new_option_gets_other_seeds(tmp_path, spread):
     assert not {t[2] for t in now} & {t[2] for t in case["tasks"]}
 
 
-@pytest.mark.parametrize(("option", "after", "value"), [
-    (config.Option("ga", "tournament_size", "int", 2, "parents' tournament size", low=2),
-     "p_f", 3),
+@pytest.mark.parametrize(("option", "value"), [
+    (config.Option("ga", "tournament_size", "int", 2, "parents' tournament size", low=2), 3),
     (config.Option("objective", "noise", "float", 0.0, "share of noise points", low=0.0,
-                   high=1.0, commands=("generate",)), "metric", 0.1),
+                   high=1.0, commands=("generate",)), 0.1),
+    (config.Option("dataset", "noise_share", "float", None, "noise", low=0.0,
+                   nullable=True), 0.2),
 ])
-def test_any_new_option_at_its_default_changes_no_seed(tmp_path, monkeypatch, option, after,
-                                                       value):
-    add_option(monkeypatch, option, after)
+def test_any_new_option_at_its_default_changes_no_seed(tmp_path, monkeypatch, option, value):
+    add_setting(monkeypatch, option)
     for case in CASES:
         assert seeds(case, tmp_path) == case["tasks"], case["name"]
     values = config.resolve("generate")
@@ -165,8 +179,11 @@ def test_the_key_is_the_v1_settings_and_later_ones_off_their_defaults():
     key = hs.seed_key(values)
     assert set(key) == hs.SEED_KEYS[1]["generate"]
     assert "returns" in hs.seed_key({**values, "returns": "final-fittest"})
-    # a setting no option describes (a HAWKS config's) enters whenever present
+    # a setting with an option enters off its default (None: the problem's own); a HAWKS
+    # config's setting without an option (equal_sizes) whenever present
+    assert "min_size" not in key and values["min_size"] is None
     assert hs.seed_key({**values, "min_size": 2})["min_size"] == 2
+    assert hs.seed_key({**values, "equal_sizes": False})["equal_sizes"] is False
     versus = {k: v for k, v in config.resolve("versus").items() if k not in ("seed", "n_jobs")}
     assert set(hs.seed_key(versus, "versus")) == hs.SEED_KEYS[1]["versus"]
     with pytest.raises(ValueError, match="no seed key version 2"):

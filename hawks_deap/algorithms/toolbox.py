@@ -28,10 +28,9 @@ from hawks_deap.operators import (
     MEAN_MUTATIONS,
     check_mutation_options,
     cx_uniform,
-    mean_context,
+    mean_needs,
     mutate,
     mutate_many,
-    resolve_mean_mutation,
     sel_hawks,
     sel_nsga3,
     sel_stochastic_ranking,
@@ -157,15 +156,15 @@ def check_mutation(problem: Problem, mean_mutation: str | Callable[..., Any],
     Its options (`check_mutation_options`), or a mean operator the problem cannot feed.
     """
     check_mutation_options(mean_mutation, mean_kwargs, cov_kwargs)
-    op = resolve_mean_mutation(mean_mutation)
-    needs = mean_context(op) & {"index_value", "target"}
-    if needs and "target" not in problem.mutation_context():
-        valid = [m for m, f in MEAN_MUTATIONS.items() if not mean_context(f) & needs]
+    needs_target, min_clusters, _ = mean_needs(mean_mutation)
+    if needs_target and "target" not in problem.mutation_context():
+        valid = [m for m in MEAN_MUTATIONS if not mean_needs(m)[0]]
         raise ValueError(f"mean_mutation={mean_mutation!r} needs the individual's index "
                          f"value and a target, which {type(problem).__name__} has not (Index "
                          f"mode only); valid here: {', '.join(map(repr, valid))}")
-    if op is MEAN_MUTATIONS["de"] and problem.n_clusters < 3:
-        raise ValueError(f"mean_mutation='de' needs n_clusters >= 3, got {problem.n_clusters}")
+    if problem.n_clusters < min_clusters:
+        raise ValueError(f"mean_mutation={mean_mutation!r} needs n_clusters >= {min_clusters}, "
+                         f"got {problem.n_clusters}")
 
 
 def _individual(problem: Problem, rng: np.random.Generator | None) -> Genotype:

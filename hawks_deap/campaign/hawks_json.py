@@ -111,6 +111,7 @@ from hawks_deap.campaign.hawks_schema import (
     UNMAPPED,
     UNSELECTED,
 )
+from hawks_deap.campaign.seed_keys import key_values
 from hawks_deap.campaign.suite import Suite, check_distinct, check_size, checked_configuration
 from hawks_deap.operators.mutation import check_mutation_options
 from hawks_deap.settings import config
@@ -681,7 +682,7 @@ def hawks_suite(hawks: HawksConfig, *, preset: str | None = None,
     if ga:  # named as a [ga] table of a file would be, before any configuration is built
         ga = config.validate_config({"ga": ga}, command=hawks.command,
                                     source="hawks_suite(ga=...)")["ga"]
-    configurations = []
+    configurations, keyed = [], []
     for i, point in enumerate(hawks.points):
         file_values = point.file_values
         if ga:
@@ -689,10 +690,12 @@ def hawks_suite(hawks: HawksConfig, *, preset: str | None = None,
         extras = _extras_for(point, file_values["ga"]["mean_mutation"])
         configurations.append(checked_configuration(hawks.command, file_values, extras,
                                                     i, _short(point.hawks), hawks.where))
+        keyed.append(key_values(hawks.command, file_values, extras))
     # (a folder resumes only the same suite); without them the description stays as
     # suites written before these options had it
     grid: dict[str, Any] = {"hawks": hawks.merged, **ga}
     return Suite(mode=hawks.mode, runs=hawks.runs, seed=0 if hawks.seed is None else hawks.seed,
                  configurations=configurations, grid=grid,
                  metadata={"settings_source": hawks.settings_source()},
-                 runs_keys=(("runs",), ("grid", "hawks", "hawks", "num_runs")))
+                 runs_keys=(("runs",), ("grid", "hawks", "hawks", "num_runs")),
+                 key_configurations=keyed)

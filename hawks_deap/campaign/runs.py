@@ -32,7 +32,7 @@ import numpy as np
 
 from hawks_deap._util.validation import check_parent_dir
 from hawks_deap.io.dataset import LOGBOOK_FILE, PARTITIONS_FILE, check_replaceable
-from hawks_deap.settings import config
+from hawks_deap.settings.model import GASettings, RunSettings
 
 if TYPE_CHECKING:
     from hawks_deap.algorithms.result import Result
@@ -40,10 +40,8 @@ if TYPE_CHECKING:
     from hawks_deap.problems import Problem
 
 __all__ = [
-    "EVOLVE_EXTRAS",
     "LOGBOOK_FILE",
     "PARTITIONS_FILE",
-    "PROBLEM_EXTRAS",
     "Run",
     "build_problem",
     "check_run_dir",
@@ -57,12 +55,6 @@ __all__ = [
 ]
 
 
-#: Problem arguments without an option of their own: present in settings only when a
-#: translated config sets them (`hawks_deap.campaign.hawks_json`); otherwise the problem's defaults.
-PROBLEM_EXTRAS = ("equal_sizes", "min_size", "initial_mean_upper", "initial_cov_upper")
-#: `hawks_deap.evolve` arguments likewise (the constraints' ``min_overlap`` and
-#: ``max_eccentricity`` are read by `hawks_deap.problems.constraints.from_settings`).
-EVOLVE_EXTRAS = ("p_mean", "p_cov", "mean_kwargs", "cov_kwargs")
 
 
 # --------------------------------------------------------------------------- values
@@ -226,73 +218,44 @@ def read_partitions_csv(path: str | os.PathLike, n_samples: int) -> dict[str, np
 
 
 def build_problem(command: str, values: Mapping[str, Any]) -> Problem:
-    """The problem that resolved settings describe.
+    """The problem that settings describe: ``RunSettings.from_values(...).problem()``.
 
     Parameters
     ----------
     command : {"generate", "versus"}
         Index mode (`hawks_deap.IndexProblem`) or Versus mode (``VersusProblem``).
     values : mapping
-        ``{key: value}`` as returned by `hawks_deap.settings.config.resolve`, and any of
-        `PROBLEM_EXTRAS`.
+        ``{key: value}`` as returned by `hawks_deap.settings.config.resolve` (or a HAWKS
+        config's or a suite configuration's settings): keys of
+        `hawks_deap.settings.model.RunSettings`.
 
     Raises
     ------
     ValueError
         For settings that are valid one by one but not together (e.g. the DE mean
-        mutation with fewer than 3 clusters, Versus without a winner), naming them.
+        mutation with fewer than 3 clusters, Versus without a winner), naming them
+        (`hawks_deap.settings.model.RunSettings`).
     """
-    if values["mean_mutation"] == "de" and values["n_clusters"] < 3:
-        raise ValueError("--mean-mutation de ([ga] mean_mutation = 'de') needs --n-clusters "
-                         ">= 3 ([dataset] n_clusters): it combines three other clusters' "
-                         "means")
-    if values["mean_mutation"] == "pso-informed" and command != "generate":
-        raise ValueError("--mean-mutation pso-informed ([ga] mean_mutation) needs a target "
-                         "index value: Index mode (generate) only")
-    from hawks_deap.problems.constraints import from_settings
-
-    constraints = from_settings(values)
-    extras = {k: values[k] for k in PROBLEM_EXTRAS if k in values}
-    if command == "generate":
-        from hawks_deap.problems.index import IndexProblem
-
-        return IndexProblem(values["n_samples"], values["n_clusters"], values["n_dims"],
-                            values["target"], index=values["index"],
-                            metric=values["metric"], constraints=constraints, **extras)
-    if command != "versus":
-        raise ValueError(f"unknown command {command!r}; valid: {', '.join(config.COMMANDS)}")
-    missing = [k for k in ("winner", "loser") if values.get(k) is None]
-    if missing:
-        raise ValueError(f"Versus mode needs a winner and a loser ({' and '.join(missing)} "
-                         "missing)")
-    from hawks_deap.clustering import get_algorithm
-    from hawks_deap.problems.versus import VersusProblem
-
-    winner, loser = (get_algorithm(values[role], preset=values.get("preset"))
-                     for role in ("winner", "loser"))
-    return VersusProblem(winner, loser, n_samples=values["n_samples"],
-                         n_clusters=values["n_clusters"], n_dims=values["n_dims"],
-                         score=values["score"], constraints=constraints, **extras)
+    return RunSettings.from_values(command, values).problem()
 
 
 def evolve_options(values: Mapping[str, Any]) -> dict[str, Any]:
-    """Keyword arguments of `hawks_deap.evolve` from resolved settings (seed excluded).
+    """Keyword arguments of `hawks_deap.evolve` from settings (seed excluded).
 
     Parameters
     ----------
     values : mapping
-        Resolved settings (`hawks_deap.settings.config.resolve`), and any of `EVOLVE_EXTRAS`.
+        Settings (`hawks_deap.settings.config.resolve`'s); the ``[ga]`` ones are read
+        (`hawks_deap.settings.model.GASettings`).
 
     Returns
     -------
     dict
-        The GA settings among them (``population_size``, ``generations``,
-        ``p_crossover``, ``p_f``, ``mean_mutation``, ``n_jobs``, ``returns`` and
-        `EVOLVE_EXTRAS`), those present only.
+        ``population_size``, ``generations``, ``p_crossover``, ``p_f``,
+        ``mean_mutation``, ``n_jobs``, ``returns``, and the HAWKS-only ``p_mean``,
+        ``p_cov``, ``mean_kwargs``, ``cov_kwargs`` when set.
     """
-    keys = ("population_size", "generations", "p_crossover", "p_f", "mean_mutation", "n_jobs",
-            "returns", *EVOLVE_EXTRAS)
-    return {k: values[k] for k in keys if k in values}
+    return GASettings.from_values(values).evolve_options()
 
 
 # --------------------------------------------------------------------------- runs

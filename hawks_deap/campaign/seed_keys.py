@@ -23,7 +23,8 @@ from typing import Any
 from hawks_deap._util.validation import int_seed
 from hawks_deap.settings import config
 
-__all__ = ["SEED_KEYS", "SEED_KEY_VERSION", "derive_seed", "run_seeds", "seed_key"]
+__all__ = ["SEED_KEYS", "SEED_KEY_PRESETS", "SEED_KEY_VERSION", "derive_seed", "key_values",
+           "run_seeds", "seed_key"]
 
 #: The key version of new suites (`SEED_KEYS`).
 SEED_KEY_VERSION = 1
@@ -38,6 +39,47 @@ SEED_KEYS: Mapping[int, Mapping[str, frozenset[str]]] = MappingProxyType({1: Map
                         "p_crossover", "p_f"))
     for command, objective in (("generate", ("target", "index", "metric")),
                                ("versus", ("winner", "loser", "score")))})})
+
+
+#: What each preset set when a key version was frozen: the settings a grid does not state
+#: hash the value its preset set then (or the option's default), whatever the preset sets
+#: today. The preset's name enters the key like any setting off its default, so a preset
+#: corrected later (version 1's ``hawks-tevc`` set ``returns`` only; it now sets the
+#: paper's Versus setup) moves no seed of a grid that names it.
+SEED_KEY_PRESETS: Mapping[int, Mapping[str, Mapping[str, Any]]] = MappingProxyType({
+    1: MappingProxyType({"hawks-tevc": MappingProxyType({"returns": "final-fittest"})}),
+})
+
+
+def key_values(command: str, file_values: Mapping[str, Mapping[str, Any]],
+               extras: Mapping[str, Any] | None = None,
+               version: int = SEED_KEY_VERSION) -> dict[str, Any]:
+    """The settings of a suite configuration that its seeds' key reads (`seed_key`).
+
+    `hawks_deap.settings.config.resolve`'s settings of ``file_values`` (without ``seed``
+    and ``n_jobs``), with the presets of the key version (`SEED_KEY_PRESETS`) rather
+    than today's, plus ``extras``.
+
+    Parameters
+    ----------
+    command : {"generate", "versus"}
+        The configuration's command.
+    file_values : mapping
+        The configuration as a grid states it, ``{section: {key: value}}``.
+    extras : mapping, optional
+        Settings a translated HAWKS config adds.
+    version : int
+        A key version of `SEED_KEYS`.
+
+    Returns
+    -------
+    dict
+    """
+    values = {k: v for k, v in config.resolve(command, file_values,
+                                               presets=SEED_KEY_PRESETS[version]).items()
+              if k not in ("seed", "n_jobs")}
+    values.update(extras or {})
+    return values
 
 
 def seed_key(values: Mapping[str, Any], command: str = "generate",

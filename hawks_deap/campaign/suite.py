@@ -53,6 +53,7 @@ from hawks_deap.campaign.seed_keys import (
     SEED_KEY_VERSION,
     SEED_KEYS,
     derive_seed,
+    key_values,
     run_seeds,
     seed_key,
 )
@@ -72,7 +73,6 @@ from hawks_deap.campaign.summary import (
     summary_text,
 )
 from hawks_deap.io.dataset import check_replaceable, write_text_atomic
-from hawks_deap.operators.mutation import check_mutation_options
 from hawks_deap.settings import config
 
 __all__ = [
@@ -188,6 +188,9 @@ class Suite:
     seed_key : int
         The version of the key the runs' seeds derive from (`SEED_KEYS`), recorded by
         `describe` and in every run's metadata.
+    key_configurations : list of dict, optional
+        What each configuration's seeds hash (`hawks_deap.campaign.seed_keys.key_values`:
+        the grid's values with the key version's presets); None: the configurations.
     """
 
     mode: str
@@ -199,6 +202,7 @@ class Suite:
     metadata: dict[str, Any] = field(default_factory=dict)
     runs_keys: tuple[tuple[str, ...], ...] = (("runs",),)
     seed_key: int = SEED_KEY_VERSION
+    key_configurations: list[dict[str, Any]] | None = None
 
     @property
     def command(self) -> str:
@@ -210,8 +214,9 @@ class Suite:
         out = []
         width = max(3, len(str(len(self.configurations) - 1)))
         metadata = {**self.metadata, "seed_key": self.seed_key}
-        for i, values in enumerate(self.configurations):
-            seeds = run_seeds(self.seed, values, range(self.runs), command=self.command,
+        keyed = self.key_configurations or self.configurations
+        for i, (values, key) in enumerate(zip(self.configurations, keyed, strict=True)):
+            seeds = run_seeds(self.seed, key, range(self.runs), command=self.command,
                               version=self.seed_key)
             for r, seed in enumerate(seeds):
                 out.append(SuiteTask(f"c{i:0{width}d}", r, seed, self.command, values,
@@ -320,7 +325,8 @@ def parse_suite(raw: Mapping[str, Any], *, source: str = "") -> Suite:
                       for i, point in enumerate(points)]
     return Suite(mode=mode, runs=int(suite.get("runs", 1)), seed=int(suite.get("seed", 0)),
                  configurations=configurations, grid=validated,
-                 format=str(suite.get("format", "csv")))
+                 format=str(suite.get("format", "csv")),
+                 key_configurations=[key_values(command, point) for point in points])
 
 
 def check_distinct(name: str, values: Sequence[Any], advice: str) -> None:
@@ -366,9 +372,7 @@ def checked_configuration(command: str, file_values: Mapping[str, Mapping[str, A
               if k not in ("seed", "n_jobs")}
     values.update(extras)
     try:
-        build_problem(command, {**values})
-        check_mutation_options(values["mean_mutation"], values.get("mean_kwargs"),
-                               values.get("cov_kwargs"))
+        build_problem(command, values)  # every setting checked, alone and together
     except (TypeError, ValueError) as error:
         raise type(error)(f"configuration {index} ({description}){where}: {error}") from None
     return values

@@ -33,6 +33,7 @@ from hawks_deap.operators.selection import check_same_layout
 __all__ = [
     "MEAN_CONTEXT",
     "MEAN_MUTATIONS",
+    "mean_needs",
     "check_mutation_options",
     "mean_context",
     "resolve_mean_mutation",
@@ -296,7 +297,7 @@ def mut_mean_de(individual: Genotype, cluster: int, rng: Any = None, *,
     tuple of Genotype
         ``(individual,)``, as DEAP's mutations return.
     """
-    cluster = _check_cluster(individual, cluster, 3, who="mut_mean_de")
+    cluster = _check_cluster(individual, cluster, mut_mean_de.min_clusters, who="mut_mean_de")
     _de_options(F=F)
     rng = numpy_rng(rng)
     k = len(individual)
@@ -393,6 +394,11 @@ def _apply_cov(draws: Sequence[_CovDraw], power: float) -> None:
                 rotation = rotation_product(qi, gene.rotation)  # BLAS-free in 2-D
                 individual[cluster] = gene.with_shape(variances, rotation)
 
+
+# What a mean operator needs of the layout, declared on the operator (read by `mean_needs`:
+# the toolbox and the run settings check it before any work): the least K, and why.
+mut_mean_de.min_clusters = 3  # type: ignore[attr-defined]
+mut_mean_de.min_clusters_reason = "it combines three other clusters' means"  # type: ignore[attr-defined]
 
 #: Mean operators by name, for `mutate` and ``make_toolbox(mean_mutation=...)``.
 MEAN_MUTATIONS: Mapping[str, Callable[..., tuple[Genotype]]] = {
@@ -518,6 +524,38 @@ def resolve_mean_mutation(mean_mutation: str | Callable[..., Any]) -> Callable[.
     except ValueError:  # no signature (a builtin): trust it
         pass
     return mean_mutation
+
+
+def mean_needs(mean_mutation: str | Callable[..., Any]) -> tuple[bool, int, str]:
+    """What a mean operator needs: a target (Index mode), and at least how many clusters.
+
+    The one statement of these rules: `hawks_deap.make_toolbox` and the run settings
+    (`hawks_deap.settings.model.RunSettings`) both ask it. An operator needs a target
+    when it declares ``index_value`` or ``target`` (`mean_context`), and at least K
+    clusters when it has a ``min_clusters`` attribute (with ``min_clusters_reason``).
+
+    Parameters
+    ----------
+    mean_mutation : str or callable
+        A name of `MEAN_MUTATIONS` or a mean operator.
+
+    Returns
+    -------
+    tuple of (bool, int, str)
+        Whether it needs a target, the least K (1 when it declares none), and why
+        (empty when it says nothing).
+
+    Examples
+    --------
+    >>> mean_needs("de")
+    (False, 3, "it combines three other clusters' means")
+    >>> mean_needs("pso-informed")[0]
+    True
+    """
+    op = resolve_mean_mutation(mean_mutation)
+    needs_target = bool(mean_context(op) & {"index_value", "target"})
+    return (needs_target, int(getattr(op, "min_clusters", 1)),
+            str(getattr(op, "min_clusters_reason", "")))
 
 
 def mean_context(op: Callable[..., Any]) -> frozenset[str]:

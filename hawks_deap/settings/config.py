@@ -53,9 +53,9 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from hawks_deap._util.memory import check_population_size
 from hawks_deap._util.workers import MAX_WORKERS
 from hawks_deap.analysis.plotting import DPI_RANGE
+from hawks_deap.settings.model import preset_names, setting_options, silhouette_metric_names
 from hawks_deap.settings.options import COMMANDS, NONE, Option
 
 __all__ = [
@@ -71,111 +71,9 @@ SUITE_BACKENDS: tuple[str, ...] = ("processes", "dask")
 # --------------------------------------------------------------------------- schema
 
 
-def _mean_mutations() -> tuple[str, ...]:
-    from hawks_deap.operators import MEAN_MUTATIONS
-
-    return tuple(MEAN_MUTATIONS)
-
-
-def _silhouette_metrics() -> tuple[str, ...]:
-    from hawks_deap.evaluation import SILHOUETTE_METRICS
-
-    return tuple(SILHOUETTE_METRICS)
-
-
-def _indices() -> tuple[str, ...]:
-    from hawks_deap.problems.index import available_indices
-
-    return tuple(available_indices())
-
-
-def _algorithms() -> list[str]:
-    from hawks_deap.clustering import available_algorithms
-
-    return available_algorithms()
-
-
-def _eccentricity_of() -> tuple[str, ...]:
-    from hawks_deap.problems.constraints import ECCENTRICITY_OF
-
-    return tuple(ECCENTRICITY_OF)
-
-
-def _returns() -> tuple[str, ...]:
-    from hawks_deap.algorithms.result import RETURNS
-
-    return RETURNS
-
-
-def _presets() -> tuple[str, ...]:
-    from hawks_deap.presets import PRESETS
-
-    return tuple(PRESETS)
-
-
-def _check_score(value: str) -> str:
-    """A Versus score name: ``"ari"`` or an external index of ``hawks_deap.metrics``."""
-    from hawks_deap.problems.versus import resolve_score
-
-    resolve_score(value)
-    return value
-
-
-OPTIONS: tuple[Option, ...] = (
-    # [dataset]
-    Option("dataset", "n_samples", "int", 1000, "number of points N", low=1),
-    Option("dataset", "n_clusters", "int", 5, "number of clusters K", low=2),
-    Option("dataset", "n_dims", "int", 2, "dimension D", low=1),
-    # [objective]
-    # (the range is the index's, checked with it: [-1, 1] for the silhouette)
-    Option("objective", "target", "float", 0.5, "target value of the index (Index mode), "
-           "within the index's range", commands=("generate",)),
-    Option("objective", "index", "str", "silhouette", "validity index to target",
-           choices=_indices, commands=("generate",)),
-    Option("objective", "metric", "str", "sqeuclidean",
-           "distance of the silhouette (sqeuclidean: HAWKS' choice)",
-           choices=_silhouette_metrics, commands=("generate",)),
-    Option("objective", "winner", "str", None, "clustering algorithm to favour",
-           choices=_algorithms, commands=("versus",), positional=True),
-    Option("objective", "loser", "str", None, "clustering algorithm to defeat",
-           choices=_algorithms, commands=("versus",), positional=True),
-    Option("objective", "score", "str", "ari",
-           "external index scoring each partition against the truth",
-           check=_check_score, commands=("versus",)),
-    # [constraints]
-    Option("constraints", "max_overlap", "float", 0.1,
-           "overlap constraint: at most this share of points whose nearest neighbour "
-           "is in another cluster", low=0.0, high=1.0, nullable=True),
-    Option("constraints", "min_eccentricity", "float", None,
-           "eccentricity constraint: some cluster's eigenvalue ratio at least this",
-           low=1.0, nullable=True),
-    Option("constraints", "eccentricity_of", "str", "any",
-           "which clusters the eccentricity bound is about: any (the largest ratio, Eq. 6 "
-           "and HAWKS 0.2.0) or all (the smallest, the paper's text)", choices=_eccentricity_of),
-    # [ga]
-    Option("ga", "generations", "int", 100, "number of generations G", low=1),
-    Option("ga", "population_size", "int", 10, "population size P", low=2,
-           check=check_population_size),
-    Option("ga", "mean_mutation", "str", "pso", "mean mutation operator",
-           choices=_mean_mutations),
-    Option("ga", "p_crossover", "float", 0.7, "probability of crossing a pair",
-           low=0.0, high=1.0),
-    Option("ga", "p_f", "float", 0.5,
-           "stochastic ranking's probability of comparing on fitness",
-           low=0.0, high=1.0, command_defaults={"versus": 0.75}),
-    Option("ga", "seed", "int", 0, "random seed", low=0),
-    Option("ga", "returns", "str", "best-feasible",
-           "the individual a run returns: the best feasible seen, or the final "
-           "population's best fitness whatever its penalty (HAWKS 0.2.0)",
-           choices=_returns),
-    Option("ga", "preset", "str", None,
-           "named settings of a study (hawks-tevc: the HAWKS paper's; see "
-           "hawks_deap.presets); options given in a file or here win over it",
-           choices=_presets, nullable=True),
-    Option("ga", "n_jobs", "int", 1,
-           "processes that evaluate (a pool of n_jobs workers, at most one per individual; "
-           "1: this one)", low=1, high=MAX_WORKERS, commands=("generate", "versus")),
-)
+#: Every setting of ``generate`` and ``versus``, read off the typed settings
+#: (`hawks_deap.settings.model`): their sections' fields, in order.
+OPTIONS: tuple[Option, ...] = setting_options()
 
 
 _COLLECTION = ("features", "plot")
@@ -214,7 +112,7 @@ COMMAND_LINE_OPTIONS: tuple[Option, ...] = (
     Option(None, "preset", "str", None,
            "named settings of a study for every configuration (hawks-tevc: the HAWKS "
            "paper's; see hawks_deap.presets): [ga] preset of each, over the grid's own",
-           choices=_presets, metavar="PRESET", commands=("suite",)),
+           choices=preset_names, metavar="PRESET", commands=("suite",)),
     Option(None, "quiet", "bool", False,
            "no progress bar and no summary (the bar is also off when stderr is not a "
            "terminal)", commands=(*COMMANDS, "suite")),
@@ -227,7 +125,7 @@ COMMAND_LINE_OPTIONS: tuple[Option, ...] = (
            commands=(*_COLLECTION, "export")),
     Option(None, "metric", "str", "sqeuclidean",
            "distance of the silhouette features; sqeuclidean is HAWKS' choice",
-           choices=_silhouette_metrics, commands=("features",)),
+           choices=silhouette_metric_names, commands=("features",)),
     Option(None, "out", "str", None,
            "folder for the figures (default: the dataset directory; required for several "
            "datasets)", metavar="DIR", commands=("plot",)),
@@ -237,7 +135,7 @@ COMMAND_LINE_OPTIONS: tuple[Option, ...] = (
            metavar="NAMES", commands=_COLLECTION),
     Option(None, "preset", "str", None,
            "settings of the registered --algorithms (hawks-tevc: K-Means++ n_init=10, GMM "
-           "n_init=3, as the original HAWKS analysis)", choices=_presets, metavar="PRESET",
+           "n_init=3, as the original HAWKS analysis)", choices=preset_names, metavar="PRESET",
            commands=_COLLECTION),
     Option(None, "seed", "int", 0, "seed of stochastic clustering algorithms", low=0,
            commands=_COLLECTION),
@@ -453,7 +351,8 @@ def load_config(path: str | Path, *, command: str | None = None,
 
 def resolve(command: str, file_values: Mapping[str, Mapping[str, Any]] | None = None,
             cli_values: Mapping[str, Any] | None = None,
-            options: Sequence[Option] = OPTIONS) -> dict[str, Any]:
+            options: Sequence[Option] = OPTIONS,
+            presets: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Any]:
     """Merge defaults, a validated config and command-line values.
 
     Parameters
@@ -467,6 +366,10 @@ def resolve(command: str, file_values: Mapping[str, Mapping[str, Any]] | None = 
         are not given.
     options : sequence of Option
         The schema.
+    presets : mapping, optional
+        What each preset sets, ``{name: {key: value}}``, instead of today's
+        (`hawks_deap.presets.preset_settings`): a seed key's frozen presets
+        (`hawks_deap.campaign.seed_keys.SEED_KEY_PRESETS`).
 
     Returns
     -------
@@ -490,7 +393,10 @@ def resolve(command: str, file_values: Mapping[str, Mapping[str, Any]] | None = 
             out[opt.key] = opt.default_for(command)
             continue
         given.add(opt.key)
-    for key, value in preset_settings(out.get("preset")).items():
+    preset = out.get("preset")
+    applied = (preset_settings(preset, command) if presets is None
+               else dict(presets.get(preset, {})) if preset is not None else {})
+    for key, value in applied.items():
         if key in out and key not in given:
             out[key] = value
     return out
