@@ -37,6 +37,7 @@ import statistics
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 CONFIGS = {
     "a": dict(n_samples=2000, n_clusters=5, n_dims=2, target=0.5),
@@ -106,14 +107,16 @@ def run_child(spec: dict, blas_threads: int | None, in_process: bool,
               pythonpath: str | None = None) -> dict:
     """Run ``spec`` in a fresh interpreter (or here, with ``in_process``).
 
-    ``pythonpath``: a checkout whose ``hawks_deap`` the child imports instead (baseline).
+    ``pythonpath``: a checkout whose ``hawks_deap`` the child imports instead (baseline);
+    by default this script's own checkout, so that a run from a clone measures that clone
+    and not an editable install elsewhere.
     """
     if in_process:
         return run_one(spec)
     env = dict(os.environ)
-    if pythonpath is not None:
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (pythonpath, env.get("PYTHONPATH"))
-                                            if p)
+    if pythonpath is None:
+        pythonpath = str(Path(__file__).resolve().parents[1])
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (pythonpath, env.get("PYTHONPATH")) if p)
     if blas_threads is not None:
         for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
             env[var] = str(blas_threads)

@@ -364,3 +364,37 @@ def test_a_registered_index_is_found_by_name(monkeypatch):
     assert _command_parser("generate").parse_args(["--index", "spread"]).index == "spread"
     with pytest.raises(argparse.ArgumentError):
         _command_parser("generate").parse_args(["--index", "no_such_index"])
+
+
+# ---------------------------------------------------------------------- the command recipe
+
+
+def test_a_command_added_by_the_recipe_is_a_command(monkeypatch, capsys):
+    """The command recipe: its options in the schema (a command-line-only option naming
+    the command), its module's ``prepare`` that validates and returns the work, and its
+    row in ``SUBCOMMANDS``; the parser, --help, the usage errors and the exit codes
+    follow."""
+    from hawks_deap.cli import app
+
+    def prepare_hello(args):
+        if args.times > 3:
+            raise app.UsageError("--times: at most 3")
+
+        def run():
+            print("hello " * args.times)
+            return app.EXIT_OK
+
+        return run
+
+    times = config.Option(None, "times", "int", 1, "how many times", low=1,
+                          commands=("hello",))
+    monkeypatch.setattr(config, "SCHEMA", (*config.SCHEMA, times))
+    monkeypatch.setitem(app.SUBCOMMANDS, "hello", app.Subcommand(
+        "say hello", "Say hello a few times.", prepare_hello))
+    assert app.main(["hello", "--times", "2"]) == 0
+    assert capsys.readouterr().out.split() == ["hello", "hello"]
+    assert app.main(["hello", "--times", "0"]) == 2  # the schema's bound, one line
+    assert "--times must be >= 1, got 0" in capsys.readouterr().err
+    assert app.main(["hello", "--times", "4"]) == 2  # the prepare function's check
+    assert app.main(["--help"]) == 0
+    assert "say hello" in capsys.readouterr().out

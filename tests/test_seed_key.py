@@ -74,6 +74,7 @@ def add_setting(monkeypatch, option):
                 monkeypatch.setattr(fn, "__kwdefaults__", {
                     k: new if d is old else d for k, d in fn.__kwdefaults__.items()})
     monkeypatch.setattr(config, "OPTIONS", new)
+    monkeypatch.setattr(config, "SCHEMA", (*new, *config.COMMAND_LINE_OPTIONS))
     assert config.resolve("generate" if "generate" in option.commands else "versus"
                           )[option.key] == option.default
 
@@ -204,3 +205,30 @@ def test_the_key_version_is_recorded_and_old_suite_folders_resume(tmp_path):
     (out / hs.GRID_FILE).write_text(json.dumps({**before, "seed_key": 2}))
     with pytest.raises(ValueError, match="holds a different suite"):
         hs.check_output(out, suite)
+
+
+def test_the_constraint_recipe_reaches_the_command_line_toml_and_the_features(
+        tmp_path, spread):
+    """The recipe's two edits (a `Constraint` in CONSTRAINTS, a field in
+    ConstraintSettings) and nothing else: ``--max-spread`` on the command line, ``[constraints]
+    max_spread`` in a TOML file, the run's record and its saved metadata."""
+    import json
+
+    from hawks_deap import cli
+
+    small = ["--n-samples", "60", "--n-clusters", "3", "--generations", "2",
+             "--population-size", "4", "--quiet"]
+    assert cli.main(["generate", *small, "--max-spread", "50", "--out",
+                     str(tmp_path / "cli")]) == 0
+    meta = json.loads((tmp_path / "cli" / "metadata.json").read_text())
+    assert meta["command"]["settings"]["max_spread"] == 50.0
+    assert {"type": "Spread", "min": None, "max": 50.0} in meta["problem"]["constraints"]
+    assert "spread" in meta["record"]
+    toml = tmp_path / "run.toml"
+    toml.write_text("[constraints]\nmax_spread = 40.0\n")
+    assert cli.main(["generate", *small, "--config", str(toml), "--out",
+                     str(tmp_path / "toml")]) == 0
+    meta = json.loads((tmp_path / "toml" / "metadata.json").read_text())
+    assert {"type": "Spread", "min": None, "max": 40.0} in meta["problem"]["constraints"]
+    assert cli.main(["generate", *small, "--max-spread", "-1", "--out",
+                     str(tmp_path / "bad")]) == 2  # its bounds are checked like any option

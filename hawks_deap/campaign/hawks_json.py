@@ -113,7 +113,7 @@ from hawks_deap.campaign.hawks_schema import (
 )
 from hawks_deap.campaign.seed_keys import key_values
 from hawks_deap.campaign.suite import Suite, check_distinct, check_size, checked_configuration
-from hawks_deap.operators.mutation import check_mutation_options
+from hawks_deap.operators.mutation import check_mutation_options, mean_needs
 from hawks_deap.settings import config
 
 __all__ = ["HAWKS_DEFAULTS", "HAWKS_KIND", "HawksConfig", "HawksPoint", "hawks_suite",
@@ -441,9 +441,13 @@ def _objectives(o: Mapping[str, Any], mode: str, out: _Point) -> None:
 
 def _mean_mutation(g: Mapping[str, Any], mode: str, out: _Point) -> None:
     method = g["mut_method_mean"]
-    if method not in MEAN_MUTATION_NAMES or (method == "pso_informed" and mode != "index"):
+
+    def needs_target(hawks_name: str) -> bool:  # the operator's own declaration
+        return mean_needs(MEAN_MUTATION_NAMES[hawks_name])[0]
+
+    if method not in MEAN_MUTATION_NAMES or (needs_target(method) and mode != "index"):
         accepted = ", ".join(f'"{m}"' for m in MEAN_MUTATION_NAMES
-                             if mode == "index" or m != "pso_informed")
+                             if mode == "index" or not needs_target(m))
         raise _refuse("ga.mut_method_mean", method, out.where,
                       f"{accepted} (pso_informed needs a silhouette target: Index mode)")
     out.option("ga.mut_method_mean", "ga", "mean_mutation", MEAN_MUTATION_NAMES[method])

@@ -72,6 +72,7 @@ from hawks_deap.campaign.summary import (
     summary_rows,  # noqa: F401 (re-exported: hawks_deap.campaign.suite.summary_rows)
     summary_text,
 )
+from hawks_deap.clustering import install_algorithms, user_algorithms
 from hawks_deap.io.dataset import check_replaceable, write_text_atomic
 from hawks_deap.settings import config
 
@@ -147,6 +148,9 @@ class SuiteTask:
         File of the run's points (no setting: it changes no result or seed).
     metadata : dict
         Entries added to the run's metadata.
+    algorithms : dict
+        The clustering algorithms its settings name that a user registered
+        (`hawks_deap.clustering.user_algorithms`), installed where it runs.
     """
 
     config_id: str
@@ -156,6 +160,7 @@ class SuiteTask:
     values: dict[str, Any]
     format: str = "csv"
     metadata: dict[str, Any] = field(default_factory=dict)
+    algorithms: dict[str, Any] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -218,9 +223,11 @@ class Suite:
         for i, (values, key) in enumerate(zip(self.configurations, keyed, strict=True)):
             seeds = run_seeds(self.seed, key, range(self.runs), command=self.command,
                               version=self.seed_key)
+            # a user's registered algorithms travel with the task (workers start without)
+            algorithms = user_algorithms((values.get("winner"), values.get("loser")))
             for r, seed in enumerate(seeds):
                 out.append(SuiteTask(f"c{i:0{width}d}", r, seed, self.command, values,
-                                     self.format, metadata))
+                                     self.format, metadata, algorithms))
         return out
 
     def describe(self) -> dict[str, Any]:
@@ -407,6 +414,7 @@ def run_task(task: SuiteTask, out: str | os.PathLike) -> dict[str, str]:
     """
     from hawks_deap.analysis.features import problem_features
 
+    install_algorithms(task.algorithms)
     problem = build_problem(task.command, task.values)
     # runs are the unit of parallelism (--workers): each evaluates serially, so that
     # workers (daemonic pool or dask processes) start no processes of their own and a

@@ -1,4 +1,10 @@
-"""The ``hawks-deap`` command."""
+"""The ``hawks-deap`` command: one module per command, a table of them, and `main`.
+
+- `generate`, `versus`, `features`, `plot`, `export`, `suite`, `verify`: each command's
+  ``prepare(args)``, which validates everything and returns the function that works;
+- `common`: exit codes, `UsageError`, a run's settings, collections of datasets;
+- `app`: `SUBCOMMANDS` (name -> summary, description, ``prepare``), the parser, `main`.
+"""
 
 from hawks_deap.cli.app import main
 

@@ -112,6 +112,7 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from typing import Any, Literal, overload
 
 from hawks_deap._util.validation import check_bool, check_choice, check_int
@@ -145,6 +146,9 @@ __all__ = [
     "get_algorithm",
     "random_state_from_seed",
     "register_algorithm",
+    "install_algorithms",
+    "user_algorithms",
+    "BUILTIN_ALGORITHMS",
 ]
 
 
@@ -171,6 +175,44 @@ _register(ClusteringAlgorithm("complete-linkage-2k", lib.COMPLETE_LINKAGE, k_mul
 _register(ClusteringAlgorithm("spectral", lib.SPECTRAL))
 _register(ClusteringAlgorithm("birch", lib.BIRCH))
 _register(ClusteringAlgorithm("genie", lib.GENIE))
+
+#: The algorithms the package registers itself (the others are a user's `register_algorithm`).
+BUILTIN_ALGORITHMS: frozenset[str] = frozenset(_REGISTRY)
+
+
+def user_algorithms(names: Iterable[object]) -> dict[str, ClusteringAlgorithm]:
+    """The algorithms among ``names`` that were registered in this process by a user.
+
+    A suite sends them with its tasks, and the process that runs a task installs them
+    (`install_algorithms`): a name registered with `register_algorithm` is then a valid
+    winner or loser in a suite's worker processes and dask workers too, which start
+    with the built-in registry only.
+
+    Parameters
+    ----------
+    names : iterable
+        Algorithm names (anything else, and built-in or unknown names, are skipped).
+
+    Returns
+    -------
+    dict of str to ClusteringAlgorithm
+    """
+    return {n: _REGISTRY[n] for n in names
+            if isinstance(n, str) and n in _REGISTRY and n not in BUILTIN_ALGORITHMS}
+
+
+def install_algorithms(algorithms: Mapping[str, ClusteringAlgorithm]) -> None:
+    """Register a user's algorithms (`user_algorithms`) in this process, by their names.
+
+    Parameters
+    ----------
+    algorithms : mapping of str to ClusteringAlgorithm
+        As `user_algorithms` returns them; built-in names are never replaced.
+    """
+    for name, algorithm in algorithms.items():
+        if name not in BUILTIN_ALGORITHMS:
+            _REGISTRY[name] = algorithm
+
 
 #: The HAWKS paper's six (section IV-C, Table I, Figs. 3-5): the default of
 #: `hawks_deap.analysis.features.performance_table` and ``--algorithms paper``, so that tables
@@ -296,10 +338,13 @@ def register_algorithm(name: str, func: ClusterFunction | Any, *, k_multiplier: 
                        overwrite: bool = False) -> ClusteringAlgorithm:
     """Register a clustering algorithm under ``name``.
 
-    The registry lives in the calling process only. To use the algorithm in worker
-    processes, pass the returned :class:`ClusteringAlgorithm` (or ``func`` itself) rather
-    than its name: the object carries ``func`` and pickles when ``func`` is importable
-    (defined at module level) or is a picklable estimator.
+    The registry lives in the calling process. Its pools carry the algorithm itself:
+    ``evolve(n_jobs=...)`` ships the problem, and a suite (``run_suite``, worker processes
+    or dask workers) ships a user's algorithms that a task names with the task
+    (`user_algorithms`, `install_algorithms`); either way ``func`` must pickle (defined
+    at module level, or a picklable estimator). Another process of your own knows the
+    name only if it registers it too; pass it the returned :class:`ClusteringAlgorithm`
+    (or ``func`` itself) instead.
 
     Parameters
     ----------

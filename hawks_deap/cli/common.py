@@ -1,0 +1,169 @@
+"""What the commands share: exit codes, usage errors, a run's settings, collections."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn
+
+from hawks_deap._util.validation import check_choice, check_parent_dir
+from hawks_deap.campaign import runs
+from hawks_deap.io.collection import CollectionItem, collection_items, load_items
+from hawks_deap.settings import config
+
+if TYPE_CHECKING:  # annotations only: each command imports what it runs
+    from hawks_deap.clustering import ClusteringAlgorithm
+
+EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+class UsageError(ValueError):
+    """Bad input on the command line (exit code 2)."""
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse's parser, but a usage error is one line, not its usage block."""
+
+    def error(self, message: str) -> NoReturn:
+        """Exit 2 with ``message`` on one line."""
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}; see {self.prog} --help\n")
+
+
+def run_settings(args: argparse.Namespace, command: str
+                 ) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """The resolved settings, and where they came from when not from TOML or options."""
+    from hawks_deap.campaign import hawks_json
+
+    if args.config and hawks_json.is_hawks_json(args.config):
+        hawks = hawks_json.load_hawks_config(args.config)
+        values = hawks_json.run_settings(hawks, command, config.cli_values(args, command))
+        hawks_notes(f"hawks-deap {command}", hawks)
+        return values, hawks.settings_source()
+    file_values = config.load_config(args.config, command=command) if args.config else {}
+    return config.resolve(command, file_values, config.cli_values(args, command)), None
+
+
+def hawks_notes(prog: str, hawks: Any) -> None:
+    """What a HAWKS config holds that is not used, on stderr (even with --quiet)."""
+    for line in hawks.messages():
+        print(f"{prog}: note: {line}", file=sys.stderr)
+
+
+def collection_input(args: argparse.Namespace, command: str
+                     ) -> tuple[list[CollectionItem], list[Any], list[str]]:
+    """The datasets (loaded and checked) and clustering algorithms a command names."""
+    items = collection_items(args.paths)
+    if args.labels and all(item.dataset is None for item in items):
+        raise UsageError(f"--labels {args.labels} chooses a battery dataset's partition; "
+                         "no PATH is a battery (a dataset directory has one partition)")
+    algorithms = algorithm_list(getattr(args, "algorithms", None))
+    preset = getattr(args, "preset", None)
+    if preset is not None and not algorithms:
+        raise UsageError(f"--preset {preset} sets the settings of --algorithms; give "
+                         "--algorithms too")
+    from hawks_deap.clustering import get_algorithm
+
+    # an ImportError naming a missing extra, before any work
+    resolved = [get_algorithm(name, preset=preset) for name in algorithms]
+    datasets = load_items(items, args.labels)
+    if command == "features" or (command == "plot" and len(items) > 1):  # features needed
+        from hawks_deap.analysis.features import check_feature_inputs  # e.g. a dataset too small
+
+        check_feature_inputs(datasets, names=[item.name for item in items])
+    check_pairwise_memory(items, datasets, resolved)
+    return items, datasets, algorithms
+
+
+def check_pairwise_memory(items: Sequence[CollectionItem], datasets: Sequence[Any],
+                           algorithms: Sequence[ClusteringAlgorithm]) -> None:
+    """Refuse, before any work, a dataset too large for a `pairwise` algorithm here.
+
+    Those (average, complete, Ward linkage) hold every distance: sipu/birch1's 100,000
+    points need 40 GB, which would fail (or swap) after minutes of other work.
+    """
+    used = [a for a in algorithms if a.pairwise]
+    for item, dataset in zip(items, datasets, strict=True) if used else ():
+        n = dataset.n_samples
+        try:
+            used[0].check_memory(n, {"dataset": item.name, "n_samples": n})
+        except ValueError as error:
+            raise UsageError(f"--algorithms: {error}; leave "
+                             f"{', '.join(a.name for a in used)} out or this dataset"
+                             ) from None
+
+
+def algorithm_list(text: str | None) -> list[str]:
+    """The names ``--algorithms`` gives: 'all', 'paper' or comma-separated, checked."""
+    if text is None:
+        return []
+    from hawks_deap.clustering import PAPER_ALGORITHMS, available_algorithms, get_algorithm
+
+    valid = available_algorithms()
+    if text.strip() == "paper":
+        return list(PAPER_ALGORITHMS)
+    if text.strip() == "all":  # all that run here: a missing optional extra is noted
+        names = []
+        for name in valid:
+            try:
+                get_algorithm(name)
+            except ImportError as error:
+                print(f"note: --algorithms all leaves out {name!r}: {error}", file=sys.stderr)
+            else:
+                names.append(name)
+        return names
+    names = [t.strip() for t in text.split(",") if t.strip()]
+    if not names:
+        raise UsageError("--algorithms needs 'all', 'paper' or comma-separated names; valid: "
+                         + ", ".join(valid))
+    for name in names:
+        check_choice("--algorithms entry", name, valid)  # a ValueError: exit 2, as usage
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:  # performance_table would refuse them, after the features' work
+        raise UsageError(f"--algorithms names {', '.join(repeated)} more than once")
+    return names
+
+
+def check_out_file(path: Path, overwrite: bool, option: str = "--out") -> None:
+    """Refuse, before any work, an output file that exists (without ``--overwrite``)."""
+    if (path.exists() or path.is_symlink()) and not overwrite:  # (a dangling link too)
+        raise UsageError(f"{option} {path} already exists; pass --overwrite to replace it")
+    if path.exists() and path.is_dir():
+        raise UsageError(f"{option} {path} is a directory")
+    check_parent_dir(path, f"{option} {path}")  # before the work, not when writing it
+
+
+def prepare_run(args: argparse.Namespace, command: str,
+                 summary: Callable[[Mapping[str, Any], Any], str]) -> Callable[[], int]:
+    """Validate a run command; the returned function evolves, saves and reports."""
+    values, source = run_settings(args, command)
+    if command == "versus":
+        missing = [k for k in ("winner", "loser") if values[k] is None]
+        if missing:
+            raise UsageError(f"versus needs WINNER and LOSER ({' and '.join(missing)} "
+                             "missing): give them as arguments, e.g. `hawks-deap versus gmm "
+                             "single-linkage --out DIR`, or as [objective] winner / loser "
+                             "in --config")
+    out = Path(args.out)
+    runs.check_run_dir(out, args.overwrite)
+    problem = runs.build_problem(command, values)
+    from hawks_deap.algorithms.toolbox import check_population
+
+    check_population(problem, values["population_size"])  # with K and D: exit 2, not 1
+    metadata = {"command": {"name": command, "settings": dict(values),
+                            "config_file": None if args.config is None else str(args.config)}}
+    if source is not None:
+        metadata["settings_source"] = source
+
+    def run() -> int:
+        progress = not args.quiet and sys.stderr.isatty()
+        done = runs.run_configuration(problem, values, seed=values["seed"],
+                                      progress=progress, metadata=metadata)
+        done.save(out, overwrite=args.overwrite, partitions=command == "versus",
+                  format=args.format)
+        if not args.quiet:
+            print(f"wrote {out}: {summary(values, done.result)}")
+        return EXIT_OK
+
+    return run

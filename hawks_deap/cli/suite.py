@@ -1,0 +1,59 @@
+"""``hawks-deap suite GRID``: a parameter-grid campaign, resumable."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from hawks_deap.cli.common import EXIT_OK, EXIT_USAGE, UsageError, hawks_notes
+
+
+def prepare(args: argparse.Namespace) -> Callable[[], int]:
+    """Validate ``suite``'s arguments; returns the function that does the work."""
+    from hawks_deap.campaign import suite as suite_module
+
+    if args.scheduler is not None and args.backend != "dask":
+        raise UsageError("--scheduler needs --backend dask")
+    if args.scheduler is not None and args.workers != 1:
+        raise UsageError(f"--workers {args.workers} starts a LocalCluster of that many "
+                         "workers; with --scheduler the scheduler's workers run the suite")
+    from hawks_deap.campaign import hawks_json
+
+    if hawks_json.is_hawks_json(args.grid):
+        hawks = hawks_json.load_hawks_config(args.grid)
+        grid = hawks_json.hawks_suite(hawks, preset=args.preset)
+        hawks_notes("hawks-deap suite", hawks)
+    else:
+        grid = suite_module.load_suite(args.grid, preset=args.preset)
+    total = len(grid.configurations) * grid.runs
+    if total > suite_module.LONG_SUITE_RUNS:  # said even with --quiet
+        print(f"hawks-deap suite: warning: {total:,} runs ({len(grid.configurations):,} "
+              f"configurations x {grid.runs:,} runs); a long campaign", file=sys.stderr)
+    out = Path(args.out)
+    suite_module.check_output(out, grid)
+    client = None
+    if args.backend == "dask":
+        client = suite_module.connect_dask(min(args.workers, total), args.scheduler)
+
+    def run() -> int:
+        progress = not args.quiet and sys.stderr.isatty()
+        try:
+            # (the client's workers run the suite: --workers made its LocalCluster)
+            path = suite_module.run_suite(grid, out, workers=1 if client else args.workers,
+                                          backend=args.backend, progress=progress,
+                                          client=client)
+        except suite_module.SuiteBusy as error:  # found only once the run starts
+            print(f"hawks-deap suite: error: {error}", file=sys.stderr)
+            return EXIT_USAGE
+        finally:
+            if client is not None:
+                suite_module.close_dask(client)
+        if not args.quiet:
+            n = len(suite_module.read_summary(out))
+            print(f"wrote {path}: {n} runs ({len(grid.configurations)} configurations x "
+                  f"{grid.runs} runs)")
+        return EXIT_OK
+
+    return run
