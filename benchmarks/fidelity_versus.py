@@ -2,19 +2,21 @@
 Versus row of Table S-II, as resumable suites (issue 20).
 
 The paper's Versus runs (section IV-C): "the constraint parameters remain fixed", "the full
-configurations ... can be found on GitHub": its Versus config is HAWKS'
-``defaults_versus.json`` (``../shared/anchors/hawks-tevc-configs/``: overlap <= 0,
-eigenvalue ratio <= 20, minimum cluster size 5, PSO-random mean mutation, p_c = 0.7,
-P = 10), with what the text sets for these runs: N = 2000, K = 5, D = 2, G = 100 (HAWKS
-counts the initial population as the first generation: 99 after it, as in the Index
-re-run), P_f = 0.75, initial means in U(0, 10). All 12 ordered pairs of average-linkage,
-GMM, K-Means++ and single-linkage, 30 runs each. One suite per winner, each a HAWKS
-config written to ``OUT/<winner>.json`` and run as ``hawks-deap suite OUT/<winner>.json
---preset hawks-tevc --out OUT/<winner>`` does (every finished run is saved and listed in
-its summary at once; rerun to resume), under ``--preset`` (default ``hawks-tevc``: K-Means++
-10 starts, GMM 3 starts, the final population's best fitness returned, as the config's
-``comparison: fitness``) or ``--preset none`` (ours: one start each, the best feasible
-dataset seen returned).
+configurations ... can be found on GitHub". The constraints and operators come from HAWKS'
+generic default file ``defaults_versus.json`` (``../shared/anchors/hawks-tevc-configs/``;
+its own N = 1000, K = 10, G = 50 are not the paper's): overlap <= 0, eigenvalue ratio <= 20,
+minimum cluster size 5, PSO-random mean mutation, p_c = 0.7, P = 10; with what the text sets
+for these runs: N = 2000, K = 5, D = 2, G_max = 100 (written as HAWKS' ``num_gens = 100``,
+which counts the initial population as the first generation: 99 generations after it; the
+Index re-run runs 100 after it), P_f = 0.75, initial means in U(0, 10). ``versus --preset
+hawks-tevc`` gives this setup for a single run. All 12 ordered pairs of average-linkage,
+GMM, K-Means++ and single-linkage, 30 runs each. One suite per winner, each a HAWKS config
+written to ``OUT/<winner>.json`` and run as ``hawks-deap suite OUT/<winner>.json --preset
+hawks-tevc --out OUT/<winner>`` does (every finished run is saved and listed in its summary
+at once; rerun to resume), under ``--preset`` (default ``hawks-tevc``: K-Means++ 10 starts,
+GMM 3 starts, the final population's best fitness returned, as the config's ``comparison:
+fitness``) or ``--preset none`` (ours: one start each, the best feasible dataset seen
+returned).
 
 The report gives, per pair, the winner's and loser's ARI on the returned dataset (the
 run's own scores, in its metadata) and their gap (Fig. 5a); the Fig. 5a diagonal (mean

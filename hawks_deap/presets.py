@@ -135,7 +135,8 @@ def preset_settings(preset: str | None, command: str) -> dict[str, Any]:
     """
     if preset is None:
         return {}
-    by_command = PRESETS[check_preset(preset)]
+    check_preset(preset)
+    by_command = PRESETS[preset]
     if command not in by_command:
         raise ValueError(f"unknown command {command!r}; valid: {', '.join(by_command)}")
     return dict(by_command[command])

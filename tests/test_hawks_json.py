@@ -215,7 +215,6 @@ def test_limits_on_either_side_and_algorithm_names():
     ("ga.parent_selection", "tournament-fitness", '"tournament"'),
     ("ga.mut_prob_mean", "half", '"length"'),
     ("ga.mut_args_mean.random.dims", "some", '"all"'),
-    ("hawks.comparison", "ranking", '"fitness"'),
     ("hawks.n_objectives", 2, "nsga2"),
     ("hawks.mode", "multi", '"single"'),
     ("constraints.overlap.limit", "both", '"upper"'),

@@ -125,7 +125,7 @@ def test_final_fittest_ignores_the_penalty_where_select_best_does_not():
     if feasible and fittest.record["penalty"] > 0:
         assert select_best(pop) is not fittest
     assert final_fittest([]) is None
-    assert RETURNS == ("best-feasible", "final-fittest")
+    assert RETURNS == ("best-feasible", "final-fittest", "final-top-ranked")
 
 
 def test_eccentricity_of_chooses_the_aggregation():

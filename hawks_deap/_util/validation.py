@@ -154,7 +154,7 @@ def as_seed_sequence(seed: object) -> np.random.SeedSequence:
     if isinstance(seed, np.random.SeedSequence):
         return seed
     if isinstance(seed, list | tuple) and seed and all(
-            isinstance(e, numbers.Integral) and not isinstance(e, bool) and e >= 0
+            isinstance(e, numbers.Integral) and not isinstance(e, bool) and int(e) >= 0
             for e in seed):
         return np.random.SeedSequence([int(e) for e in seed])
     if isinstance(seed, np.random.Generator):

@@ -164,7 +164,7 @@ def remove_own_file(path: str | os.PathLike, identity: tuple[int, int] | None) -
     return True
 
 
-def remove_tree(path: str | os.PathLike, identity: tuple[int, int] | None = None,
+def remove_tree(path: str | os.PathLike[str], identity: tuple[int, int] | None = None,
                 names: Iterable[str] | None = None) -> bool:
     """Delete a directory we made, never following a symbolic link; return True if gone.
 

@@ -14,9 +14,10 @@ from hawks_deap.algorithms.result import (
     GenerationState,
     Result,
     final_fittest,
+    final_top_ranked,
     select_best,
 )
 from hawks_deap.algorithms.toolbox import make_toolbox
 
 __all__ = ["ALGORITHMS", "RETURNS", "EvaluateTask", "GenerationState", "ProblemPool", "Result",
-           "evolve", "final_fittest", "make_toolbox", "resume", "select_best"]
+           "evolve", "final_fittest", "final_top_ranked", "make_toolbox", "resume", "select_best"]

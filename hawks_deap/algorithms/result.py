@@ -2,14 +2,16 @@
 
 `select_best` (the best feasible individual, else the smallest penalty) is what a run
 keeps as it goes; `final_fittest` is what HAWKS 0.2.0 returns (the final population's
-best fitness, penalty ignored). `hawks_deap.evolve`'s ``returns`` chooses between them.
+best fitness, penalty ignored); `final_top_ranked` is what the authors' Index-mode script
+asks for (``"comparison": "ranking"``: the top of the final stochastic ranking).
+`hawks_deap.evolve`'s ``returns`` chooses among them (`RETURNS`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from deap import tools
 
@@ -17,7 +19,11 @@ from hawks_deap.genome.genotype import Genotype
 from hawks_deap.operators import record_penalty
 from hawks_deap.problems.base import Problem
 
-__all__ = ["RETURNS", "GenerationState", "Result", "final_fittest", "select_best"]
+if TYPE_CHECKING:
+    from hawks_deap.io.dataset import Dataset
+
+__all__ = ["RETURNS", "GenerationState", "Result", "final_fittest", "final_top_ranked",
+           "select_best"]
 
 
 def select_best(individuals: Iterable[Genotype]) -> Genotype | None:
@@ -59,15 +65,18 @@ def _evaluated(individuals: Iterable[Genotype], name: str) -> list[Genotype]:
     return [ind for ind in individuals if ind.fitness.valid]
 
 
-#: Which individual a run returns as ``Result.best`` (`evolve`'s ``returns``).
-RETURNS = ("best-feasible", "final-fittest")
+#: Which individual a run returns as ``Result.best`` (`evolve`'s ``returns``):
+#: ``"best-feasible"`` (`select_best` over the run, the default), ``"final-fittest"``
+#: (`final_fittest` of the final population: HAWKS 0.2.0, ``"comparison": "fitness"``),
+#: ``"final-top-ranked"`` (`final_top_ranked`: ``"comparison": "ranking"``).
+RETURNS = ("best-feasible", "final-fittest", "final-top-ranked")
 
 
 def final_fittest(population: Iterable[Genotype]) -> Genotype | None:
     """The individual of best fitness in ``population``, its penalty ignored.
 
     What HAWKS 0.2.0 returns (the paper, section III: "the individual with the best
-    fitness"): the smallest |s_t - s| of the final population in Index mode, which may
+    fitness"): the smallest ``|s_t - s|`` of the final population in Index mode, which may
     violate the constraints while feasible individuals exist. Compared on the first
     objective (the single-objective problem's fitness in the NSGA forms); ties go to the
     earlier individual, i.e. the better ranked in a ranked population. Individuals
@@ -87,6 +96,36 @@ def final_fittest(population: Iterable[Genotype]) -> Genotype | None:
     if not valid:
         return None
     return max(valid, key=lambda ind: ind.fitness.wvalues[0])
+
+
+def final_top_ranked(population: Iterable[Genotype]) -> Genotype | None:
+    """The first individual of ``population``: the top of a ranked population.
+
+    The HAWKS loop keeps its population as the first P of the stochastic ranking of
+    parents and offspring (``toolbox.select``, `hawks_deap.operators.sel_hawks`), best
+    first, so the final population's first individual is the top of the final ranking:
+    what the authors' Index-mode script selects with ``"comparison": "ranking"`` (the
+    paper, section IV-C, "Solution selection", names it as the alternative to its
+    "highest fitness": "the individual with the highest (sorted) rank"). Unlike
+    `final_fittest`, the ranking weighs the penalty: with ``p_f < 1`` a feasible
+    individual can rank above a fitter infeasible one, but the top may still be
+    infeasible. For ``algorithm="nsga2"`` / ``"nsga3"`` the population
+    is in the order of their selection (first front first), not a stochastic ranking.
+    Individuals without a valid fitness are skipped; returns None when there is none.
+
+    Parameters
+    ----------
+    population : iterable of Genotype
+        In ranked order, best first; anything but an iterable of `Genotype` raises
+        TypeError.
+
+    Returns
+    -------
+    Genotype or None
+        One of ``population`` (a reference).
+    """
+    valid = _evaluated(population, "population")
+    return valid[0] if valid else None
 
 
 @dataclass
@@ -136,7 +175,9 @@ class Result:
     best : Genotype
         The individual the run returns (`evolve`'s ``returns``): by default
         `best_feasible`; with ``returns="final-fittest"`` the final population's
-        individual of best fitness, its penalty ignored (`final_fittest`).
+        individual of best fitness, its penalty ignored (`final_fittest`); with
+        ``returns="final-top-ranked"`` the first of the final, ranked population
+        (`final_top_ranked`).
     seed : int or list of int
         Entropy of the run's SeedSequence: ``evolve(problem, seed=result.seed, ...)``
         repeats the run, unless it was seeded with a spawned SeedSequence (whose spawn
@@ -164,7 +205,7 @@ class Result:
     pareto_front: tools.ParetoFront | None = None
     best_feasible: Genotype | None = None
 
-    def dataset(self, individual: Genotype):
+    def dataset(self, individual: Genotype) -> Dataset:
         """The `hawks_deap.Dataset` of any individual of this run.
 
         Parameters
@@ -185,6 +226,6 @@ class Result:
                                        extra={"seed": self.seed, "evolve": self.settings,
                                               "generations_run": self.generations_run})
 
-    def best_dataset(self):
+    def best_dataset(self) -> Dataset:
         """The `hawks_deap.Dataset` of `best`."""
         return self.dataset(self.best)

@@ -139,7 +139,8 @@ def make_toolbox(problem: Problem, *, seed: object = None,
                          "problem.as_multiobjective()")
     if algorithm == "hawks":
         check_single_objective(n_obj)
-    _, rngs = seed_streams(seed)
+    _, streams = seed_streams(seed)
+    rngs: dict[str, np.random.Generator | None] = dict(streams)
     if seed is None:  # DEAP's convention: every draw from `random` (getstate saves it)
         rngs.update(init=None, variation=None, selection=None)
     return build_toolbox(problem, rngs, mean_mutation=mean_mutation, p_f=p_f, p_mean=p_mean,
@@ -172,7 +173,7 @@ def _individual(problem: Problem, rng: np.random.Generator | None) -> Genotype:
     return problem.random_individual(numpy_rng(rng))
 
 
-def build_toolbox(problem: Problem, rngs: dict[str, np.random.Generator | None], *,
+def build_toolbox(problem: Problem, rngs: Mapping[str, np.random.Generator | None], *,
                    mean_mutation: str | Callable[..., Any], p_f: float,
                    p_mean: float | None, p_cov: float | None,
                    mean_kwargs: Mapping[str, Any] | None, cov_kwargs: Mapping[str, Any] | None,
@@ -181,7 +182,9 @@ def build_toolbox(problem: Problem, rngs: dict[str, np.random.Generator | None],
                    population_size: int = 10, prepare: bool = True) -> base.Toolbox:
     """The toolbox of `make_toolbox` and `evolve`, from checked arguments and streams."""
     if prepare:
-        problem.prepare(rngs["layout"])
+        layout_rng = rngs["layout"]
+        assert layout_rng is not None  # never None (seed_streams)
+        problem.prepare(layout_rng)
     problem = problem.snapshot()  # its own layout: the next toolbox prepares the caller's
     layout = problem.layout
     toolbox = base.Toolbox()

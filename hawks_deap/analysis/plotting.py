@@ -25,12 +25,15 @@ import io
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from hawks_deap._util.labels import as_label_array, encode_labels
 from hawks_deap._util.validation import check_bool, check_float, check_int, check_X
+
+if TYPE_CHECKING:
+    from matplotlib.patches import Ellipse
 
 __all__ = [
     "DPI_RANGE",
@@ -67,7 +70,7 @@ def pyplot() -> Any:
     return plt
 
 
-def _new_axes(ax: Any, **subplot_kw: Any):
+def _new_axes(ax: Any, **subplot_kw: Any) -> tuple[Any, Any]:
     if ax is not None:
         return ax.figure, ax
     plt = pyplot()
@@ -177,11 +180,12 @@ class _Projection:
             return "x0", "x1"
         if self.n_dims == 1:
             return "x0", "cluster"
+        assert self.ratio is not None  # set for n_dims > 2
         return (f"PC1 ({100 * self.ratio[0]:.0f}% of variance)",
                 f"PC2 ({100 * self.ratio[1]:.0f}% of variance)")
 
 
-def _ellipse(mean: np.ndarray, cov: np.ndarray, n_std: float, **kwargs: Any):
+def _ellipse(mean: np.ndarray, cov: np.ndarray, n_std: float, **kwargs: Any) -> Ellipse:
     from matplotlib.patches import Ellipse
 
     eigenvalues, eigenvectors = np.linalg.eigh((cov + cov.T) / 2)

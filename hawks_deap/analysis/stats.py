@@ -499,6 +499,7 @@ def join_tables(tables: Mapping[str, Table]) -> tuple[Table, list[str]]:
             raise ValueError(f"every table needs the same columns; tables[{source!r}] has "
                              f"{list(table.columns)}, not {list(columns)}")
         columns = table.columns
+    assert columns is not None  # tables is not empty
     joined = Table(tuple(i for t in tables.values() for i in t.index), columns,
                    np.concatenate([t.values for t in tables.values()]))
     return joined, [str(s) for s, t in tables.items() for _ in range(len(t))]

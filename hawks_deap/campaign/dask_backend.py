@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from dask.distributed import Client
 
 
-def connect_dask(workers: int, scheduler: str | None, timeout: float = 10.0):
+def connect_dask(workers: int, scheduler: str | None, timeout: float = 10.0) -> Client:
     """A ``dask.distributed.Client``: a new LocalCluster, or an existing scheduler.
 
     Raises ``ValueError`` naming the address when the scheduler cannot be reached

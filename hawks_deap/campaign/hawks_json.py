@@ -28,9 +28,11 @@ hawks.seed_num                      -> [ga] seed ([suite] seed). null (HAWKS see
                                     clock) -> seed 0, noted. HAWKS seeds run r of every
                                     configuration with seed_num + 10 r; a suite derives
                                     each run's seed from (seed, configuration, run)
-hawks.comparison                    "fitness" only -> [ga] returns = "final-fittest" (as
-                                    HAWKS: the final population's best fitness, whatever
-                                    its penalty; our default is the best feasible seen)
+hawks.comparison                    -> [ga] returns: "fitness" -> "final-fittest" (the
+                                    final population's best fitness, whatever its
+                                    penalty), "ranking" -> "final-top-ranked" (the first
+                                    of the final stochastic ranking; the authors' Index
+                                    script sets it). Our default is the best feasible seen
 hawks.folder_name, save_best_data,  unmapped: ``--out``; every run saves its dataset,
 save_stats, save_config             logbook and settings
 objectives.silhouette.target        -> [objective] target, index "silhouette", metric
@@ -103,6 +105,7 @@ from hawks_deap._util.files import CONFIG_MAX_BYTES, CONFIG_MAX_DEPTH, read_json
 from hawks_deap._util.validation import check_float, check_int, check_probability
 from hawks_deap.campaign.hawks_schema import (
     ALGORITHM_NAMES,
+    COMPARISONS,
     DIMS,
     HAWKS_DEFAULTS,
     KNOWN_KEYS,
@@ -338,6 +341,7 @@ class _Point:
     def option(self, hawks_key: str, section: str, key: str, value: Any) -> Any:
         """Set an option, checked by the schema under the HAWKS key's name."""
         opt = config.find_option(section, key)
+        assert opt is not None, (section, key)  # the translation names schema options only
         name = f"{hawks_key} (-> {opt.qualified}){self.where}"
         self.file_values.setdefault(section, {})[key] = opt.validate(value, name)
         return self.file_values[section][key]
@@ -346,8 +350,9 @@ class _Point:
         return check_float(f"{key}{self.where}", value, **bounds)
 
 
-def _hawks_section(hawks: Mapping[str, Any], where: str) -> tuple[str, int, int | None]:
-    """Mode, runs and seed, after checking the keys of ``hawks`` that must hold."""
+def _hawks_section(hawks: Mapping[str, Any],
+                   where: str) -> tuple[str, int, int | None, str]:
+    """Mode, runs, seed and ``[ga] returns``, after checking the keys of ``hawks``."""
     modes = {"single": "index", "versus": "versus"}
     if hawks["mode"] not in modes:
         raise _refuse("hawks.mode", hawks["mode"], where, '"single" (Index mode), "versus"')
@@ -355,15 +360,17 @@ def _hawks_section(hawks: Mapping[str, Any], where: str) -> tuple[str, int, int 
         raise _refuse("hawks.n_objectives", hawks["n_objectives"], where,
                       "1 (several objectives: hawks_deap.evolve(problem.as_multiobjective(), "
                       "algorithm='nsga2') in Python)")
-    if hawks["comparison"] != "fitness":
+    if not isinstance(hawks["comparison"], str) or hawks["comparison"] not in COMPARISONS:
         raise _refuse("hawks.comparison", hawks["comparison"], where,
-                      '"fitness" (the final population\'s best fitness)')
+                      '"fitness" (the final population\'s best fitness), "ranking" (the '
+                      'top of the final stochastic ranking)')
     runs = check_int(f"hawks.num_runs{where}", hawks["num_runs"], minimum=1)
     seed = hawks["seed_num"]
     if seed is not None:
         opt = config.find_option("ga", "seed")
+        assert opt is not None
         seed = opt.validate(seed, f"hawks.seed_num (-> {opt.qualified}){where}")
-    return modes[hawks["mode"]], runs, seed
+    return modes[hawks["mode"]], runs, seed, COMPARISONS[hawks["comparison"]]
 
 
 def _dataset(d: Mapping[str, Any], out: _Point) -> None:
@@ -561,7 +568,7 @@ def translate_hawks_config(data: Mapping[str, Any], *, path: str | None = None
     defaults = {k: v for k, v in HAWKS_DEFAULTS.items()
                 if k != "objectives" or mode_given == "single"}
     merged = _with_defaults(data, defaults)
-    mode, runs, seed = _hawks_section(merged["hawks"], where)
+    mode, runs, seed, returns = _hawks_section(merged["hawks"], where)
     check_size(math.prod(len(v) for v in axes.values()), runs, runs_name="hawks.num_runs",
                where=where)
     points: list[HawksPoint] = []
@@ -575,7 +582,7 @@ def translate_hawks_config(data: Mapping[str, Any], *, path: str | None = None
             _set(cfg, key, value)
         label = f" (configuration {len(points)}: {_short(grid_values)})" if axes else ""
         out = _translate(cfg, mode, where + label)
-        out.option("hawks.comparison", "ga", "returns", "final-fittest")
+        out.option("hawks.comparison", "ga", "returns", returns)
         if seed is not None:
             out.file_values.setdefault("ga", {})["seed"] = seed
         signature = json.dumps([out.file_values, out.extras], sort_keys=True)
@@ -672,7 +679,7 @@ def hawks_suite(hawks: HawksConfig, *, preset: str | None = None,
     ga : mapping, optional
         Other ``[ga]`` settings (validated; not ``seed`` nor ``n_jobs``) of every
         configuration over the config's own, e.g. ``{"returns": "best-feasible"}`` to return
-        our default dataset instead of HAWKS' final fittest (``hawks.comparison``). Both
+        our default dataset instead of HAWKS' final pick (``hawks.comparison``). Both
         are part of the suite's identity.
     """
     if preset is not None and (ga or {}).get("preset", preset) != preset:

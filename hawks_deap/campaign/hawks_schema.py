@@ -37,6 +37,10 @@ MEAN_ARGS = {"random": {"scale": "scale", "dims": "dims"}, "rails": _WEIGHTS,
 MEAN_MUTATION_NAMES = {"random": "gaussian", "rails": "rails", "pso": "pso",
                    "pso_informed": "pso-informed", "de": "de"}
 DIMS = ("all", "each")  # the same meaning as ours
+#: ``hawks.comparison`` -> ``[ga] returns``: the final population's best fitness
+#: (HAWKS' default, the paper's "highest fitness"), or the first of the final, ranked
+#: population (HAWKS' ``_best_in_pop``: ``pop[0]``; set by the authors' Index script).
+COMPARISONS = {"fitness": "final-fittest", "ranking": "final-top-ranked"}
 #: HAWKS clustering names (normalised as HAWKS' ``translate_method`` does) -> ours.
 ALGORITHM_NAMES = {"kmeans": "kmeans++", "kmeans++": "kmeans++", "gmm": "gmm",
                "singlelinkage": "single-linkage", "averagelinkage": "average-linkage"}

@@ -169,6 +169,7 @@ def verify(path: str | os.PathLike, *, n_jobs: int = 1) -> Verification:
     # genes.json as saved and as it would be saved now (what save writes: `_numbers`
     # compares its values, the covariances R diag(v) R^T included)
     old_genes = read_json(path / GENES_FILE)  # (Dataset.load read it: it is valid JSON)
+    assert again.genotype is not None  # a run's dataset has its genotype
     new_genes = json.loads(json.dumps({"sizes": again.sizes.tolist(),
                                        "clusters": [g.to_dict() for g in again.genotype]}))
     same_genes = old_genes == new_genes

@@ -26,7 +26,7 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from hawks_deap.algorithms.result import Result
     from hawks_deap.io.dataset import Dataset
     from hawks_deap.problems import Problem
+    from hawks_deap.problems.versus import VersusProblem
 
 __all__ = [
     "LOGBOOK_FILE",
@@ -163,7 +164,8 @@ def read_logbook_csv(path: str | os.PathLike) -> list[dict[str, float]]:
 # --------------------------------------------------------------------------- partitions
 
 
-def partitions_csv(winner_labels: Sequence[int], loser_labels: Sequence[int]) -> str:
+def partitions_csv(winner_labels: Sequence[int] | np.ndarray,
+                   loser_labels: Sequence[int] | np.ndarray) -> str:
     """The two partitions of a Versus run as CSV text (header ``winner,loser``).
 
     Parameters
@@ -326,7 +328,8 @@ class Run:
         """
         files = {LOGBOOK_FILE: logbook_csv(self.result.logbook)}
         if partitions:
-            files[PARTITIONS_FILE] = partitions_csv(*self.problem.partitions(self.result.best))
+            versus = cast("VersusProblem", self.problem)  # partitions: Versus problems only
+            files[PARTITIONS_FILE] = partitions_csv(*versus.partitions(self.result.best))
         return files
 
     def save(self, out: str | os.PathLike, *, overwrite: bool = False,

@@ -37,7 +37,7 @@ import math
 import operator
 import os
 import warnings
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -542,7 +542,8 @@ def cost_estimate(task: SuiteTask) -> float:
     return cost * (10.0 if task.command == "versus" else 1.0)
 
 
-def _iter_processes(tasks: list[SuiteTask], out: str, workers: int):
+def _iter_processes(tasks: list[SuiteTask], out: str, workers: int
+                    ) -> Iterator[dict[str, str]]:
     """The rows of ``tasks`` as they finish, in at most one worker per task.
 
     The workers die with this process (`hawks_deap._util.workers.suite_worker`): a suite

@@ -148,9 +148,9 @@ class LibraryCall:
         do not make it another algorithm.
     tree : callable or None
         For a call that cuts a hierarchy: ``tree(X, **params) -> cut``, the hierarchy
-        built once, where ``cut(n_clusters)`` gives the partition of ``run(X,
-        n_clusters, seed, **params)`` (labels numbered in order of first appearance), so
-        that a tree is cut at K and 2K without building it twice.
+        built once, where ``cut(n_clusters)`` gives the labels of ``run(X, n_clusters,
+        seed, **params)`` (the same array), so that a tree is cut at K and 2K without
+        building it twice.
     """
 
     run: Callable[..., Any]
@@ -478,8 +478,8 @@ class ClusteringAlgorithm:
             changed in between): the linkage algorithms (single, average, complete and
             Ward and their ``-2k`` variants) build their tree into it once per ``X`` and
             cut it at each number of clusters asked. Pass an empty dict to the first
-            call. The partition is that of a call without it; single linkage numbers its
-            labels otherwise (in order of first appearance). Other algorithms ignore it.
+            call. The labels are those of a call without it. Other algorithms ignore
+            it.
 
         Returns
         -------

@@ -9,6 +9,7 @@ Libraries are imported on first use: Index mode never needs them.
 
 from __future__ import annotations
 
+import heapq
 import warnings
 from collections.abc import Callable
 from functools import partial
@@ -89,6 +90,14 @@ def cut_linkage(Z: np.ndarray, n_clusters: int) -> np.ndarray:
 def _cut_merges(merges: np.ndarray, n_clusters: int) -> np.ndarray:
     """`cut_linkage` of ``merges`` (the two children of each merge); no checks."""
     n = merges.shape[0] + 1
+    # connected_components numbers components in order of their smallest node, so the
+    # codes of the leaves are already in order of first appearance.
+    return encode_labels(_cut_components(merges, n_clusters)[:n])[0]
+
+
+def _cut_components(merges: np.ndarray, n_clusters: int) -> np.ndarray:
+    """The component of every node (leaves, then merges) after the first N - K merges."""
+    n = merges.shape[0] + 1
     n_kept = n - n_clusters
     # Union of the first n_kept merges: node n + i is joined to its two children.
     parents = np.repeat(np.arange(n, n + n_kept), 2)
@@ -96,10 +105,28 @@ def _cut_merges(merges: np.ndarray, n_clusters: int) -> np.ndarray:
     size = 2 * n - 1
     graph = coo_matrix((np.ones(children.size, dtype=np.int8), (parents, children)),
                        shape=(size, size))
-    _, component = connected_components(graph, directed=False)
-    # connected_components numbers components in order of their smallest node, so the
-    # codes of the leaves are already in order of first appearance.
-    return encode_labels(component[:n])[0]
+    return connected_components(graph, directed=False)[1]
+
+
+def _cut_children(children: np.ndarray, n_clusters: int) -> np.ndarray:
+    """The cut of scikit-learn's tree ``children``, numbered as scikit-learn numbers it.
+
+    ``AgglomerativeClustering(n_clusters).fit(X).labels_`` without connectivity: the
+    partition of `_cut_merges`, each cluster numbered by the position of its root in
+    scikit-learn's heap of the nodes left after undoing the last ``n_clusters - 1``
+    merges (``sklearn.cluster._agglomerative._hc_cut``). The heap is replayed on the
+    roots only (K - 1 steps); the leaves take the number of their component.
+    """
+    n = children.shape[0] + 1
+    component = _cut_components(children, n_clusters)
+    nodes = [-(2 * n - 2)]  # the root (_hc_cut's max(children[-1]) + 1)
+    for _ in range(n_clusters - 1):
+        left, right = children[-nodes[0] - n]
+        heapq.heappush(nodes, -int(left))
+        heapq.heappushpop(nodes, -int(right))
+    codes = np.empty(component.max() + 1, dtype=np.intp)
+    codes[component[-np.asarray(nodes, dtype=np.intp)]] = np.arange(len(nodes))
+    return codes[component[:n]]
 
 
 def _trivial_partition(n_samples: int, n_clusters: int) -> np.ndarray | None:
@@ -153,13 +180,15 @@ def agglomerative_tree(X: np.ndarray, **params: object) -> Callable[[int], np.nd
 
     Without connectivity scikit-learn always builds the whole tree and cuts it by
     undoing its last ``n_clusters - 1`` merges, as `cut_linkage` does: the partition is
-    the same, its labels numbered in order of first appearance.
+    the same, and `_cut_children` numbers it as scikit-learn does (the labels of
+    `agglomerative`).
     """
     if X.shape[0] == 1:
         return _ONE_POINT_TREE
     from sklearn.cluster import AgglomerativeClustering
 
-    return partial(_cut_merges, AgglomerativeClustering(n_clusters=1, **params).fit(X).children_)
+    children = AgglomerativeClustering(n_clusters=1, **params).fit(X).children_
+    return partial(_cut_children, children)
 
 
 def linkage_tree(X: np.ndarray, *, method: str, metric: str) -> Callable[[int], np.ndarray]:

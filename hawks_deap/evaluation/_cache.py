@@ -66,7 +66,7 @@ class ByteLRU:
     def __contains__(self, key: object) -> bool:
         return key in self._data
 
-    def get(self, key: object):
+    def get(self, key: object) -> Any:
         """The value for ``key`` (marked most recently used), or None.
 
         Parameters
@@ -232,7 +232,7 @@ class Shape:
             size += 8 * n + 200 * (n // 16 + 1)
         if self.eu_intra is not None:
             size += self.eu_intra.nbytes
-        if self.own_idx is not None:
+        if self.own_idx is not None and self.own_margin is not None:  # set together
             size += self.own_idx.nbytes + self.own_margin.nbytes
         return size
 
@@ -297,9 +297,9 @@ class GeneEntry:
     def nbytes(self) -> int:
         # the squared norms are charged up front, measured or not
         size = self.points.nbytes + 8 * self.points.shape[0] + 4 * self.centroid.nbytes
-        if self.own_nn is not None:
+        if self.own_nn is not None and self.own_reach is not None:  # set together
             size += self.own_nn.nbytes + self.own_reach.nbytes
-        if self.ctx_d2 is not None:
+        if self.ctx_d2 is not None and self.own_d2 is not None:  # set together
             size += self.ctx_d2.nbytes + self.own_d2.nbytes
         return size
 

@@ -239,17 +239,7 @@ def _side_hits(store: GeneStore, t: Table, own: dict[int, np.ndarray], J: np.nda
     position = np.empty(n_sides, dtype=np.intp)
     position[order] = np.arange(n_sides)
     reverse = position[(order + n_pairs) % n_sides]
-    q_list = q_side.tolist()
-    groups = []  # (first side, end side, query slot, projections (n_q, sides))
-    start = 0
-    while start < n_sides:
-        q = q_list[start]
-        stop = start + 1
-        while stop < n_sides and q_list[stop] == q:
-            stop += 1
-        g = genes[q]
-        groups.append((start, stop, q, (g.points - g.centroid) @ e_side[start:stop].T))
-        start = stop
+    groups = _query_groups(genes, q_side, e_side)
     hi = np.concatenate([proj.max(axis=0) for _, _, _, proj in groups])
     # The lower bound lb = dist + min_y (y - c_t).e - (x - c_q).e (the min over the
     # target is minus the reverse side's largest projection) fails to exclude x when
@@ -261,7 +251,9 @@ def _side_hits(store: GeneStore, t: Table, own: dict[int, np.ndarray], J: np.nda
               else math.inf)
 
     def survivors(start: int, stop: int, q: int, proj: np.ndarray, step: int) -> np.ndarray:
-        return proj[::step] + genes[q].own_reach[::step, None] >= base[None, start:stop]
+        reach = genes[q].own_reach
+        assert reach is not None  # measured for every gene above
+        return proj[::step] + reach[::step, None] >= base[None, start:stop]
 
     if sum(proj.size for *_, proj in groups) > budget:
         # estimate from every 8th point first: a pass that is bound to exceed the
@@ -292,6 +284,27 @@ def _side_hits(store: GeneStore, t: Table, own: dict[int, np.ndarray], J: np.nda
                                     own_all)
     return _entries_by_pair(store, t, pair_side[s_c[hit]], q_side[s_c[hit]], point[hit],
                             n_pairs)
+
+
+def _query_groups(genes: list[GeneEntry], q_side: np.ndarray, e_side: np.ndarray
+                  ) -> list[tuple[int, int, int, np.ndarray]]:
+    """The sides grouped by query gene: one matrix product per query gene.
+
+    Each group is (first side, end side, query slot, projections (n_q, sides)); the sides
+    are sorted by query slot.
+    """
+    q_list = q_side.tolist()
+    groups = []
+    start = 0
+    while start < len(q_list):
+        q = q_list[start]
+        stop = start + 1
+        while stop < len(q_list) and q_list[stop] == q:
+            stop += 1
+        g = genes[q]
+        groups.append((start, stop, q, (g.points - g.centroid) @ e_side[start:stop].T))
+        start = stop
+    return groups
 
 
 def _entries_by_pair(store: GeneStore, t: Table, pair: np.ndarray, query: np.ndarray,

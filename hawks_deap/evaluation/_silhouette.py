@@ -77,7 +77,9 @@ def silhouette_sq(store: GeneStore, keys: list[str], genes: list[GeneEntry]) -> 
         for j in slots:
             stop = start + genes[j].points.shape[0]
             changed = stale[j]
-            genes[j].ctx_d2[changed] = fresh[[where[m] for m in changed], start:stop]
+            ctx_d2 = genes[j].ctx_d2
+            assert ctx_d2 is not None  # every entry has its rows here
+            ctx_d2[changed] = fresh[[where[m] for m in changed], start:stop]
             start = stop
     spread = scatter / store.counts
     if store.layout.n_samples * k <= store.tuning.slotwise_silhouette:
@@ -90,6 +92,7 @@ def silhouette_sq(store: GeneStore, keys: list[str], genes: list[GeneEntry]) -> 
         n_j = store.sizes[j]
         if n_j < 2:
             continue  # s(i) = 0 for a point alone in its cluster
+        assert e.ctx_d2 is not None and e.own_d2 is not None  # every entry has its rows here
         b = (e.ctx_d2 + spread[:, None]).min(axis=0)
         a = e.own_d2 * float(n_j)
         a += scatter[j]

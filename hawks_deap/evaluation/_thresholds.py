@@ -54,6 +54,7 @@ def own_thresholds(store: GeneStore, slot: int, gene: Any, entry: GeneEntry) -> 
         shape = store.shape(slot, gene)
         had_own = shape.own_idx is not None
         certify(store, slot, gene, shape)
+        assert shape.own_margin is not None and shape.own_idx is not None  # certify sets them
         slack = abs_slack(P.shape[1], max(entry.maxabs, shape.maxabs))
         sure = shape.own_margin > slack
         if sure.all():
@@ -109,8 +110,7 @@ def reach_bound(store: GeneStore, slot: int, gene: Any, entry: GeneEntry) -> flo
 
 def z_steps(store: GeneStore, slot: int) -> np.ndarray | None:
     """``z_i - z_nearest(i)`` for the draws of a slot (None if fewer than 2)."""
-    steps = store.z_step_table.get(slot, False)
-    if steps is False:
+    if slot not in store.z_step_table:
         z = store.layout.z[slot]
         if z.shape[0] < 2:
             steps = None
@@ -119,7 +119,7 @@ def z_steps(store: GeneStore, slot: int) -> np.ndarray | None:
             other = np.where(idx[:, 0] == np.arange(z.shape[0]), idx[:, 1], idx[:, 0])
             steps = z - z[other]
         store.z_step_table[slot] = steps
-    return steps
+    return store.z_step_table[slot]
 
 def certify(store: GeneStore, slot: int, gene: Any, shape: Shape) -> None:
     """The nearest-neighbour certificate of a shape (`Shape.set_own`), once.

@@ -377,7 +377,7 @@ class NaiveEvaluator:
         Accepted for interface compatibility with `Evaluator`; ignored.
     """
 
-    def __init__(self, layout, *, metric: str = "sqeuclidean",
+    def __init__(self, layout: Any, *, metric: str = "sqeuclidean",
                  cache_bytes: int = 0, threads: int | None = None) -> None:
         self.layout = layout
         self.metric = check_choice("metric", metric, SILHOUETTE_METRICS)

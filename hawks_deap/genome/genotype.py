@@ -75,6 +75,8 @@ class Cluster:
     mean: np.ndarray
     variances: np.ndarray
     rotation: np.ndarray
+    _key: str | None
+    _shape_key: str | None
 
     def __init__(self, mean: Any, variances: Any, rotation: Any) -> None:
         mean_arr = np.asarray(mean, dtype=np.float64)
@@ -109,7 +111,7 @@ class Cluster:
         object.__setattr__(new, "_shape_key", shape_key)
         return new
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Any, ...]:
         return (Cluster, (self.mean, self.variances, self.rotation))
 
     def __repr__(self) -> str:
@@ -258,17 +260,17 @@ class Evaluation(tuple):
     layout_key: str | None
 
     def __new__(cls, values: Iterable[float], record: dict[str, Any] | None = None,
-                layout_key: str | None = None):
+                layout_key: str | None = None) -> Evaluation:
         """Build from fitness values, a record and the layout's key."""
         obj = super().__new__(cls, (float(v) for v in values))
         obj.record = dict(record or {})
         obj.layout_key = layout_key
         return obj
 
-    def __getnewargs__(self):
+    def __getnewargs__(self) -> tuple[Any, ...]:
         return (tuple(self), self.record, self.layout_key)
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Any, ...]:
         return (Evaluation, (tuple(self), self.record, self.layout_key))
 
 
@@ -339,11 +341,11 @@ class RecordFitness(base.Fitness):
         copy_.last_record = dict(getattr(self, "last_record", {}))
         return copy_
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Any, ...]:
         return (_rebuild_fitness, (self.__class__, self.__dict__))
 
 
-def _rebuild_fitness(cls: type, state: dict) -> RecordFitness:
+def _rebuild_fitness(cls: type[RecordFitness], state: dict) -> RecordFitness:
     fit = cls.__new__(cls)
     fit.__dict__.update(state)
     fit.record = dict(fit.__dict__.get("record", {}))
@@ -405,7 +407,7 @@ class MultiObjectiveFitness(RecordFitness):
         """
         return _weighted_fitness(_check_weights(tuple(float(w) for w in weights)))
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Any, ...]:
         return (_rebuild_fitness, (MultiObjectiveFitness, self.__dict__))
 
 
@@ -470,7 +472,7 @@ class Genotype(list):
         copy_.__dict__.update(copy.deepcopy(self.__dict__, memo))
         return copy_
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Any, ...]:
         return (_rebuild_genotype, (type(self), list(self), self.__dict__))
 
     @property
@@ -487,7 +489,7 @@ class Genotype(list):
         return np.stack([g.mean for g in self])
 
 
-def _rebuild_genotype(cls: type, genes: list, state: dict) -> Genotype:
+def _rebuild_genotype(cls: type[Genotype], genes: list, state: dict) -> Genotype:
     individual = cls.__new__(cls)
     list.extend(individual, genes)
     individual.__dict__.update(state)
@@ -546,7 +548,8 @@ class Layout:
         Source of the draws when ``z`` is omitted.
     """
 
-    def __init__(self, sizes: Sequence[int], n_dims: int, z: Sequence[np.ndarray] | None = None,
+    def __init__(self, sizes: Sequence[int] | np.ndarray, n_dims: int,
+                 z: Sequence[np.ndarray] | None = None,
                  rng: np.random.Generator | None = None) -> None:
         given = np.asarray(sizes)
         integral = given.dtype.kind in "iu" or (given.ndim == 1 and all(

@@ -206,8 +206,8 @@ def rotation_powers(rotations: np.ndarray, power: float) -> np.ndarray:
         out = np.empty((m, 2, 2))
         for i, r in enumerate(rotations):
             t = power * math.atan2(r[1, 0] - r[0, 1], r[0, 0] + r[1, 1])
-            c, s = math.cos(t), math.sin(t)
-            out[i] = ((c, -s), (s, c))
+            cos_t, sin_t = math.cos(t), math.sin(t)
+            out[i] = ((cos_t, -sin_t), (sin_t, cos_t))
         return out
     with blas_thread_limit(1):  # small matrices: threads only cost (see blas_thread_limit)
         transposed = rotations.transpose(0, 2, 1)
@@ -222,8 +222,8 @@ def rotation_powers(rotations: np.ndarray, power: float) -> np.ndarray:
         out = ((v * np.cos(power * theta)[:, np.newaxis, :] + w * ratio[:, np.newaxis, :])
                @ v.transpose(0, 2, 1))
         out = out @ (1.5 * np.eye(d) - 0.5 * (out.transpose(0, 2, 1) @ out))
-        for i in np.flatnonzero(np.any((sine < _HALF_TURN_SINE) & (c < 0.0), axis=1)):
-            out[i] = _rotation_power_schur(rotations[i], power)
+        for j in np.flatnonzero(np.any((sine < _HALF_TURN_SINE) & (c < 0.0), axis=1)):
+            out[j] = _rotation_power_schur(rotations[j], power)
     return out
 
 

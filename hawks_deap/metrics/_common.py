@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 from scipy import sparse
@@ -119,7 +120,7 @@ def contingency(labels_true: object, labels_pred: object) -> Contingency:
     )
 
 
-def check_data(X: object, labels: object) -> tuple[np.ndarray, np.ndarray, int]:
+def check_data(X: Any, labels: object) -> tuple[np.ndarray, np.ndarray, int]:
     """Validate data and labels of an internal index.
 
     Returns

@@ -500,7 +500,7 @@ def pair_indices_from_model(pi: ArrayLike, B: ArrayLike) -> ModelPairIndices:
 
     Seed 003 ("general expressions for the indices"). With ``pi_g = P(A = g)`` and
     ``b_gj = P(g_hat = j | A = g)`` (rows of B sum to 1), for two independent
-    observations
+    observations::
 
         P(A1 = A2) = ssq(pi) = pi^T pi,
         P(g1 = g2) = ssq(B^T pi),

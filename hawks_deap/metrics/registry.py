@@ -234,7 +234,7 @@ def available(kind: str | None = None) -> list[str]:
 
 _INF = math.inf
 _UNIT = (0.0, 1.0)
-_EXTERNAL = [
+_EXTERNAL: list[tuple[Callable[..., float], tuple[float, float], bool, bool, tuple[str, ...]]] = [
     # function, bounds, higher_is_better, symmetric, aliases
     (external.purity, _UNIT, True, False, ()),
     (external.maximum_matching, _UNIT, True, True, ("matching", "max_matching")),
@@ -262,7 +262,7 @@ _EXTERNAL = [
     (pairs.pair_npv, _UNIT, True, False, ("cnpv", "npv")),
 ]
 _HARMONIC_10 = sum(1.0 / j for j in range(1, 11))
-_INTERNAL = [
+_INTERNAL: list[tuple[Callable[..., float], tuple[float, float], bool, tuple[str, ...]]] = [
     (internal.silhouette, (-1.0, 1.0), True, ("sil", "silhouette_score")),
     (internal.davies_bouldin, (0.0, _INF), False, ("db", "dbi")),
     (internal.dunn, (0.0, _INF), True, ("di", "dunn_index")),

@@ -97,8 +97,8 @@ def mut_mean_gaussian(individual: Genotype, cluster: int, rng: Any = None, *,
     dims : {"all", "each", "one"}
         Which coordinates move, each by an independent normal step. ``"all"``: every
         coordinate, as Eq. S-1 is written (one draw of ``normal(mean, scale)``).
-        ``"each"``: each coordinate with probability 1/D, as HAWKS 0.2.0 does by default
-        and as the paper's configs ran it (``mut_args_mean.random.dims = "each"``; one
+        ``"each"``: each coordinate with probability 1/D, as HAWKS 0.2.0 runs it by default
+        (``mut_args_mean.random.dims = "each"``; neither TEVC config uses this operator; one
         coordinate on average, none in about a third of the calls when D is large); the
         draws go coordinate by coordinate, ``random()`` then, when it is below 1/D,
         ``normal``, in HAWKS' order. ``"one"``: exactly one coordinate, drawn uniformly.
@@ -297,7 +297,7 @@ def mut_mean_de(individual: Genotype, cluster: int, rng: Any = None, *,
     tuple of Genotype
         ``(individual,)``, as DEAP's mutations return.
     """
-    cluster = _check_cluster(individual, cluster, mut_mean_de.min_clusters, who="mut_mean_de")
+    cluster = _check_cluster(individual, cluster, _DE_MIN_CLUSTERS, who="mut_mean_de")
     _de_options(F=F)
     rng = numpy_rng(rng)
     k = len(individual)
@@ -397,7 +397,8 @@ def _apply_cov(draws: Sequence[_CovDraw], power: float) -> None:
 
 # What a mean operator needs of the layout, declared on the operator (read by `mean_needs`:
 # the toolbox and the run settings check it before any work): the least K, and why.
-mut_mean_de.min_clusters = 3  # type: ignore[attr-defined]
+_DE_MIN_CLUSTERS = 3
+mut_mean_de.min_clusters = _DE_MIN_CLUSTERS  # type: ignore[attr-defined]
 mut_mean_de.min_clusters_reason = "it combines three other clusters' means"  # type: ignore[attr-defined]
 
 #: Mean operators by name, for `mutate` and ``make_toolbox(mean_mutation=...)``.
@@ -720,6 +721,7 @@ def mutate_many(individuals: Sequence[Genotype], rng: Any = None, *,
                 check_same_layout([individual], layout.key)
             k, kwargs = len(individual), dict(mean_kwargs or {})
             if "global_mean" in context:
+                assert layout is not None  # checked above
                 kwargs["global_mean"] = layout.data_mean(individual)
             if "index_value" in context:
                 kwargs["index_value"] = _index_value(individual, mean_mutation)

@@ -9,7 +9,7 @@ import numpy as np
 
 from hawks_deap._util.memory import check_fits, run_bytes
 from hawks_deap._util.validation import check_bool, check_float, check_int
-from hawks_deap.evaluation import Evaluator
+from hawks_deap.evaluation import Evaluator, NaiveEvaluator
 from hawks_deap.genome.genotype import Genotype, Layout
 from hawks_deap.genome.initialization import cluster_sizes, random_genotype
 from hawks_deap.problems.constraints import (
@@ -73,7 +73,7 @@ class DatasetProblem(Problem):
                     "n_dims": self.n_dims})
         self.constraints = check_constraints(constraints)
         self.cache_bytes = check_int("cache_bytes", cache_bytes, minimum=0)
-        self.evaluator: Evaluator | None = None
+        self.evaluator: Evaluator | NaiveEvaluator | None = None
         self.layout = None
 
     def prepare(self, rng: np.random.Generator) -> Layout:
@@ -102,7 +102,7 @@ class DatasetProblem(Problem):
         """Hook: rebuild evaluators and caches for ``self.layout``."""
         self.evaluator = self._make_evaluator()
 
-    def _make_evaluator(self) -> Evaluator:
+    def _make_evaluator(self) -> Evaluator | NaiveEvaluator:
         """The evaluator of ``self.layout``; subclasses override it to pass options."""
         return Evaluator(self.layout, cache_bytes=self.cache_bytes)
 
@@ -160,6 +160,7 @@ class DatasetProblem(Problem):
             current layout (`prepare` must have been called: a RuntimeError otherwise).
         """
         self.require_layout()
+        assert self.evaluator is not None  # made with the layout
         if any(isinstance(c, Overlap) for c in self.constraints):
             self.evaluator.prefetch_overlap(individuals)
 
@@ -212,9 +213,12 @@ class DatasetProblem(Problem):
 
     def _measure(self, constraint: Constraint, individual: Genotype, X: np.ndarray | None,
                  labels: np.ndarray) -> float:
+        assert self.evaluator is not None  # made with the layout
         if isinstance(constraint, Overlap):
             return self.evaluator.overlap(individual if X is None else X)
-        if X is None and not isinstance(constraint, Eccentricity):
+        if isinstance(constraint, Eccentricity):
+            return constraint.compute(individual, X, labels)
+        if X is None:
             X = self.evaluator.points(individual)
         return constraint.compute(individual, X, labels)
 

@@ -104,7 +104,7 @@ class Constraint:
         return f"{type(self).__name__}({', '.join(parts)})"
 
     def __eq__(self, other: object) -> bool:
-        return type(self) is type(other) and self.to_dict() == other.to_dict()  # type: ignore[attr-defined]
+        return type(self) is type(other) and self.to_dict() == other.to_dict()
 
     def __hash__(self) -> int:
         return hash(tuple(sorted(self.to_dict().items())))

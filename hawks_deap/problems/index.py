@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from hawks_deap._util.validation import check_choice, check_float, check_int
-from hawks_deap.evaluation import EVALUATORS, SILHOUETTE_METRICS, Evaluator, make_evaluator
+from hawks_deap.evaluation import EVALUATORS, SILHOUETTE_METRICS, make_evaluator
 from hawks_deap.genome.genotype import Evaluation, Genotype, IndexFitness, MultiObjectiveFitness
 from hawks_deap.problems.base import DatasetProblem
 from hawks_deap.problems.constraints import Constraint
+
+if TYPE_CHECKING:
+    from hawks_deap.metrics import MetricInfo
 
 __all__ = ["IndexProblem", "MultiIndexProblem", "available_indices"]
 
@@ -32,7 +35,7 @@ def available_indices() -> list[str]:
     return sorted(set(INDICES) | set(metrics.available("internal")))
 
 
-def _resolve_index(index: str):
+def _resolve_index(index: str) -> tuple[str, MetricInfo | None]:
     """(canonical name, MetricInfo or None for the built-in silhouette)."""
     from hawks_deap import metrics
 
@@ -59,7 +62,8 @@ def _check_metric_used(metric: str, indices: list[str]) -> None:
                          "leave metric out")
 
 
-def _index_target(index: str, target: float, name: str = "target"):
+def _index_target(index: str, target: float, name: str = "target"
+                  ) -> tuple[str, MetricInfo | None, float]:
     """(canonical name, MetricInfo or None, target checked against the index's range)."""
     index, info = _resolve_index(index)
     low, high = (-1.0, 1.0) if info is None else info.bounds
@@ -119,7 +123,7 @@ class IndexProblem(DatasetProblem):
                          initial_cov_upper=initial_cov_upper)
         self.cache_bytes = check_int("cache_bytes", cache_bytes, minimum=0)
         self.evaluator_name = check_choice("evaluator", evaluator, EVALUATORS)
-        self.evaluator: Evaluator | None = None
+        self.evaluator = None
 
     def _on_new_layout(self) -> None:
         self.evaluator = make_evaluator(self.evaluator_name, self.layout, metric=self.metric,
@@ -146,17 +150,18 @@ class IndexProblem(DatasetProblem):
             ``(|s_t - s|,)``, ``inf`` when the index value is not finite (it then ranks
             last), carrying the record.
         """
-        self.require_layout()
+        layout = self.require_layout()
+        assert self.evaluator is not None  # made with the layout
         with self.evaluator.limit_threads():
             if self._index_info is None:
                 value = self.evaluator.silhouette(individual)
             else:
                 X = self.evaluator.points(individual)
-                value = float(self._index_info.function(X, self.layout.labels))
+                value = float(self._index_info.function(X, layout.labels))
             record: dict[str, Any] = {"index": value, **self.constraint_record(individual)}
         # An undefined index value (nan) ranks last rather than breaking comparisons.
         error = abs(self.target - value) if np.isfinite(value) else math.inf
-        return Evaluation((error,), record, self.layout.key)
+        return Evaluation((error,), record, layout.key)
 
     def mutation_context(self) -> dict[str, Any]:
         """The target, for PSO-informed mutation."""
@@ -247,7 +252,8 @@ class MultiIndexProblem(IndexProblem):
             One distance per index, in the order of ``targets`` (``inf`` for a value
             that is not finite), carrying the record.
         """
-        self.require_layout()
+        layout = self.require_layout()
+        assert self.evaluator is not None  # made with the layout
         values, errors = {}, []
         with self.evaluator.limit_threads():
             X = None
@@ -257,13 +263,13 @@ class MultiIndexProblem(IndexProblem):
                 else:
                     if X is None:
                         X = self.evaluator.points(individual)
-                    value = float(info.function(X, self.layout.labels))
+                    value = float(info.function(X, layout.labels))
                 values[name] = value
                 errors.append(abs(target - value) if np.isfinite(value) else math.inf)
             record: dict[str, Any] = {"index": values[self.indices[0][0]]}
             record.update({f"index_{name}": v for name, v in values.items()})
             record.update(self.constraint_record(individual))
-        return Evaluation(errors, record, self.layout.key)
+        return Evaluation(errors, record, layout.key)
 
     def parameters(self) -> dict[str, Any]:
         """JSON-ready description of the problem."""

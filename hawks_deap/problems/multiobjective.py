@@ -12,15 +12,18 @@ the penalty and feasibility are still recorded.
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
 from hawks_deap.genome.genotype import Evaluation, Genotype, Layout, MultiObjectiveFitness
 from hawks_deap.problems.constraints import Constraint
 from hawks_deap.problems.protocol import Problem
+
+if TYPE_CHECKING:
+    from hawks_deap.problems.base import DatasetProblem
 
 __all__ = ["MultiObjectiveProblem"]
 
@@ -52,7 +55,7 @@ class MultiObjectiveProblem(Problem):
         DEAP weights, in the same order.
     """
 
-    def __init__(self, base: Problem, objectives: Sequence[str] | None = None) -> None:
+    def __init__(self, base: Problem, objectives: Iterable[str] | None = None) -> None:
         if isinstance(base, MultiObjectiveProblem):
             raise TypeError("base is already a multi-objective problem")
         if not isinstance(base, Problem):
@@ -144,8 +147,7 @@ class MultiObjectiveProblem(Problem):
         new.base = self.base.snapshot()
         return new
 
-    def as_multiobjective(self, objectives: Sequence[str] | None = None
-                          ) -> MultiObjectiveProblem:
+    def as_multiobjective(self, objectives: Iterable[str] | None = None) -> Problem:
         """The base problem's `as_multiobjective`: a new problem, this one unchanged.
 
         Parameters
@@ -231,7 +233,7 @@ class MultiObjectiveProblem(Problem):
         tuple of numpy.ndarray
             X of shape (N, D) and labels y of shape (N,), as the base problem's `sample`.
         """
-        return self.base.sample(individual)
+        return cast("DatasetProblem", self.base).sample(individual)  # its base's sample
 
     def parameters(self) -> dict[str, Any]:
         """The base problem's parameters plus the objectives and weights."""

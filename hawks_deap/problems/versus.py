@@ -28,7 +28,7 @@ from __future__ import annotations
 import contextlib
 import math
 from collections.abc import Callable, Iterable
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 
@@ -182,7 +182,7 @@ class VersusProblem(DatasetProblem):
 
     #: Evaluations are expensive (two clustering runs): `hawks_deap.evolve` may default to
     #: a process pool for this problem. Results never depend on it.
-    parallel_by_default: ClassVar[bool] = True
+    parallel_by_default: bool = True
 
     def __init__(self, winner: AlgorithmSpec, loser: AlgorithmSpec, *, n_samples: int,
                  n_clusters: int, n_dims: int, score: str | ScoreFunction = "ari",
@@ -265,6 +265,7 @@ class VersusProblem(DatasetProblem):
             Winner labels and loser labels, each of shape (N,).
         """
         self.require_layout()
+        assert self.evaluator is not None  # made with the layout
         if seeds is None:
             recorded = individual.record.get("seeds") if individual.fitness.valid else None
             if recorded is not None:
@@ -272,16 +273,17 @@ class VersusProblem(DatasetProblem):
             else:
                 seeds = role_seeds(self.genotype_seed(individual))
         X = self.evaluator.points(individual)
+        trees: dict[Any, Any] = {}  # a linkage and its 2K variant build one tree
         with self.loop_context():
-            return (self.winner(X, self.n_clusters, seeds[0]),
-                    self.loser(X, self.n_clusters, seeds[1]))
+            return (self.winner(X, self.n_clusters, seeds[0], trees=trees),
+                    self.loser(X, self.n_clusters, seeds[1], trees=trees))
 
     def _recorded_seeds(self, recorded: dict[str, int]) -> tuple[int, int]:
         """The winner's and loser's seeds in an evaluation's ``record["seeds"]``."""
         return recorded["winner"], recorded["loser"]
 
     def _score(self, labels_pred: np.ndarray, algorithm: ClusteringAlgorithm) -> float:
-        value = self.score(self.layout.labels, labels_pred)
+        value = self.score(self.require_layout().labels, labels_pred)
         try:
             value = float(value)
         except (TypeError, ValueError):
@@ -309,13 +311,17 @@ class VersusProblem(DatasetProblem):
         Evaluation
             The fitness tuple carrying the record.
         """
-        self.require_layout()
+        layout = self.require_layout()
+        assert self.evaluator is not None  # made with the layout
         seed = self.genotype_seed(individual) if eval_seed is None else int(eval_seed)
         winner_seed, loser_seed = role_seeds(seed)
         X = self.evaluator.points(individual)
+        # a linkage and its 2K variant (average-linkage against average-linkage-2k) build
+        # one tree: each cut is exactly the labels of a call alone
+        trees: dict[Any, Any] = {}
         with self.loop_context():
-            winner_labels = self.winner(X, self.n_clusters, winner_seed)
-            loser_labels = self.loser(X, self.n_clusters, loser_seed)
+            winner_labels = self.winner(X, self.n_clusters, winner_seed, trees=trees)
+            loser_labels = self.loser(X, self.n_clusters, loser_seed, trees=trees)
         winner_score = self._score(winner_labels, self.winner)
         loser_score = self._score(loser_labels, self.loser)
         gap = winner_score - loser_score if self.higher_is_better else loser_score - winner_score
@@ -324,7 +330,7 @@ class VersusProblem(DatasetProblem):
         # (in Versus runs genes move a lot, and this beat the per-gene-pair cache).
         record.update(self.constraint_record(individual, X))
         record["seeds"] = {"winner": winner_seed, "loser": loser_seed}
-        return Evaluation((gap,), record, self.layout.key)
+        return Evaluation((gap,), record, layout.key)
 
     def parameters(self) -> dict[str, Any]:
         """JSON-ready description of the problem."""
@@ -380,7 +386,7 @@ class MultiVersusProblem(VersusProblem):
     evaluation seed.
     """
 
-    parallel_by_default: ClassVar[bool] = True
+    parallel_by_default: bool = True
 
     def __init__(self, winner: AlgorithmSpec, losers: Iterable[AlgorithmSpec], *,
                  others: Iterable[AlgorithmSpec] = (), **kwargs: Any) -> None:
@@ -437,16 +443,18 @@ class MultiVersusProblem(VersusProblem):
             The gaps in the order of ``losers``, then the spread if ``others`` are
             given, carrying the record.
         """
-        self.require_layout()
+        layout = self.require_layout()
+        assert self.evaluator is not None  # made with the layout
         seed = self.genotype_seed(individual) if eval_seed is None else int(eval_seed)
         algorithms = (self.winner, *self.losers, *self.others)
         seeds = seed_words(seed, len(algorithms))
         X = self.evaluator.points(individual)
         scores = {}
+        trees: dict[Any, Any] = {}  # each linkage's tree built once, cut for K and 2K
         with self.loop_context():
             for algorithm, s in zip(algorithms, seeds, strict=True):
-                scores[algorithm.name] = self._score(algorithm(X, self.n_clusters, s),
-                                                     algorithm)
+                scores[algorithm.name] = self._score(
+                    algorithm(X, self.n_clusters, s, trees=trees), algorithm)
         sign = 1.0 if self.higher_is_better else -1.0
         w = scores[self.winner.name]
         values = [sign * (w - scores[a.name]) for a in self.losers]
@@ -459,7 +467,7 @@ class MultiVersusProblem(VersusProblem):
             record["spread"] = spread
         record.update(self.constraint_record(individual, X))
         record["seeds"] = {a.name: s for a, s in zip(algorithms, seeds, strict=True)}
-        return Evaluation(values, record, self.layout.key)
+        return Evaluation(values, record, layout.key)
 
     def parameters(self) -> dict[str, Any]:
         """JSON-ready description of the problem."""

@@ -49,6 +49,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import json
+import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -310,7 +311,7 @@ def validate_config(data: Mapping[str, Any], *, command: str | None = None,
     return out
 
 
-def load_toml(path: str | Path) -> dict[str, Any]:
+def load_toml(path: str | os.PathLike) -> dict[str, Any]:
     """Parse a TOML file (``tomllib``, or ``tomli`` on Python 3.10).
 
     Raises ``ValueError`` naming the file for a missing or unreadable file, one that is
@@ -387,7 +388,7 @@ def resolve(command: str, file_values: Mapping[str, Mapping[str, Any]] | None = 
     for opt in options_for(command, options):
         if opt.key in cli_values and cli_values[opt.key] is not _UNSET:
             out[opt.key] = cli_values[opt.key]
-        elif opt.key in file_values.get(opt.section, {}):
+        elif opt.section is not None and opt.key in file_values.get(opt.section, {}):
             out[opt.key] = file_values[opt.section][opt.key]
         else:
             out[opt.key] = opt.default_for(command)

@@ -117,9 +117,10 @@ class _Section:
     """Validation shared by the sections: each field through its option, once, when built."""
 
     SECTION: ClassVar[str]
+    __dataclass_fields__: ClassVar[dict[str, Any]]  # every section is a dataclass
 
     def __post_init__(self) -> None:
-        for f in fields(self):  # type: ignore[arg-type]
+        for f in fields(self):
             opt: Option | None = f.metadata.get("option")
             value = getattr(self, f.name)
             if opt is None or (value is None and opt.default is None):
@@ -128,7 +129,7 @@ class _Section:
 
     def values(self) -> dict[str, Any]:
         """``{key: value}``: every option's value, and the HAWKS-only settings set."""
-        return {f.name: getattr(self, f.name) for f in fields(self)  # type: ignore[arg-type]
+        return {f.name: getattr(self, f.name) for f in fields(self)
                 if f.metadata.get("option") is not None or getattr(self, f.name) is not None}
 
 
@@ -458,7 +459,7 @@ class RunSettings:
         unknown = sorted(set(values) - known)
         if unknown:
             raise ValueError(f"unknown settings for {command}: {', '.join(unknown)}")
-        parts = []
+        parts: list[Any] = []
         for section in sections:
             kwargs = {}
             for f in fields(section):
