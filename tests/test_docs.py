@@ -36,6 +36,7 @@ DOCUMENTED = (
     "hawks_deap.analysis.features",
     "hawks_deap.analysis.stats",
     "hawks_deap.analysis.plotting",
+    "hawks_deap.analysis.isa",
     "hawks_deap.presets",
     "hawks_deap.settings",
     "hawks_deap.settings.model",

@@ -3,7 +3,8 @@
 - `features`: the paper's problem features, performance tables, the instance space;
 - `stats`: the Friedman test and Nemenyi critical differences, the paper's Fig. 2;
 - `table`: `Table`, the labelled table of floats they exchange;
-- `plotting` (matplotlib, the ``plot`` extra): datasets, instance spaces, CD diagrams.
+- `plotting` (matplotlib, the ``plot`` extra): datasets, instance spaces, CD diagrams;
+- `isa`: Instance Space Analysis' ``metadata.csv`` (MATILDA, instancespace, pyispace).
 """
 
 from hawks_deap.analysis import features, stats

@@ -43,6 +43,7 @@ from typing import Any
 
 import numpy as np
 
+from hawks_deap._util.html import html_table
 from hawks_deap._util.validation import (
     check_bool,
     check_choice,
@@ -147,6 +148,20 @@ class FriedmanNemenyi:
     def rejected(self) -> bool:
         """Whether the Friedman test rejects equal ranks at ``alpha``."""
         return bool(self.pvalue < self.alpha)
+
+    def _repr_html_(self) -> str:
+        test = (f"Friedman chi2 = {self.statistic:.4g}, p = {self.pvalue:.3g} "
+                f"({'rejected' if self.rejected else 'not rejected'} at alpha = "
+                f"{self.alpha:g}); N = {self.n_datasets} datasets, k = {self.n_algorithms}; "
+                f"Nemenyi CD = {self.critical_difference:.4g}")
+        group: dict[str, int] = {}  # the first (best) clique each algorithm is in
+        for i, clique in enumerate(self.cliques):
+            for name in clique:
+                group.setdefault(name, i + 1)
+        rows = ([name, f"{rank:.4g}", str(group.get(name, "-"))]
+                for name, rank in self.ranking())
+        return html_table(["algorithm", "average rank", "first clique"], rows,
+                          n_rows=self.n_algorithms, caption=test)
 
     def ranking(self) -> list[tuple[str, float]]:
         """``(algorithm, average rank)`` pairs, best first (ties in column order)."""

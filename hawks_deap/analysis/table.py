@@ -7,9 +7,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
+from hawks_deap._util.html import html_table
+from hawks_deap._util.optional import optional_module
 from hawks_deap._util.validation import check_choice
 
 __all__ = ["Table"]
@@ -63,6 +66,34 @@ class Table:
         """
         check_choice("column", name, self.columns)
         return self.values[:, self.columns.index(name)]
+
+    def to_pandas(self, index_name: str = "dataset") -> Any:
+        """The table as a ``pandas.DataFrame`` (pandas is optional: installed with dask).
+
+        Parameters
+        ----------
+        index_name : str
+            The name of the DataFrame's index (the row names).
+
+        Returns
+        -------
+        pandas.DataFrame
+            A copy of the values, float64, indexed by the row names.
+
+        Raises
+        ------
+        ImportError
+            When pandas is not installed, saying how to install it.
+        """
+        pd = optional_module("pandas", "Table.to_pandas", "pip install pandas")
+        return pd.DataFrame(np.array(self.values), columns=list(self.columns),
+                            index=pd.Index(list(self.index), name=index_name))
+
+    def _repr_html_(self) -> str:
+        rows = ([name, *(f"{v:.4g}" for v in row)]
+                for name, row in zip(self.index, self.values, strict=True))
+        return html_table(["dataset", *self.columns], rows, n_rows=len(self),
+                          caption=f"Table: {len(self)} rows x {len(self.columns)} columns")
 
     def records(self) -> list[dict[str, float]]:
         """One ``{column: value}`` dict per row."""

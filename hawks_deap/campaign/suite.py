@@ -69,6 +69,7 @@ from hawks_deap.campaign.summary import (
     finished_task_rows,
     read_summary,
     suite_lock,
+    summary_frame,
     summary_rows,  # noqa: F401 (re-exported: hawks_deap.campaign.suite.summary_rows)
     summary_text,
 )
@@ -96,6 +97,7 @@ __all__ = [
     "run_task",
     "seed_key",
     "suite_lock",
+    "summary_frame",
 ]
 
 BACKENDS = config.SUITE_BACKENDS

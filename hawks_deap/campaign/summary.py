@@ -19,9 +19,10 @@ import stat
 import warnings
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from hawks_deap._util.files import read_json
+from hawks_deap._util.optional import optional_module
 from hawks_deap._util.writes import remove_own_file, remove_tree
 from hawks_deap.io.dataset import METADATA_FILE, OWN_FILES, files_are_whole
 
@@ -39,6 +40,7 @@ __all__ = [
     "finished_rows",
     "finished_task_rows",
     "read_summary",
+    "summary_frame",
     "summary_rows",
     "summary_text",
     "suite_lock",
@@ -216,6 +218,47 @@ def summary_rows(out: str | os.PathLike) -> list[dict[str, str]]:
     """
     rows = read_summary(out)
     return [rows[k] for k in sorted(rows)]
+
+
+def summary_frame(out: str | os.PathLike) -> Any:
+    """A suite's summary (settings, seed, fitness, records, features) as a DataFrame.
+
+    The rows of `summary_rows` (whole rows only), one per finished run, indexed by
+    ``(config_id, run)``; a column whose every cell is a number (or empty) becomes
+    float64 (empty: NaN) or int64, the others stay text. pandas is optional (installed
+    with dask).
+
+    Parameters
+    ----------
+    out : str or os.PathLike
+        The suite directory.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Empty (no rows, no columns) without a ``summary.csv``.
+
+    Raises
+    ------
+    ImportError
+        When pandas is not installed, saying how to install it.
+    """
+    pd = optional_module("pandas", "summary_frame", "pip install pandas")
+    rows = summary_rows(out)
+    frame = pd.DataFrame(rows)
+    if frame.empty:
+        return frame
+    for column in frame.columns:
+        if column == "config_id":
+            continue
+        cells = frame[column].replace("", None)
+        numbers = pd.to_numeric(cells, errors="coerce")
+        if numbers.notna().sum() == cells.notna().sum():  # every given cell is a number
+            integral = numbers.dropna().eq(numbers.dropna().round()).all()
+            as_int = integral and cells.notna().all() and not cells.str.contains(
+                r"[.eEnN]", regex=True).any()
+            frame[column] = numbers.astype("int64") if as_int else numbers.astype("float64")
+    return frame.set_index(["config_id", "run"]).sort_index()
 
 
 # --------------------------------------------------------------------------- the folder

@@ -17,7 +17,8 @@ Commands (each has ``--help``):
     convergence, Versus panels), or of a collection (instance space, ARI boxplots).
 ``hawks-deap export SRC... --battery NAME --out DIR``
     Write saved datasets (a suite's runs, a folder of datasets) as a battery of the
-    clustering-benchmarks format (`hawks_deap.io.batteries`).
+    clustering-benchmarks format (`hawks_deap.io.batteries`); with ``--format isa``,
+    Instance Space Analysis' ``metadata.csv`` (`hawks_deap.analysis.isa`).
 ``hawks-deap suite GRID.toml``
     Run a parameter-grid campaign (`hawks_deap.campaign.suite`), resumably; ``GRID.json``: a
     HAWKS 0.2.0 config (`hawks_deap.campaign.hawks_json`).
@@ -100,12 +101,15 @@ SUBCOMMANDS: dict[str, Subcommand] = {
         "performance.png.",
         plot.prepare),
     "export": Subcommand(
-        "write datasets as a clustering-benchmarks battery",
+        "write datasets as a clustering-benchmarks battery, or ISA's metadata.csv",
         "Write a collection of saved datasets (a suite's runs, a folder of dataset "
         "directories) as a battery of the clustering-benchmarks format: DIR/NAME/"
         "DATASET.data.gz (the points, exact), DATASET.labels0.gz (labels 1..K) and "
         "DATASET.txt (generator, settings and seed), which clustbench.load_dataset(NAME, "
-        "DATASET, path=DIR) reads. DATASET is each dataset directory's name.",
+        "DATASET, path=DIR) reads. DATASET is each dataset directory's name. With --format "
+        "isa: DIR/metadata.csv, the input of Instance Space Analysis (MATILDA, "
+        "instancespace, pyispace): instances, source, feature_* (the 7 problem features) "
+        "and, with --algorithms, algo_* (their ARI).",
         export.prepare),
     "suite": Subcommand(
         "run a parameter-grid campaign (resumable)",
@@ -135,6 +139,7 @@ EPILOG = """examples:
   hawks-deap plot out/example
   hawks-deap features clustering-data-v1/sipu clustering-data-v1/uci --out real.csv
   hawks-deap export out/suite --battery hawks --out benchmarks
+  hawks-deap export out/suite --format isa --algorithms paper --out isa
   hawks-deap verify out/example
 """
 

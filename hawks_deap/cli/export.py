@@ -1,15 +1,28 @@
-"""``hawks-deap export PATH... --battery NAME --out DIR``: a clustering-benchmarks battery."""
+"""``hawks-deap export PATH... --out DIR``: a clustering-benchmarks battery or ISA metadata.
+
+``--format clustbench --battery NAME`` writes the battery DIR/NAME; ``--format isa``
+writes DIR/metadata.csv (DIR/NAME/metadata.csv with ``--battery NAME``), the input of
+Instance Space Analysis (MATILDA, ``instancespace``, ``pyispace``): each dataset's
+problem features and, with ``--algorithms``, each algorithm's ARI.
+"""
 
 from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
+from pathlib import Path
 
-from hawks_deap.cli.common import EXIT_OK, UsageError, collection_input
+from hawks_deap.cli.common import EXIT_OK, UsageError, check_out_file, collection_input
 
 
 def prepare(args: argparse.Namespace) -> Callable[[], int]:
-    """Validate ``export``; the returned function writes the battery."""
+    """Validate ``export``; the returned function writes the battery or the ISA file."""
+    if getattr(args, "format", "clustbench") == "isa":
+        return _prepare_isa(args)
+    if getattr(args, "battery", None) is None:
+        raise UsageError("--format clustbench needs --battery NAME (the battery is DIR/NAME)")
+    if getattr(args, "algorithms", None) is not None:
+        raise UsageError("--algorithms is for --format isa (a battery holds no ARI)")
     from hawks_deap.io.batteries import prepare_battery
 
     items, datasets, _ = collection_input(args, "export")
@@ -24,6 +37,51 @@ def prepare(args: argparse.Namespace) -> Callable[[], int]:
         folder = export.write()
         print(f"wrote {folder}: {len(datasets)} datasets (NAME.data.gz, NAME.labels0.gz, "
               "NAME.txt)")
+        return EXIT_OK
+
+    return run
+
+
+def _isa_file(args: argparse.Namespace) -> Path:
+    """DIR/metadata.csv, or DIR/NAME/metadata.csv with ``--battery NAME``."""
+    from hawks_deap.analysis.isa import METADATA_FILE
+
+    folder = Path(args.out)
+    name = getattr(args, "battery", None)
+    if name is not None:
+        if not name or name in (".", "..") or Path(name).name != name or "\\" in name:
+            raise UsageError(f"--battery {name!r} must be a plain folder name")
+        folder = folder / name
+    return folder / METADATA_FILE
+
+
+def _prepare_isa(args: argparse.Namespace) -> Callable[[], int]:
+    """Validate ``export --format isa``; the returned function measures and writes."""
+    out = _isa_file(args)
+    check_out_file(out, args.overwrite)
+    items, datasets, algorithms = collection_input(args, "export")
+    names = [item.name for item in items]
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise UsageError(f"PATH names {', '.join(repeated)} more than once")
+    from hawks_deap.analysis.features import check_feature_inputs
+
+    check_feature_inputs(datasets, names=names)  # e.g. a dataset too small, before work
+    metric = getattr(args, "metric", None) or "sqeuclidean"
+
+    def run() -> int:
+        from hawks_deap.analysis.features import features_table, performance_table
+        from hawks_deap.analysis.isa import write_isa_metadata
+
+        features = features_table(datasets, names=names, metric=metric)
+        performance = (performance_table(datasets, algorithms, seed=getattr(args, "seed", 0),
+                                         names=names, preset=getattr(args, "preset", None))
+                       if algorithms else None)
+        write_isa_metadata(out, features, performance, [item.group for item in items],
+                           overwrite=args.overwrite)
+        n_algos = 0 if performance is None else len(performance.columns)
+        print(f"wrote {out}: {len(datasets)} instances x {len(features.columns)} features, "
+              f"{n_algos} algorithms (Instance Space Analysis metadata)")
         return EXIT_OK
 
     return run

@@ -287,6 +287,23 @@ class Dataset:
         k = len(np.unique(self.y))
         return f"Dataset(n_samples={self.n_samples}, n_dims={self.n_dims}, n_clusters={k})"
 
+    def _repr_html_(self) -> str:
+        from hawks_deap._util.html import html_table
+
+        labels, sizes = np.unique(self.y, return_counts=True)
+        rows = [["points N", str(self.n_samples)], ["dimensions D", str(self.n_dims)],
+                ["clusters K", str(len(labels))],
+                ["sizes", ", ".join(f"{lab}: {n}" for lab, n in zip(labels.tolist(),
+                                                                   sizes.tolist(),
+                                                                   strict=True))],
+                ["genes", "yes" if self.genotype is not None else "no"]]
+        record = self.metadata.get("record") or {}
+        rows += [[key, f"{record[key]:.6g}"] for key in ("index", "overlap", "penalty")
+                 if isinstance(record.get(key), int | float)]
+        if self.metadata.get("seed") is not None:
+            rows.append(["seed", str(self.metadata["seed"])])
+        return html_table(["Dataset", ""], rows)
+
     @property
     def n_samples(self) -> int:
         """Number of points N."""

@@ -132,14 +132,14 @@ COMMAND_LINE_OPTIONS: tuple[Option, ...] = (
            "datasets)", metavar="DIR", commands=("plot",)),
     Option(None, "algorithms", "str", None,
            "also give the ARI of these clustering algorithms: 'all', 'paper' (the paper's "
-           "six) or comma-separated names (plot: for collections only)",
-           metavar="NAMES", commands=_COLLECTION),
+           "six) or comma-separated names (plot: for collections only; export: --format "
+           "isa only)", metavar="NAMES", commands=(*_COLLECTION, "export")),
     Option(None, "preset", "str", None,
            "settings of the registered --algorithms (hawks-tevc: K-Means++ n_init=10, GMM "
            "n_init=3, as the original HAWKS analysis)", choices=preset_names, metavar="PRESET",
-           commands=_COLLECTION),
+           commands=(*_COLLECTION, "export")),
     Option(None, "seed", "int", 0, "seed of stochastic clustering algorithms", low=0,
-           commands=_COLLECTION),
+           commands=(*_COLLECTION, "export")),
     Option(None, "format", "str", "table", "printed format", choices=("table", "csv", "json"),
            commands=("features",)),
     Option(None, "out", "str", None,
@@ -151,13 +151,17 @@ COMMAND_LINE_OPTIONS: tuple[Option, ...] = (
            commands=("plot",)),
     Option(None, "overwrite", "bool", False, "replace existing figures", commands=("plot",)),
     # export
-    Option(None, "format", "str", "clustbench", "the battery format", choices=("clustbench",),
-           commands=("export",)),
-    Option(None, "battery", "str", None, "the battery's name", metavar="NAME", required=True,
-           commands=("export",)),
+    Option(None, "format", "str", "clustbench",
+           "clustbench: a battery, DIR/NAME; isa: DIR/metadata.csv (DIR/NAME/metadata.csv "
+           "with --battery), Instance Space Analysis' input (MATILDA)",
+           choices=("clustbench", "isa"), commands=("export",)),
+    Option(None, "battery", "str", None,
+           "the battery's name (clustbench: required, the battery is DIR/NAME; isa: the file "
+           "is DIR/NAME/metadata.csv)", metavar="NAME", commands=("export",)),
     Option(None, "out", "str", None, "root of the benchmark suite: the battery is DIR/NAME",
            metavar="DIR", required=True, commands=("export",)),
-    Option(None, "overwrite", "bool", False, "replace datasets hawks-deap wrote",
+    Option(None, "overwrite", "bool", False,
+           "replace datasets hawks-deap wrote, or (isa) an existing metadata.csv",
            commands=("export",)),
     # verify
     Option(None, "runs", "str", None, "a run directory written by generate, versus or a "
