@@ -131,9 +131,11 @@ copybutton_prompt_is_regexp = True
 
 # -- Gallery -------------------------------------------------------------------------
 sphinx_gallery_conf = {
-    "examples_dirs": "gallery_src",
-    "gallery_dirs": "gallery",
-    "filename_pattern": r"/plot_",
+    # the small gallery scripts, then the longer studies of examples/ (run --quick)
+    "examples_dirs": ["gallery_src", "../examples"],
+    "gallery_dirs": ["gallery", "examples_gallery"],
+    "filename_pattern": r"/plot_|/examples/",
+    "reset_argv": "gallery_argv.example_argv",
     "download_all_examples": False,
     "remove_config_comments": True,
     "within_subsection_order": "FileNameSortKey",

@@ -1,8 +1,9 @@
 """NSGA-II and NSGA-III swaps, composed the way a DEAP user builds a toolbox.
+==========================================================================
 
 The same Index-mode problem (target silhouette 0.2, no overlap wanted, eccentric
 clusters wanted) is made multi-objective with ``problem.as_multiobjective()``: objectives
-(|s_t - s|, overlap, eccentricity) with weights (-1, -1, +1). Then:
+(``|s_t - s|``, overlap, eccentricity) with weights (-1, -1, +1). Then:
 
 1. NSGA-II by hand: ``make_toolbox`` + ``select = deap.tools.selNSGA2`` +
    ``deap.algorithms.eaMuPlusLambda`` with a ``ParetoFront``.
@@ -61,7 +62,7 @@ def show(title: str, front, names) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     parser.add_argument("--quick", action="store_true", help="tiny run for the test suite")
     args = parser.parse_args()
     gens, pop, n = (3, 8, 200) if args.quick else (60, 24, 1000)

@@ -1,4 +1,5 @@
 """The supplement's mean-mutation study (HAWKS paper, S-II, Figs. S-1 to S-4).
+===========================================================================
 
 Every mean operator of the package's table, ``hawks_deap.operators.mutation.MEAN_MUTATIONS``
 (`table_operators`; today the supplement's five: gaussian = the original, as HAWKS 0.2.0
@@ -352,7 +353,7 @@ def plot(curves: dict, out: Path, generations: int,
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     parser.add_argument("--runs", type=int, default=30)
     parser.add_argument("--generations", type=int, default=100)
     parser.add_argument("--workers", type=int, default=2)

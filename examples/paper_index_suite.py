@@ -1,4 +1,5 @@
 """The HAWKS paper's Index-mode benchmark set, end to end, as a resumable suite.
+=============================================================================
 
 The grid of the TEVC experiments (``index_config.json`` of the paper's artefacts):
 N in {500, 2500}, D in {2, 50}, K in {5, 30}, target silhouette in {0.45, 0.9},
@@ -82,7 +83,7 @@ def blobs(summary: list[dict[str, str]], seed: int) -> list[hd.Dataset]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     parser.add_argument("--out", default="paper-index-suite", help="output directory")
     parser.add_argument("--workers", type=int, default=2, help="worker processes")
     parser.add_argument("--quick", action="store_true", help="tiny grid for the test suite")

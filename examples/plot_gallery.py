@@ -1,6 +1,9 @@
-"""A gallery of hawks-deap figures: a run, its convergence, a regenerated sample, an
-instance space of a small collection (by source and by best algorithm), ARI boxplots
-and, when Versus mode is available, a Versus run.
+"""A gallery of hawks-deap figures.
+==================================
+
+A run, its convergence, a regenerated sample, an instance space of a small collection
+(by source and by best algorithm), ARI boxplots and, when Versus mode is available, a
+Versus run.
 
     python examples/plot_gallery.py [--quick] [--out DIR]
 
@@ -25,11 +28,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 import hawks_deap as hd  # noqa: E402
 from hawks_deap.analysis import features, plotting
 
-DOCS = Path(__file__).resolve().parent.parent / "docs"
-
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, a few seconds")
     parser.add_argument("--out", default=".", help="folder for the figures (default .)")
     args = parser.parse_args()
@@ -124,7 +125,8 @@ def main() -> None:
     fig.tight_layout()
     written.append(plotting.save_figure(fig, out / "gallery.png", dpi=80 if args.quick else 100))
     if not args.quick:
-        written.append(plotting.save_figure(fig, DOCS / "gallery.png", dpi=80))
+        docs = Path(__file__).resolve().parent.parent / "docs"  # the README's figure
+        written.append(plotting.save_figure(fig, docs / "gallery.png", dpi=80))
     plt.close(fig)
     for path in written:
         print(f"wrote {path}")

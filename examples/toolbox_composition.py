@@ -1,10 +1,11 @@
 """Composing HAWKS with DEAP: the HAWKS loop, eaMuPlusLambda, and NSGA-II.
+=======================================================================
 
 Three ways to evolve Index-mode datasets with the same problem definition:
 
 1. ``hd.evolve``: the HAWKS loop (rank tournaments, stochastic ranking).
 2. ``deap.algorithms.eaMuPlusLambda`` with the toolbox from ``hd.make_toolbox``.
-3. NSGA-II (``deap.tools.selNSGA2``) on a two-objective form, (|s_t - s|, overlap),
+3. NSGA-II (``deap.tools.selNSGA2``) on a two-objective form, (``|s_t - s|``, overlap),
    both minimised, returning a Pareto front.
 
     python examples/toolbox_composition.py [--quick]
@@ -79,7 +80,7 @@ def run_nsga2(seed: int, generations: int, population_size: int, n_samples: int)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     parser.add_argument("--quick", action="store_true", help="tiny run for the test suite")
     args = parser.parse_args()
     gens, pop, n = (3, 6, 200) if args.quick else (50, 20, 1000)

@@ -1,4 +1,5 @@
 """Versus mode: evolve a dataset on which GMM beats single-linkage (HAWKS paper, Fig. 6a).
+=======================================================================================
 
 Maximises ARI(winner) - ARI(loser) under an overlap constraint, with the paper's Versus
 settings (N=2000, K=5, D=2, P=10, G=100, P_f=0.75, initial means in U(0, 10)), evaluating
@@ -23,7 +24,7 @@ from hawks_deap.problems.versus import VersusProblem
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     parser.add_argument("--winner", default="gmm", choices=available_algorithms())
     parser.add_argument("--loser", default="single-linkage", choices=available_algorithms())
     parser.add_argument("--generations", type=int, default=100)
