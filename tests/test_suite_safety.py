@@ -458,3 +458,29 @@ def test_resume_removes_the_temporary_files_a_killed_summary_write_left(tmp_path
     assert all((out / name).read_text() == text for name, text in kept.items())
     assert (out / ".summary.csv.00112233aabbccdd.tmp").is_symlink()
     assert victim.read_text() == "precious"
+
+
+def test_a_suite_starting_in_the_folder_is_not_taken_for_a_foreign_folder(tmp_path,
+                                                                          monkeypatch):
+    """A second suite checked the folder while the first was creating it: "no lock yet?"
+    then "not empty?" saw the folder before the lock and the lock itself after it, and
+    refused with "not a suite directory" (seen once in CI). The folder is listed once."""
+    from hawks_deap.campaign.summary import LOCK_FILE
+
+    suite = hs.load_suite(write_grid(tmp_path))
+    out = tmp_path / "out"
+    out.mkdir()
+    listing = Path.iterdir
+
+    def first_suite_creates_its_lock_now(self):
+        if self == out and not (out / LOCK_FILE).exists():
+            (out / LOCK_FILE).write_text("")  # the first suite's suite_lock, meanwhile
+        return listing(self)
+
+    monkeypatch.setattr(Path, "iterdir", first_suite_creates_its_lock_now)
+    hs.check_output(out, suite)  # a suite starting: judged again under the lock
+    monkeypatch.undo()
+    (out / LOCK_FILE).unlink()
+    (out / "notes.txt").write_text("mine")
+    with pytest.raises(ValueError, match="exists and is not a suite directory"):
+        hs.check_output(out, suite)

@@ -489,9 +489,14 @@ def check_output(out: Path, suite: Suite) -> None:
             changed = "; ".join(config.differences(previous, described))
             raise ValueError(f"--out {out} holds a different suite ({grid}; {changed}); use "
                              "a new directory to run this grid (only [suite] runs may grow)")
-    elif out.exists() and not (out / LOCK_FILE).is_file() and any(out.iterdir()):
-        # (a folder with the lock is a suite starting: judged again under the lock)
-        raise ValueError(f"--out {out} exists and is not a suite directory")
+    elif out.is_dir():
+        # One listing, judged as a whole: a suite starting there creates its folder, then
+        # its lock, so a folder holding the lock is a suite starting (judged again under
+        # the lock). Asking "no lock?" and then "not empty?" could see the folder before
+        # the lock and the lock itself after it, and refuse a suite that is starting.
+        entries = {entry.name for entry in out.iterdir()}
+        if entries and LOCK_FILE not in entries:
+            raise ValueError(f"--out {out} exists and is not a suite directory")
 
 
 def _more_runs(previous: Any, described: dict[str, Any], suite: Suite) -> bool:
