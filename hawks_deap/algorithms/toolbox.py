@@ -264,6 +264,8 @@ def check_population(problem: Problem, population_size: object) -> int:
     return size
 
 
+#: The loops `evolve` runs (``algorithm=``): HAWKS' own (stochastic ranking, single
+#: objective), NSGA-II and NSGA-III (on the problem's multi-objective form).
 ALGORITHMS = ("hawks", "nsga2", "nsga3")
 
 

@@ -100,6 +100,7 @@ __all__ = [
     "summary_frame",
 ]
 
+#: Where a suite's runs execute: local worker processes, or a dask.distributed cluster.
 BACKENDS = config.SUITE_BACKENDS
 MODES = {"index": "generate", "versus": "versus"}
 GRID_FILE = "suite.json"

@@ -70,6 +70,8 @@ __all__ = [
     "silhouette_score",
 ]
 
+#: The silhouette's distances: squared Euclidean (HAWKS' own) and Euclidean
+#: (scikit-learn's default, and every silhouette's default here).
 SILHOUETTE_METRICS = ("sqeuclidean", "euclidean")
 
 #: Rows of the distance matrix computed at once by the Euclidean silhouette.

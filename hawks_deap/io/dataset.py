@@ -47,7 +47,9 @@ DATA_NPZ = "data.npz"
 DATA_FORMATS = ("csv", "npz")
 GENES_FILE = "genes.json"
 METADATA_FILE = "metadata.json"
+#: A run's logbook, one row per generation (`hawks_deap.campaign.runs`).
 LOGBOOK_FILE = "logbook.csv"
+#: A Versus run's partitions: both algorithms' labels on the saved points.
 PARTITIONS_FILE = "partitions.csv"
 #: The figures ``hawks-deap plot`` writes into a run's directory.
 FIGURE_FILES = ("dataset.png", "convergence.png", "versus.png")
