@@ -23,7 +23,8 @@ from typing import Any
 from hawks_deap._util.validation import int_seed
 from hawks_deap.settings import config
 
-__all__ = ["SEED_KEYS", "SEED_KEY_PRESETS", "SEED_KEY_VERSION", "derive_seed", "key_values",
+__all__ = ["SEED_KEYS", "SEED_KEY_PRESETS", "SEED_KEY_VERSION", "configuration_values",
+           "derive_seed", "key_values",
            "run_seeds", "seed_key"]
 
 #: The key version of new suites (`SEED_KEYS`).
@@ -51,14 +52,44 @@ SEED_KEY_PRESETS: Mapping[int, Mapping[str, Mapping[str, Any]]] = MappingProxyTy
 })
 
 
+def configuration_values(command: str, file_values: Mapping[str, Mapping[str, Any]],
+                         extras: Mapping[str, Any] | None = None, *,
+                         presets: Mapping[str, Mapping[str, Any]] | None = None
+                         ) -> dict[str, Any]:
+    """A suite configuration's settings: resolved, without ``seed`` and ``n_jobs``.
+
+    `hawks_deap.settings.config.resolve`'s settings of ``file_values`` (each run's seed
+    is derived; runs are the unit of parallelism), plus ``extras``.
+
+    Parameters
+    ----------
+    command : {"generate", "versus"}
+        The configuration's command.
+    file_values : mapping
+        The configuration as a grid states it, ``{section: {key: value}}``.
+    extras : mapping, optional
+        Settings a translated HAWKS config adds.
+    presets : mapping, optional
+        What each preset sets (default: today's presets; `key_values` gives the key
+        version's).
+
+    Returns
+    -------
+    dict
+    """
+    values = {k: v for k, v in config.resolve(command, file_values, presets=presets).items()
+              if k not in ("seed", "n_jobs")}
+    values.update(extras or {})
+    return values
+
+
 def key_values(command: str, file_values: Mapping[str, Mapping[str, Any]],
                extras: Mapping[str, Any] | None = None,
                version: int = SEED_KEY_VERSION) -> dict[str, Any]:
     """The settings of a suite configuration that its seeds' key reads (`seed_key`).
 
-    `hawks_deap.settings.config.resolve`'s settings of ``file_values`` (without ``seed``
-    and ``n_jobs``), with the presets of the key version (`SEED_KEY_PRESETS`) rather
-    than today's, plus ``extras``.
+    `configuration_values` with the presets of the key version (`SEED_KEY_PRESETS`)
+    rather than today's.
 
     Parameters
     ----------
@@ -75,11 +106,8 @@ def key_values(command: str, file_values: Mapping[str, Mapping[str, Any]],
     -------
     dict
     """
-    values = {k: v for k, v in config.resolve(command, file_values,
-                                               presets=SEED_KEY_PRESETS[version]).items()
-              if k not in ("seed", "n_jobs")}
-    values.update(extras or {})
-    return values
+    return configuration_values(command, file_values, extras,
+                                presets=SEED_KEY_PRESETS[version])
 
 
 def seed_key(values: Mapping[str, Any], command: str = "generate",

@@ -52,6 +52,7 @@ from hawks_deap.campaign.runs import build_problem, format_value, run_configurat
 from hawks_deap.campaign.seed_keys import (
     SEED_KEY_VERSION,
     SEED_KEYS,
+    configuration_values,
     derive_seed,
     key_values,
     run_seeds,
@@ -378,9 +379,7 @@ def checked_configuration(command: str, file_values: Mapping[str, Mapping[str, A
     ``extras``. An invalid configuration raises its ``TypeError`` or ``ValueError``
     prefixed with ``configuration {index} ({description}){where}``.
     """
-    values = {k: v for k, v in config.resolve(command, file_values).items()
-              if k not in ("seed", "n_jobs")}
-    values.update(extras)
+    values = configuration_values(command, file_values, extras)
     try:
         build_problem(command, values)  # every setting checked, alone and together
     except (TypeError, ValueError) as error:

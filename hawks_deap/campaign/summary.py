@@ -252,12 +252,9 @@ def summary_frame(out: str | os.PathLike) -> Any:
         if column == "config_id":
             continue
         cells = frame[column].replace("", None)
-        numbers = pd.to_numeric(cells, errors="coerce")
+        numbers = pd.to_numeric(cells, errors="coerce")  # (int64 when every cell is one)
         if numbers.notna().sum() == cells.notna().sum():  # every given cell is a number
-            integral = numbers.dropna().eq(numbers.dropna().round()).all()
-            as_int = integral and cells.notna().all() and not cells.str.contains(
-                r"[.eEnN]", regex=True).any()
-            frame[column] = numbers.astype("int64") if as_int else numbers.astype("float64")
+            frame[column] = numbers
     return frame.set_index(["config_id", "run"]).sort_index()
 
 
