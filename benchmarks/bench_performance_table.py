@@ -3,6 +3,8 @@ builds each linkage tree once per dataset and cuts it at K and 2K.
 
     python benchmarks/bench_performance_table.py [--datasets 20] [--n 2000] [--repeats 3]
     python benchmarks/bench_performance_table.py --battery ../shared/data/clustering-data-v1/sipu
+    python benchmarks/bench_performance_table.py --commands ../shared/data/clustering-data-v1/sipu \
+        [--busy 1] [--repeats 3]
 
 The paper's six algorithms on ``--datasets`` HAWKS datasets of N points (D=2, K=5..9,
 `hawks_deap.make_hawks` with 5 generations), or on the datasets of a clustering-benchmarks
@@ -14,15 +16,35 @@ HAWKS datasets "one call each" is a loop of separate calls; on a battery it is
 points are scored as the table scores them. Prints the wall and CPU medians, their ratio,
 and whether the two tables are identical. Set OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 to
 measure as a worker of ``performance_table(n_jobs > 1)`` runs (one BLAS/OpenMP thread).
+
+``--commands BATTERY`` times the command ``hawks-deap features FILES --algorithms paper``
+(FILES: the battery's NAME.data.gz of at most ``--max-points`` points, as above), each
+run a fresh process, the variants interleaved ``--repeats`` times (issue 37, item 2):
+
+(a) on a busy machine (``--busy`` processes spinning on a core each, started here for
+    this part only): the thread caps (``n_threads=1``, the default) against the same
+    command under OMP_NUM_THREADS=1, and the code without caps ("before":
+    `performance_table` and `features_table` with ``n_threads=None``, patched in by this
+    script's ``--as-cli uncapped`` entry);
+(b) on the idle machine: ``--n-jobs 2`` against ``--n-jobs 1``, with and without caps.
+
+Prints each variant's median wall and CPU times (with the load average around each
+part: the machine may be shared), the ratios the acceptance asks for, and whether
+every variant printed the same table.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
+import os
 import statistics
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -81,14 +103,137 @@ def alone_table(datasets: list[Any]) -> np.ndarray:
         return performance_table(datasets, seed=0).values
 
 
+# --------------------------------------------------------------------------- --commands
+
+
+def as_cli(mode: str, argv: list[str]) -> int:
+    """``hawks-deap ARGV``, with the thread caps (``capped``) or without (``uncapped``).
+
+    ``uncapped`` is the code before the caps: `performance_table` and `features_table`
+    called with ``n_threads=None`` (their workers then get the pool's default, one thread
+    under fork, as before).
+    """
+    from hawks_deap.analysis import features
+    from hawks_deap.cli.app import main as cli_main
+
+    if mode == "uncapped":  # the command imports them from the module when it runs
+        features.performance_table = functools.partial(features.performance_table,
+                                                       n_threads=None)
+        features.features_table = functools.partial(features.features_table, n_threads=None)
+    elif mode != "capped":
+        raise ValueError(f"--as-cli must be 'capped' or 'uncapped', got {mode!r}")
+    return cli_main(argv)
+
+
+def battery_files(battery: str, max_points: int) -> list[Path]:
+    """The battery's NAME.data.gz of at most ``max_points`` points (the linkages' bound)."""
+    from hawks_deap.io.batteries import read_battery
+
+    folder = Path(battery)
+    return [folder / f"{d.metadata['name'].split('/')[-1]}.data.gz"
+            for d in read_battery(battery) if d.n_samples <= max_points]
+
+
+Times = dict[str, dict[str, list[float]]]  # {"wall" or "CPU": {variant: seconds}}
+
+
+def _children_cpu() -> float:
+    """User + system time of the waited-for children (a command and its workers)."""
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def time_variants(variants: dict[str, tuple[str, list[str], dict[str, str]]],
+                  repeats: int) -> tuple[Times, set[str]]:
+    """Wall and CPU times of each variant (interleaved ``repeats`` times), outputs seen.
+
+    CPU time counts the spinning of OpenMP threads that wait for a descheduled team
+    member, and is less disturbed than wall time by other load on a shared machine.
+    """
+    times: Times = {"wall": {name: [] for name in variants},
+                    "CPU": {name: [] for name in variants}}
+    outputs = set()
+    print(f"  load average before: {os.getloadavg()[0]:.2f}")
+    for _ in range(repeats):
+        for name, (mode, argv, env) in variants.items():
+            cmd = [sys.executable, __file__, "--as-cli", mode, *argv]
+            t0, c0 = time.perf_counter(), _children_cpu()
+            out = subprocess.run(cmd, capture_output=True, text=True, check=True,
+                                 env={**os.environ, **env})
+            times["wall"][name].append(time.perf_counter() - t0)
+            times["CPU"][name].append(_children_cpu() - c0)
+            outputs.add(out.stdout)
+    print(f"  load average after: {os.getloadavg()[0]:.2f}")
+    return times, outputs
+
+
+def report(times: Times, ratios: list[tuple[str, str, str]]) -> None:
+    """Each variant's medians (and runs), then ``a / b`` for the pairs asked."""
+    for kind, by_name in times.items():
+        med = {name: statistics.median(ts) for name, ts in by_name.items()}
+        for name, ts in by_name.items():
+            print(f"  {kind:4s} {name:30s} median {med[name]:7.2f} s  ("
+                  + ", ".join(f"{t:.2f}" for t in ts) + ")")
+        for label, a, b in ratios:  # the acceptance is on wall time
+            shown = label if kind == "wall" else label.split(" (acceptance")[0]
+            print(f"  {kind:4s} {shown}: {med[a] / med[b]:.3f}")
+
+
+def commands(args: argparse.Namespace) -> None:
+    """Part (a), busy, then part (b), idle (see the module docstring)."""
+    files = [str(f) for f in battery_files(args.commands, args.max_points)]
+    print(f"{len(files)} datasets: {', '.join(Path(f).name for f in files)}; "
+          f"{os.cpu_count()} cores")
+    base = ["features", *files, "--algorithms", "paper", "--format", "csv"]
+    one = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
+    busy = {"after: caps (n_threads=1)": ("capped", base, {}),
+            "OMP_NUM_THREADS=1": ("capped", base, one),
+            "before: no caps": ("uncapped", base, {})}
+    spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
+                for _ in range(args.busy)]
+    print(f"(a) busy machine ({args.busy} spinning process(es)), medians of {args.repeats}:")
+    try:
+        busy_times, busy_out = time_variants(busy, args.repeats)
+    finally:
+        for p in spinners:  # only the processes started here
+            p.kill()
+            p.wait()
+    names = list(busy)
+    report(busy_times, [("after / OMP_NUM_THREADS=1 (acceptance <= 1.10)", names[0],
+                         names[1]),
+                        ("before / OMP_NUM_THREADS=1", names[2], names[1]),
+                        ("before / after", names[2], names[0])])
+    idle = {"after: --n-jobs 1": ("capped", [*base, "--n-jobs", "1"], {}),
+            "after: --n-jobs 2": ("capped", [*base, "--n-jobs", "2"], {}),
+            "before: --n-jobs 1": ("uncapped", [*base, "--n-jobs", "1"], {}),
+            "before: --n-jobs 2": ("uncapped", [*base, "--n-jobs", "2"], {})}
+    print(f"(b) idle machine, medians of {args.repeats}:")
+    idle_times, idle_out = time_variants(idle, args.repeats)
+    names = list(idle)
+    report(idle_times, [("after: n-jobs 1 / n-jobs 2 (acceptance > 1)", names[0], names[1]),
+                        ("before: n-jobs 1 / n-jobs 2", names[2], names[3])])
+    print(f"identical tables: {len(busy_out | idle_out) == 1}")
+
+
 def main() -> None:
+    if len(sys.argv) > 2 and sys.argv[1] == "--as-cli":  # one timed command (--commands)
+        raise SystemExit(as_cli(sys.argv[2], sys.argv[3:]))
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", type=int, default=20)
     parser.add_argument("--n", type=int, default=2000)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--battery", help="a battery folder, e.g. clustering-data-v1/sipu")
     parser.add_argument("--max-points", type=int, default=20_000)
+    parser.add_argument("--commands", metavar="BATTERY",
+                        help="time the features command on a battery folder (see above)")
+    parser.add_argument("--busy", type=int, default=1,
+                        help="spinning processes during part (a) of --commands")
     args = parser.parse_args()
+    if args.commands:
+        commands(args)
+        return
     if args.battery:
         from hawks_deap.io.batteries import read_battery
 

@@ -25,8 +25,9 @@ from hawks_deap.problems.versus import VersusProblem
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
-    parser.add_argument("--winner", default="gmm", choices=available_algorithms())
-    parser.add_argument("--loser", default="single-linkage", choices=available_algorithms())
+    parser.add_argument("--winner", default="gmm", help="a registered name (" + ", ".join(
+        available_algorithms()) + ") or an import path package.module:attr")
+    parser.add_argument("--loser", default="single-linkage", help="as --winner")
     parser.add_argument("--generations", type=int, default=100)
     parser.add_argument("--n-samples", type=int, default=2000)
     parser.add_argument("--overlap", type=float, default=0.1,
@@ -35,7 +36,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--n-jobs", type=int, default=2)
     parser.add_argument("--plot", default="versus.png",
                         help="figure file ('' for none); needs matplotlib")
-    parser.add_argument("--save", default="", help="directory to save the dataset in")
+    parser.add_argument("--save", default="",
+                        help="directory to save the run in (as hawks-deap versus does)")
     parser.add_argument("--quick", action="store_true",
                         help="N=400 and 8 generations: a smoke run")
     args = parser.parse_args(argv)
@@ -112,7 +114,8 @@ def main(argv: list[str] | None = None) -> None:
     dataset = result.best_dataset()
     winner_labels, loser_labels = problem.partitions(best)  # the scored partitions
     if args.save:
-        print(f"  dataset saved in {dataset.save(args.save, overwrite=True)}")
+        # as `hawks-deap versus` saves a run: `hawks-deap plot DIR` draws it
+        print(f"  run saved in {result.save(args.save, overwrite=True)}")
     if args.plot:
         if draw(args.plot, dataset, problem, winner_labels, loser_labels, record):
             print(f"  figure written to {args.plot}")

@@ -588,7 +588,7 @@ def test_every_option_of_the_help_is_one_the_hints_know(capsys, command):
     from hawks_deap.settings import config
 
     _, out, _ = main(capsys, command, "--help")
-    flags = set(re.findall(r"^ +(?:-\w, )?(--[a-z][a-z0-9-]*)", out, re.M))  # option rows
+    flags = set(re.findall(r"^  (?:-\w, )?(--[a-z][a-z0-9-]*)", out, re.M))  # option rows
     assert len(flags) >= 3
     for flag in flags:
         assert f"did you mean {flag}?" in config.unknown_arguments(command, [flag + "x"])

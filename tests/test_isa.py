@@ -164,10 +164,10 @@ def test_export_isa_end_to_end(tmp_path, capsys, collection):
     path = tmp_path / "root" / "exp" / METADATA_FILE
     assert f"wrote {path}" in out
     features, performance, sources = read_isa_metadata(path)
-    names = [str(collection / "one"), str(collection / "two")]
+    names = ["one", "two"]  # a dataset directory is named by its folder
     assert list(features.index) == names and sources == ["coll", "coll"]
     assert features.columns == FEATURE_NAMES and performance.columns == ()
-    expected = features_table([hd.Dataset.load(n) for n in names], names=names)
+    expected = features_table([hd.Dataset.load(collection / n) for n in names], names=names)
     assert same_bits(features.values, expected.values)
     # again: refused (exit 2), the file untouched; with --overwrite: replaced
     before = path.read_bytes(), path.stat().st_mtime_ns
@@ -206,7 +206,7 @@ def test_export_isa_with_algorithms_writes_their_ari(tmp_path, capsys, collectio
                                   seed=3))
     assert run() == 0 and "2 algorithms" in capsys.readouterr().out
     features, performance, sources = read_isa_metadata(tmp_path / "isa" / METADATA_FILE)
-    names = [str(p) for p in paths]
+    names = [p.name for p in paths]
     expected = performance_table([hd.Dataset.load(p) for p in paths], ["kmeans++", "gmm"],
                                  seed=3, names=names)
     assert performance.columns == ("kmeans++", "gmm") and list(performance.index) == names

@@ -224,3 +224,150 @@ def test_missing_matplotlib_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)
     with pytest.raises(ImportError, match=r"hawks-deap\[plot\]"):
         plotting.plot_dataset(make_dataset())
+
+
+# --------------------------------------------------------------------------- issue 37, item 6
+
+
+def _hex(colour):
+    return matplotlib.colors.to_hex(colour)
+
+
+def _scatter_colours(ax):
+    """``{legend label: colour}`` of the scatters of an instance space without markers."""
+    return {c.get_label(): _hex(c.get_facecolor()[0]) for c in ax.collections}
+
+
+def test_an_algorithm_keeps_its_colour_across_figures():
+    from hawks_deap.clustering import available_algorithms
+
+    coords = np.random.default_rng(1).normal(size=(6, 2))
+    first = plotting.plot_instance_space(coords, ["gmm", "kmeans++"] * 3).axes[0]
+    second = plotting.plot_instance_space(
+        coords, ["birch", "gmm", "tied", "single-linkage", "gmm", "birch"]).axes[0]
+    one, two = _scatter_colours(first), _scatter_colours(second)
+    assert one["gmm"] == two["gmm"] == plotting.algorithm_colours(["gmm"])["gmm"]
+    assert two["tied"] == "#7f7f7f"  # best_algorithms' ties: grey, no algorithm's colour
+    # the built-ins: distinct colours by their place in the registry (gmm is second: C1)
+    builtins = plotting.algorithm_colours(available_algorithms())
+    assert len(set(builtins.values())) == len(builtins) and one["gmm"] == _hex("C1")
+    # another name: the same colour whatever the others, none of a built-in's
+    mine = plotting.algorithm_colours(["my-algorithm"])["my-algorithm"]
+    assert plotting.algorithm_colours(["gmm", "x", "my-algorithm"])["my-algorithm"] == mine
+    assert mine not in builtins.values()
+    # boxplots and CD diagrams use the same colours
+    table = Table(tuple("abcd"), ("single-linkage", "gmm"),
+                  np.random.default_rng(2).uniform(size=(4, 2)))
+    ax = plotting.plot_performance(table).axes[0]
+    faces = [_hex(p.get_facecolor()) for p in ax.patches if type(p).__name__ == "PathPatch"]
+    assert faces[1] == one["gmm"] and faces[0] == two["single-linkage"]
+    ticks = {t.get_text(): _hex(t.get_color()) for t in ax.get_xticklabels()}
+    assert ticks["gmm"] == one["gmm"]
+    from hawks_deap.analysis.stats import friedman_nemenyi
+
+    r = friedman_nemenyi(np.random.default_rng(3).uniform(size=(5, 3)),
+                         ["birch", "gmm", "kmeans++"])
+    ax = plotting.plot_critical_difference(r).axes[0]
+    label_lines = [line for line in ax.lines if len(line.get_xdata()) == 3]
+    assert {_hex(line.get_color()) for line in label_lines} == {
+        two["birch"], one["gmm"], one["kmeans++"]}
+    with pytest.raises(TypeError, match="not one string"):
+        plotting.algorithm_colours("gmm")
+
+
+def test_colour_by_best_algorithm_and_marker_by_source():
+    coords = np.random.default_rng(4).normal(size=(9, 2))
+    best = ["gmm", "kmeans++", "gmm", "tied", "gmm", "kmeans++", "birch", "gmm", "gmm"]
+    sources = ["HAWKS"] * 4 + ["SIPU"] * 3 + ["UCI"] * 2
+    fig = plotting.plot_instance_space(coords, best, markers=sources, legend_title="best",
+                                       colours="algorithms")
+    ax = fig.axes[0]
+    by_source = {}
+    for c in ax.collections:
+        source = c.get_gid().removeprefix("marker:")
+        by_source.setdefault(source, []).append(c)
+    assert sorted(by_source) == ["HAWKS", "SIPU", "UCI"]
+    # one marker shape per source, shared by its scatters, another for each source
+    shapes = {}
+    for source, collections in by_source.items():
+        paths = {c.get_paths()[0].vertices.tobytes() for c in collections}
+        assert len(paths) == 1, source
+        shapes[source] = paths.pop()
+    assert len(set(shapes.values())) == 3
+    # every point drawn once, in its best algorithm's colour, with its source's shape
+    colours = plotting.algorithm_colours(["gmm", "kmeans++", "birch"])
+    seen = []
+    for c in ax.collections:
+        for xy in c.get_offsets():
+            i = int(np.flatnonzero(np.all(coords == np.asarray(xy), axis=1))[0])
+            seen.append(i)
+            assert c.get_gid() == f"marker:{sources[i]}"
+            expected = "#7f7f7f" if best[i] == "tied" else colours[best[i]]
+            assert _hex(c.get_facecolor()[0]) == expected
+    assert sorted(seen) == list(range(9))
+    legend = ax.get_legend()  # the colours' legend; the markers' is an extra artist
+    assert [t.get_text() for t in legend.get_texts()] == ["birch", "gmm", "kmeans++", "tied"]
+    others = [a for a in ax.artists if isinstance(a, matplotlib.legend.Legend)]
+    assert [t.get_text() for t in others[0].get_texts()] == ["HAWKS", "SIPU", "UCI"]
+    with pytest.raises(ValueError, match="markers must have one label per dataset"):
+        plotting.plot_instance_space(coords, best, markers=sources[:3])
+    with pytest.raises(ValueError, match="unknown colours 'rainbow'"):
+        plotting.plot_instance_space(coords, best, colours="rainbow")
+    with pytest.raises(ValueError, match="colours misses the groups"):
+        plotting.plot_instance_space(coords, best, colours={"gmm": "red"})
+
+
+def test_control_diagrams_mark_the_control_and_its_cd_or_holm_group():
+    from hawks_deap.analysis.stats import friedman_control
+
+    ranks = np.array([[1, 2, 3, 4], [1, 2, 3, 4], [1, 2, 4, 3], [2, 1, 3, 4],
+                      [3, 1, 2, 4], [1, 4, 3, 2]])  # average ranks 1.5, 2, 3, 3.5
+    names = ["mine", "gmm", "kmeans++", "birch"]
+    dunn = friedman_control(5.0 - ranks, "mine", names, method="bonferroni-dunn")
+    ax = plotting.plot_critical_difference(dunn).axes[0]
+    (cd,) = [line for line in ax.lines if line.get_gid() == "critical-difference"]
+    np.testing.assert_allclose(cd.get_xdata(), [1.5 - dunn.critical_difference,
+                                                1.5 + dunn.critical_difference])
+    (mark,) = [line for line in ax.lines if line.get_gid() == "control"]
+    assert list(mark.get_xdata()) == [1.5]
+    # birch (3.5) differs, kmeans++ (3.0) and gmm (2.0) do not: one bar from 1.5 to 3.0
+    (bar,) = [line for line in ax.lines if line.get_gid() == "not-different"]
+    np.testing.assert_allclose(bar.get_xdata(), [1.5 - 0.03, 3.0 + 0.03])
+    bold = [t.get_text() for t in ax.texts if t.get_fontweight() == "bold"]
+    assert bold == ["mine (1.50)"]
+    assert ax.get_title().startswith("Bonferroni-Dunn against mine")
+    holm = friedman_control(5.0 - ranks, "mine", names)
+    ax = plotting.plot_critical_difference(holm).axes[0]
+    assert not [line for line in ax.lines if line.get_gid() == "critical-difference"]
+    (bar,) = [line for line in ax.lines if line.get_gid() == "not-different"]
+    np.testing.assert_allclose(bar.get_xdata(), [1.5 - 0.03, 3.0 + 0.03])
+    assert ax.get_title().startswith("Holm against mine")
+
+
+def test_plot_command_draws_best_algorithm_by_source(tmp_path):
+    from pathlib import Path
+
+    from hawks_deap.cli.plot import _plot_collection
+    from hawks_deap.io.collection import CollectionItem
+
+    datasets = [make_dataset(seed=s, n_per=15) for s in range(6)]
+    items = [CollectionItem(Path(f"d{s}"), f"d{s}", "HAWKS" if s < 4 else "SIPU")
+             for s in range(6)]
+    figures = {}
+
+    def save(fig, name):
+        figures[name] = fig
+        return tmp_path / name
+
+    written = _plot_collection(datasets, items, ["kmeans++", "single-linkage"], 0, save)
+    assert [p.name for p in written] == ["instance_space.png", "instance_space_best.png",
+                                         "performance.png"]
+    ax = figures["instance_space_best.png"].axes[0]
+    assert {c.get_gid() for c in ax.collections} == {"marker:HAWKS", "marker:SIPU"}
+    assert sum(len(c.get_offsets()) for c in ax.collections) == 6
+    # one source: no markers' legend, the shapes follow the groups as before
+    one = [item._replace(group="HAWKS") for item in items]
+    figures.clear()
+    _plot_collection(datasets, one, ["kmeans++", "single-linkage"], 0, save)
+    ax = figures["instance_space_best.png"].axes[0]
+    assert {c.get_gid() for c in ax.collections} == {None}

@@ -290,9 +290,10 @@ def test_bad_input_raises_value_errors_with_the_choices() -> None:
         small_problem("gmm", "gmm")
     with pytest.raises(ValueError, match="different"):
         small_problem(get_algorithm("kmeans++"), "kmeans++")
-    with pytest.raises(ValueError, match=r"unknown winner 'dbscan'.*valid: 'kmeans\+\+'"):
+    with pytest.raises(ValueError, match=r"winner: unknown algorithm 'dbscan'"
+                       r".*valid: 'kmeans\+\+'"):
         small_problem("dbscan", "gmm")
-    with pytest.raises(ValueError, match="unknown loser 'single'.*did you mean"):
+    with pytest.raises(ValueError, match="loser: unknown algorithm 'single'.*did you mean"):
         small_problem("gmm", "single")
     with pytest.raises(ValueError, match="unknown score 'no-such-index'; valid: 'ari', "):
         small_problem(score="no-such-index")

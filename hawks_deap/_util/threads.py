@@ -8,15 +8,24 @@ every loaded library at each call; the limiters here list them once, and again o
 when Python modules were imported since (a library such as scikit-learn's OpenMP
 runtime may be loaded by a lazy import after the first use, and must be capped too:
 an uncapped libgomp deadlocks in a child forked from a parent that used it).
+
+Every path that runs many clustering calls (Versus mode, `performance_table`, stability)
+takes the same ``n_threads`` parameter with the same rule, `check_threads` and
+`thread_cap`: an int caps each call at that many native threads (default 1: the calls
+are small and many, so threads only add synchronisation, and on a busy machine an OpenMP
+team that waits for a descheduled thread spins for most of its time); None leaves the
+libraries' own settings.
 """
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 
-__all__ = ["blas_thread_limit", "native_thread_limit"]
+from hawks_deap._util.validation import check_int
+
+__all__ = ["blas_thread_limit", "check_threads", "native_thread_limit", "thread_cap"]
 
 
 class _ThreadLimiter:
@@ -88,3 +97,42 @@ def blas_thread_limit(threads: int = 1) -> AbstractContextManager[None]:
 def native_thread_limit(threads: int = 1) -> AbstractContextManager[None]:
     """`blas_thread_limit` for BLAS and OpenMP together (scikit-learn's clustering loops)."""
     return _NATIVE_LIMITER(threads)
+
+
+def check_threads(name: str, value: object) -> int | None:
+    """``value`` as a thread cap: None (no cap) or an int >= 1; else TypeError/ValueError.
+
+    Parameters
+    ----------
+    name : str
+        The parameter's name, for the message (e.g. ``"n_threads"``).
+    value : object
+        The cap asked for.
+
+    Returns
+    -------
+    int or None
+    """
+    return None if value is None else check_int(name, value, minimum=1)
+
+
+def thread_cap(n_threads: int | None, *, openmp: bool = True) -> AbstractContextManager[None]:
+    """The cap of a clustering path: at most ``n_threads`` native threads, None: no cap.
+
+    Parameters
+    ----------
+    n_threads : int or None
+        Threads per library (checked by `check_threads` beforehand); None leaves the
+        libraries' own settings.
+    openmp : bool
+        Cap OpenMP as well as BLAS (`native_thread_limit`, which imports scikit-learn to
+        cap its OpenMP runtime); False caps BLAS only (`blas_thread_limit`), for code that
+        runs no OpenMP loop and should not pay for that import.
+
+    Returns
+    -------
+    context manager
+    """
+    if n_threads is None:
+        return nullcontext()
+    return native_thread_limit(n_threads) if openmp else blas_thread_limit(n_threads)

@@ -8,14 +8,18 @@ gone before it writes anything.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
+import sys
 import time
+from collections.abc import Iterator
 
 from hawks_deap._util.validation import check_int
 
-__all__ = ["MAX_WORKERS", "POLL_SECONDS", "check_workers", "default_threads_per_worker",
-           "orphan_check", "quiet_worker", "suite_worker"]
+__all__ = ["MAX_WORKERS", "POLL_SECONDS", "check_not_reimported", "check_workers",
+           "default_threads_per_worker", "main_not_reimported", "orphan_check",
+           "quiet_worker", "suite_worker"]
 
 #: Seconds between two checks that the workers are alive while `ProblemPool.map` waits.
 POLL_SECONDS = 0.2
@@ -111,3 +115,46 @@ def orphan_check() -> None:
 def default_threads_per_worker(n_jobs: int) -> int:
     """``max(1, os.cpu_count() // n_jobs)``: threads per worker without oversubscription."""
     return max(1, (os.cpu_count() or 1) // max(1, n_jobs))
+
+
+@contextlib.contextmanager
+def main_not_reimported() -> Iterator[None]:
+    """Start spawn workers that do not run the main script again.
+
+    A spawned worker first imports the parent's main module (as ``__mp_main__``), so a
+    script without an ``if __name__ == "__main__":`` guard runs again in every worker:
+    one that starts a suite there takes the suite's lock (``SuiteBusy``), the worker dies
+    while starting, the pool starts another, and the suite waits for ever. Suite workers
+    need nothing of the main module (tasks and a user's algorithms travel pickled by
+    dill, by value), so while a pool starts its workers the main module hides its file
+    and spec, which is all the spawn start method reads to import it.
+    """
+    main = sys.modules.get("__main__")
+    saved: dict[str, object] = {k: main.__dict__[k] for k in ("__file__", "__spec__")
+             if main is not None and k in main.__dict__}
+    if main is not None:
+        main.__dict__.pop("__file__", None)
+        main.__spec__ = None  # read without a default
+    try:
+        yield
+    finally:
+        if main is not None:
+            main.__dict__.pop("__spec__", None)
+            main.__dict__.update(saved)
+
+
+def check_not_reimported(what: str) -> None:
+    """Refuse to start ``what`` from a main module re-imported by a spawned worker.
+
+    Raises
+    ------
+    RuntimeError
+        In a worker process that is running the parent's script again (it lacks an
+        ``if __name__ == "__main__":`` guard around ``what``), saying so.
+    """
+    if getattr(sys.modules.get("__main__"), "__name__", None) == "__mp_main__":
+        raise RuntimeError(
+            f"{what} was called while a worker process was importing your script: put the "
+            'call under an `if __name__ == "__main__":` guard (worker processes start by '
+            "importing the main module; see the 'spawn' start method in Python's "
+            "multiprocessing documentation)")

@@ -9,8 +9,10 @@ asks for (``"comparison": "ranking"``: the top of the final stochastic ranking).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import os
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from deap import tools
@@ -21,6 +23,7 @@ from hawks_deap.problems.base import Problem
 
 if TYPE_CHECKING:
     from hawks_deap.io.dataset import Dataset
+    from hawks_deap.problems.versus import VersusProblem
 
 __all__ = ["RETURNS", "GenerationState", "Result", "final_fittest", "final_top_ranked",
            "select_best"]
@@ -229,3 +232,66 @@ class Result:
     def best_dataset(self) -> Dataset:
         """The `hawks_deap.Dataset` of `best`."""
         return self.dataset(self.best)
+
+    def save(self, out: str | os.PathLike, *, overwrite: bool = False,
+             partitions: bool | None = None, format: str = "csv",  # noqa: A002
+             metadata: Mapping[str, Any] | None = None) -> Path:
+        """Write the run's directory as ``hawks-deap generate`` / ``versus`` write theirs.
+
+        The best individual's dataset (`best_dataset`: ``data.csv`` or ``data.npz``,
+        ``genes.json``, ``metadata.json``), ``logbook.csv`` (`logbook`) and, for a Versus
+        problem, ``partitions.csv`` (the winner's and the loser's labels of the points),
+        written atomically (`hawks_deap.io.run_files.save_run`): ``hawks-deap plot OUT``
+        draws the dataset, the convergence and, for Versus, the two partitions.
+
+        Parameters
+        ----------
+        out : str or os.PathLike
+            The run directory; an existing one is refused (``FileExistsError``) unless
+            ``overwrite``, checked before any work.
+        overwrite : bool
+            Replace an existing directory that hawks-deap wrote and that holds nothing
+            but its files (anything else: ``ValueError``).
+        partitions : bool, optional
+            Write ``partitions.csv``; default: when the problem is a Versus problem
+            (or the multi-objective form of one). True for another problem raises
+            ``ValueError``.
+        format : {"csv", "npz"}
+            The file of the points (`hawks_deap.Dataset.save`).
+        metadata : mapping, optional
+            Entries added to the dataset's ``metadata.json`` (e.g. notes on the run).
+
+        Returns
+        -------
+        pathlib.Path
+            ``out``.
+        """
+        from hawks_deap._util.validation import check_bool, check_choice
+        from hawks_deap.io.dataset import DATA_FORMATS
+        from hawks_deap.io.run_files import check_new_run_dir, save_run
+
+        check_choice("format", format, DATA_FORMATS)
+        if metadata is not None and not isinstance(metadata, Mapping):
+            raise TypeError(f"metadata must be a mapping or None, got "
+                            f"{type(metadata).__name__}")
+        versus = _versus_problem(self.problem)
+        if partitions is None:
+            partitions = versus is not None
+        elif check_bool("partitions", partitions) and versus is None:
+            raise ValueError(f"partitions=True needs a Versus problem (two algorithms' "
+                             f"partitions), got {type(self.problem).__name__}")
+        out = check_new_run_dir(out, overwrite)  # before the partitions' clustering
+        dataset = self.best_dataset()
+        dataset.metadata.update(metadata or {})
+        labels = versus.partitions(self.best) if partitions and versus is not None else None
+        return save_run(dataset, out, logbook=self.logbook, partitions=labels,
+                        overwrite=overwrite, format=format)
+
+
+def _versus_problem(problem: Problem) -> VersusProblem | None:
+    """The Versus problem a run evolved (unwrapped from its multi-objective form), or None."""
+    from hawks_deap.problems.multiobjective import MultiObjectiveProblem
+    from hawks_deap.problems.versus import VersusProblem
+
+    base = problem.base if isinstance(problem, MultiObjectiveProblem) else problem
+    return base if isinstance(base, VersusProblem) else None

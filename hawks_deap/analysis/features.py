@@ -49,6 +49,7 @@ from typing import Any
 import numpy as np
 
 from hawks_deap._util.labels import encode_labels
+from hawks_deap._util.threads import check_threads, thread_cap
 from hawks_deap._util.validation import (
     as_seed_sequence,
     check_bool,
@@ -296,7 +297,7 @@ def _names(datasets: Sequence[Any], names: Sequence[str] | None) -> list[str]:
 
 
 def features_table(datasets: Iterable[Any], *, names: Sequence[str] | None = None,
-                   **kwargs: Any) -> Table:
+                   n_threads: int | None = 1, **kwargs: Any) -> Table:
     """The problem features of several datasets, one row each.
 
     Parameters
@@ -305,6 +306,10 @@ def features_table(datasets: Iterable[Any], *, names: Sequence[str] | None = Non
         The labelled datasets.
     names : sequence of str, optional
         Row names (default: ``metadata["name"]`` or the position).
+    n_threads : int or None
+        BLAS threads while measuring (default 1: the silhouettes' distance products are
+        small and many, and on a busy machine more threads only wait for each other; the
+        features do not depend on it). None leaves the library's own setting.
     **kwargs
         Passed to `problem_features` (``metric``, ``n_neighbors``, ``variance_kept``).
 
@@ -320,17 +325,21 @@ def features_table(datasets: Iterable[Any], *, names: Sequence[str] | None = Non
     `hawks_deap.io.batteries`): its features are those of its clusters, measured on the
     other points.
     """
+    n_threads = check_threads("n_threads", n_threads)
     datasets = list(datasets)
     index = _names(datasets, names)
     items = check_feature_inputs(datasets, names=index,
                                  n_neighbors=kwargs.get("n_neighbors", 10))
     rows = []
-    for i, (X, y) in enumerate(items):
-        try:  # in a table of many, say which dataset is at fault
-            feats = problem_features(X, y, **kwargs)
-        except ValueError as error:
-            raise ValueError(f"dataset {index[i]!r} (row {i}): {error}") from None
-        rows.append([float(feats[c]) for c in FEATURE_NAMES])
+    # BLAS only: the features run no OpenMP loop, and capping OpenMP would import
+    # scikit-learn (most of a second) for a command that may not need it
+    with thread_cap(n_threads, openmp=False):
+        for i, (X, y) in enumerate(items):
+            try:  # in a table of many, say which dataset is at fault
+                feats = problem_features(X, y, **kwargs)
+            except ValueError as error:
+                raise ValueError(f"dataset {index[i]!r} (row {i}): {error}") from None
+            rows.append([float(feats[c]) for c in FEATURE_NAMES])
     values = np.array(rows, dtype=float).reshape(len(rows), len(FEATURE_NAMES))
     return Table(tuple(index), FEATURE_NAMES, values)
 
@@ -381,7 +390,8 @@ def check_feature_inputs(datasets: Sequence[Any], *, names: Sequence[str] | None
 
 def performance_table(datasets: Iterable[Any], algorithms: Iterable[Any] | None = None, *,
                       seed: object = 0, names: Sequence[str] | None = None,
-                      n_jobs: int = 1, preset: str | None = None) -> Table:
+                      n_jobs: int = 1, preset: str | None = None,
+                      n_threads: int | None = 1) -> Table:
     """ARI of clustering algorithms on datasets (HAWKS paper, section V, Fig. 2b and 3).
 
     Each algorithm is given the true number of clusters K (the ``-2k`` variants ask for
@@ -411,13 +421,21 @@ def performance_table(datasets: Iterable[Any], algorithms: Iterable[Any] | None 
         Row names (default: ``metadata["name"]`` or the position).
     n_jobs : int
         Worker processes (datasets are spread over them; the table is the same for any
-        number, every seed being fixed by position). Workers run one BLAS/OpenMP thread
-        each when ``n_jobs`` > 1; at most `hawks_deap._util.workers.MAX_WORKERS`.
+        number, every seed being fixed by position); at most
+        `hawks_deap._util.workers.MAX_WORKERS`.
     preset : str or None
         Settings of the registered algorithms, a key of
         `hawks_deap.clustering.ALGORITHM_PRESETS` (``"hawks-tevc"``: K-Means++ with 10
         initialisations and the GMM with 3, as in the original HAWKS analysis); columns
         keep the registered names. None: the registry's own settings.
+    n_threads : int or None
+        BLAS/OpenMP threads of each clustering call, in this process (``n_jobs=1``) or
+        in each worker, as Versus mode's ``n_threads`` (default 1: more threads do not
+        pay at these sizes, and on a busy machine an OpenMP team waiting for a
+        descheduled thread makes a call several times slower). None leaves the
+        libraries' own settings (workers then get the default ``threads_per_worker`` of
+        `hawks_deap.algorithms.ProblemPool`), and a stochastic algorithm's partition may
+        then depend on the thread count.
 
     Returns
     -------
@@ -433,6 +451,7 @@ def performance_table(datasets: Iterable[Any], algorithms: Iterable[Any] | None 
     )
 
     n_jobs = check_workers("n_jobs", n_jobs)  # the one bound on worker processes
+    n_threads = check_threads("n_threads", n_threads)
     preset = check_preset(preset)
     datasets = list(datasets)
     index = _names(datasets, names)
@@ -463,10 +482,14 @@ def performance_table(datasets: Iterable[Any], algorithms: Iterable[Any] | None 
     if n_jobs > 1 and len(tasks) > 1:
         from hawks_deap.algorithms.pool import ProblemPool
 
-        with ProblemPool(None, min(n_jobs, len(tasks)), threads_per_worker=1) as pool:
+        # each worker is capped for its life (None: the pool's own default)
+        with ProblemPool(None, min(n_jobs, len(tasks)), threads_per_worker=n_threads) as pool:
             rows = pool.map(_performance_row, tasks)
     else:
-        rows = [_performance_row(task) for task in tasks]
+        rows = []
+        for task in tasks:  # capped per row: a library a runner imports on first use
+            with thread_cap(n_threads):  # (genie's genieclust) is capped from the next row
+                rows.append(_performance_row(task))
     values = np.array(rows, dtype=float).reshape(len(tasks), len(runners))
     return Table(tuple(index), tuple(columns), values)
 

@@ -13,24 +13,34 @@ returns the `matplotlib.figure.Figure`. Save with `save_figure` (atomic write).
   penalty per generation, from a run's logbook.
 - `plot_versus`: truth, winner's and loser's partitions with their scores.
 - `plot_instance_space`: datasets in a 2-D instance space, coloured by source or by
-  best algorithm (HAWKS paper, Fig. 2).
+  best algorithm (HAWKS paper, Fig. 2), optionally with a marker per source.
 - `plot_performance`: ARI boxplots per algorithm, optionally per source (Fig. 3).
 - `plot_critical_difference`: Demšar's critical-difference diagram of a Friedman /
-  Nemenyi comparison (`hawks_deap.analysis.stats.friedman_nemenyi`; Fig. 4).
+  Nemenyi comparison (`hawks_deap.analysis.stats.friedman_nemenyi`; Fig. 4) or of a
+  comparison against a control (``friedman_control``).
+- `algorithm_colours`: the fixed colour of each algorithm, the same in every figure
+  (instance spaces by best algorithm, boxplots, CD diagrams).
 """
 
 from __future__ import annotations
 
 import io
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from hawks_deap._util.labels import as_label_array, encode_labels
-from hawks_deap._util.validation import check_bool, check_float, check_int, check_X
+from hawks_deap._util.validation import (
+    check_bool,
+    check_choice,
+    check_float,
+    check_int,
+    check_names,
+    check_X,
+)
 
 if TYPE_CHECKING:
     from matplotlib.patches import Ellipse
@@ -38,6 +48,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DPI_RANGE",
     "MAX_PIXELS",
+    "algorithm_colours",
     "figure_bytes",
     "plot_convergence",
     "plot_critical_difference",
@@ -508,10 +519,98 @@ def plot_versus(X: Any, y: Any, winner_labels: Any, loser_labels: Any, *,
 # --------------------------------------------------------------------------- collections
 
 
+#: Colours of the built-in algorithms, by their place in `available_algorithms()`: the
+#: tab10 colours without its grey (grey marks ties and noise), then three of tab20b.
+_BUILTIN_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
+                    "#e377c2", "#bcbd22", "#17becf", "#393b79", "#637939", "#7b4173")
+#: Colours of any other name (a user's algorithm), chosen by a hash of the name: a
+#: palette apart from `_BUILTIN_COLOURS` (black first; then from ColorBrewer's Dark2,
+#: Paired and Set2), none a shade of a built-in's.
+_OTHER_COLOURS = ("#000000", "#1b9e77", "#e7298a", "#b15928", "#6a3d9a", "#ffd92f",
+                  "#fb9a99", "#b2df8a", "#a6cee3", "#e5c494")
+#: The label `best_algorithms` gives a dataset with several best algorithms.
+_TIE_LABEL, _TIE_COLOUR = "tied", "#7f7f7f"
+
+
+def algorithm_colours(names: Iterable[str]) -> dict[str, str]:
+    """A fixed colour per algorithm name, the same in every figure.
+
+    Parameters
+    ----------
+    names : iterable of str
+        Algorithm names (one string is refused).
+
+    Returns
+    -------
+    dict of str to str
+        ``{name: "#rrggbb"}`` in the order given. A built-in algorithm
+        (`hawks_deap.clustering.BUILTIN_ALGORITHMS`) gets the colour of its place in
+        `hawks_deap.clustering.available_algorithms` (kmeans++ blue, gmm orange, ...);
+        any other name one of a separate palette chosen by a hash (SHA-256) of the
+        name, so it depends neither on the other names nor on the process. Two
+        non-built-in names may share a colour (10 colours).
+
+    Examples
+    --------
+    >>> algorithm_colours(["gmm", "kmeans++"])
+    {'gmm': '#ff7f0e', 'kmeans++': '#1f77b4'}
+    """
+    import hashlib
+
+    from hawks_deap.clustering import BUILTIN_ALGORITHMS, available_algorithms
+
+    names = [str(n) for n in check_names("names", names)]
+    builtins = [a for a in available_algorithms() if a in BUILTIN_ALGORITHMS]
+    out = {}
+    for name in names:
+        if name in builtins:
+            out[name] = _BUILTIN_COLOURS[builtins.index(name) % len(_BUILTIN_COLOURS)]
+        else:
+            digest = hashlib.sha256(name.encode("utf-8")).digest()
+            out[name] = _OTHER_COLOURS[int.from_bytes(digest[:8], "big")
+                                       % len(_OTHER_COLOURS)]
+    return out
+
+
+def _group_colours(names: Sequence[str], colours: Any) -> dict[str, Any]:
+    """The colour of each group of `plot_instance_space` (its ``colours`` argument)."""
+    from hawks_deap.clustering import available_algorithms, is_import_spec
+
+    if colours is None:  # algorithms: registered names, plugins and import paths
+        known = set(available_algorithms()) | {_TIE_LABEL}
+        algorithms = all(n in known or is_import_spec(n) for n in names)
+        colours = "algorithms" if algorithms and set(names) != {_TIE_LABEL} else "order"
+    if isinstance(colours, str):
+        check_choice("colours", colours, ("algorithms", "order"))
+        if colours == "order":
+            return {name: f"C{i % 10}" for i, name in enumerate(names)}
+        out: dict[str, Any] = dict(algorithm_colours(names))
+        if _TIE_LABEL in out:
+            out[_TIE_LABEL] = _TIE_COLOUR
+        return out
+    if not isinstance(colours, Mapping):
+        raise TypeError(f"colours must be None, 'algorithms', 'order' or a mapping of "
+                        f"group to colour, got {type(colours).__name__}")
+    missing = [name for name in names if name not in colours]
+    if missing:
+        raise ValueError(f"colours misses the groups {missing}")
+    return {name: colours[name] for name in names}
+
+
+def _labels_of(name: str, labels: Sequence[Any], n: int) -> list[str]:
+    labels = [str(g) for g in check_names(name, labels)]
+    if len(labels) != n:
+        raise ValueError(f"{name} must have one label per dataset ({n}), got {len(labels)}")
+    return labels
+
+
 def plot_instance_space(coords: Any, groups: Sequence[str], *, space: Any = None,
                         ax: Any = None, title: str | None = None,
                         legend_title: str | None = None,
-                        order: Sequence[str] | None = None) -> Any:
+                        order: Sequence[str] | None = None,
+                        colours: str | Mapping[str, Any] | None = None,
+                        markers: Sequence[str] | None = None,
+                        marker_title: str | None = "source") -> Any:
     """Datasets as points of an instance space, coloured by group (paper, Fig. 2).
 
     Parameters
@@ -529,37 +628,84 @@ def plot_instance_space(coords: Any, groups: Sequence[str], *, space: Any = None
         Texts.
     order : sequence of str, optional
         Legend order (default: sorted).
+    colours : None, "algorithms", "order" or mapping of str to colour
+        ``"algorithms"``: each group is an algorithm, coloured by `algorithm_colours`
+        (the same colour in every figure; ``"tied"``, `best_algorithms`' label of
+        ties, grey). ``"order"``: matplotlib's C0, C1, ... in legend order. A mapping:
+        the colour of each group. None (default): ``"algorithms"`` when every group is
+        a registered algorithm, a plugin or an import path (or ``"tied"``), else
+        ``"order"``.
+    markers : sequence of str, optional
+        A second label per dataset, e.g. its source, drawn as the marker shape (one
+        shape per label, in sorted order), with a legend of its own (``marker_title``).
+        Without it, each group has its own shape too.
+    marker_title : str, optional
+        Title of the markers' legend.
 
     Returns
     -------
     matplotlib.figure.Figure
+        With ``markers``, each scatter has the gid ``"marker:<label>"``.
     """
     coords = np.asarray(coords, dtype=float)
-    groups = [str(g) for g in groups]
     if coords.ndim != 2 or coords.shape[1] < 2:
         raise ValueError(f"coords must have shape (n, 2), got {coords.shape}")
-    if len(groups) != coords.shape[0]:
-        raise ValueError(f"groups must have one label per dataset ({coords.shape[0]}), got "
-                         f"{len(groups)}")
-    fig, ax = _new_axes(ax, figsize=(6, 5))
-    names = list(order) if order is not None else sorted(set(groups))
+    groups = _labels_of("groups", groups, coords.shape[0])
+    shapes = None if markers is None else _labels_of("markers", markers, coords.shape[0])
+    names = [str(n) for n in order] if order is not None else sorted(set(groups))
     missing = set(groups) - set(names)
     if missing:
         raise ValueError(f"order misses the groups {sorted(missing)}")
-    labels = np.array(groups)
-    for i, name in enumerate(names):
-        mask = labels == name
-        if not mask.any():
-            continue
-        ax.scatter(coords[mask, 0], coords[mask, 1], s=36, color=f"C{i % 10}",
-                   marker=_MARKERS[i % len(_MARKERS)], alpha=0.8, edgecolors="none",
-                   label=name)
+    colour_of = _group_colours(names, colours)
+    fig, ax = _new_axes(ax, figsize=(6, 5))
+    if shapes is None:
+        _scatter_groups(ax, coords, np.array(groups), names, colour_of)
+        ax.legend(title=legend_title, fontsize="small", loc="best")
+    else:
+        _scatter_markers(ax, coords, np.array(groups), np.array(shapes), names, colour_of,
+                         legend_title, marker_title)
     xlabel, ylabel = (space.axis_labels()[:2] if space is not None else ("PC1", "PC2"))
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
-    ax.legend(title=legend_title, fontsize="small", loc="best")
     ax.set_title(title if title is not None else "instance space")
     return fig
+
+
+def _scatter_groups(ax: Any, coords: np.ndarray, labels: np.ndarray, names: list[str],
+                    colour_of: Mapping[str, Any]) -> None:
+    """One scatter per group: its colour, and a shape by legend place."""
+    for i, name in enumerate(names):
+        mask = labels == name
+        if mask.any():
+            ax.scatter(coords[mask, 0], coords[mask, 1], s=36, color=colour_of[name],
+                       marker=_MARKERS[i % len(_MARKERS)], alpha=0.8, edgecolors="none",
+                       label=name)
+
+
+def _scatter_markers(ax: Any, coords: np.ndarray, labels: np.ndarray, shapes: np.ndarray,
+                     names: list[str], colour_of: Mapping[str, Any],
+                     legend_title: str | None, marker_title: str | None) -> None:
+    """One scatter per (group, marker label); a colour legend and a marker legend."""
+    from matplotlib.lines import Line2D
+
+    kinds = sorted(set(shapes.tolist()))
+    marker_of = {kind: _MARKERS[i % len(_MARKERS)] for i, kind in enumerate(kinds)}
+    for name in names:
+        for kind in kinds:
+            mask = (labels == name) & (shapes == kind)
+            if mask.any():
+                ax.scatter(coords[mask, 0], coords[mask, 1], s=36, color=colour_of[name],
+                           marker=marker_of[kind], alpha=0.8, edgecolors="none",
+                           gid=f"marker:{kind}")
+    shown = [n for n in names if (labels == n).any()]
+    shape_legend = ax.legend(
+        handles=[Line2D([], [], marker=marker_of[k], color="0.3", linestyle="none",
+                        label=k) for k in kinds],
+        title=marker_title, fontsize="small", loc="lower right")
+    ax.add_artist(shape_legend)  # a second ax.legend call would replace it
+    ax.legend(handles=[Line2D([], [], marker="o", color=colour_of[n], linestyle="none",
+                              label=n) for n in shown],
+              title=legend_title, fontsize="small", loc="upper left")
 
 
 def plot_performance(table: Any, *, groups: Sequence[str] | None = None, ax: Any = None,
@@ -585,6 +731,8 @@ def plot_performance(table: Any, *, groups: Sequence[str] | None = None, ax: Any
     Returns
     -------
     matplotlib.figure.Figure
+        Each algorithm's name (x tick label), and its boxes when there are no groups,
+        in its `algorithm_colours` colour; with groups, the boxes in the group's colour.
     """
     order = None
     if isinstance(table, Mapping):
@@ -613,18 +761,22 @@ def plot_performance(table: Any, *, groups: Sequence[str] | None = None, ax: Any
     width = 0.8 / n_groups
     from matplotlib.patches import Patch
 
+    algorithm_colour = algorithm_colours(columns)
     for g in range(n_groups):
         data = [values[group_of == g, j] for j in range(len(columns))]
         positions = np.arange(len(columns)) + (g - (n_groups - 1) / 2) * width
-        colour = f"C{g % 10}" if n_groups > 1 else "C0"
         box = ax.boxplot(data, positions=positions, widths=width * 0.85, patch_artist=True,
                          manage_ticks=False)
-        for patch in box["boxes"]:
-            patch.set_facecolor(colour)
+        for patch, name in zip(box["boxes"], columns, strict=True):
+            # one group: each box in its algorithm's colour (as in every figure); several:
+            # the group's colour tells the boxes of one algorithm apart
+            patch.set_facecolor(f"C{g % 10}" if n_groups > 1 else algorithm_colour[name])
             patch.set_alpha(0.55)
         for median in box["medians"]:
             median.set_color("black")
     ax.set_xticks(np.arange(len(columns)), columns, rotation=30, ha="right")
+    for label in ax.get_xticklabels():  # the algorithm's colour, with or without groups
+        label.set_color(algorithm_colour[label.get_text()])
     ax.set_xlim(-0.6, len(columns) - 0.4)
     ax.set_ylabel(ylabel)
     ax.set_xlabel("algorithm")
@@ -637,75 +789,132 @@ def plot_performance(table: Any, *, groups: Sequence[str] | None = None, ax: Any
 
 def plot_critical_difference(result: Any, *, ax: Any = None, title: str | None = None,
                              digits: int = 2) -> Any:
-    """Critical-difference diagram of a Friedman / Nemenyi comparison (paper, Fig. 4).
+    """Critical-difference diagram of a Friedman comparison (paper, Fig. 4; Demšar 2006).
 
-    Demšar's (2006) layout: an axis of average ranks (1 = best, on the left), the
-    critical difference as a bar above it, each algorithm joined by a line to its
-    label and average rank (the better half on the left), and a thick bar under the
-    axis for each group of algorithms that do not differ significantly
-    (`FriedmanNemenyi.cliques`).
+    Demšar's (2006) layout: an axis of average ranks (1 = best, on the left), each
+    algorithm joined by a line (in its `algorithm_colours` colour) to its label and
+    average rank (the better half on the left), and
+
+    - for a `FriedmanNemenyi` (all pairs, Demšar's Fig. 1): the critical difference as
+      a bar above the axis, and a thick bar under it for each group of algorithms that
+      do not differ significantly (`FriedmanNemenyi.cliques`);
+    - for a `FriedmanControl` (against a control, Demšar's Fig. 2): the control marked
+      on the axis and its label in bold; with Bonferroni-Dunn, a bar of the CD on each
+      side of the control's rank above the axis; and (both methods) a thick bar under
+      the axis joining the control to the algorithms not significantly different from
+      it (`FriedmanControl.not_different`).
 
     Parameters
     ----------
-    result : hawks_deap.analysis.stats.FriedmanNemenyi
-        From `hawks_deap.analysis.stats.friedman_nemenyi`.
+    result : hawks_deap.analysis.stats.FriedmanNemenyi or FriedmanControl
+        From `hawks_deap.analysis.stats.friedman_nemenyi` or ``friedman_control``.
     ax : matplotlib Axes, optional
         Where to draw (its frame is hidden).
     title : str, optional
-        Default: alpha and N.
+        Default: the test, alpha and N.
     digits : int
         Decimals of the ranks and the CD in the labels.
 
     Returns
     -------
     matplotlib.figure.Figure
-        The CD bar's line has gid ``"critical-difference"``, the clique bars
-        ``"clique"`` (one per clique, in `FriedmanNemenyi.cliques` order).
+        Nemenyi: the CD bar's line has gid ``"critical-difference"``, the clique bars
+        ``"clique"`` (one per clique, in `FriedmanNemenyi.cliques` order). Control:
+        the control's mark ``"control"``, the Bonferroni-Dunn CD bar (from
+        ``R_control - CD`` to ``R_control + CD``) ``"critical-difference"``, the bar
+        of the algorithms not different from the control ``"not-different"`` (none
+        when every algorithm differs).
     """
-    from hawks_deap.analysis.stats import FriedmanNemenyi
+    from hawks_deap.analysis.stats import FriedmanControl, FriedmanNemenyi
 
-    if not isinstance(result, FriedmanNemenyi):
-        raise TypeError(f"result must be a FriedmanNemenyi (from friedman_nemenyi), got "
+    if not isinstance(result, (FriedmanNemenyi, FriedmanControl)):
+        raise TypeError(f"result must be a FriedmanNemenyi (from friedman_nemenyi) or a "
+                        f"FriedmanControl (from friedman_control), got "
                         f"{type(result).__name__}")
     digits = check_int("digits", digits, minimum=0)
+    control = result if isinstance(result, FriedmanControl) else None
     ranking = result.ranking()
     k, cd = len(ranking), float(result.critical_difference)
-    n_left, n_cliques = (k + 1) // 2, len(result.cliques)
-    fig, ax = _new_axes(ax, figsize=(7.0, 1.4 + 0.3 * n_left + 0.12 * n_cliques))
+    bars = _cd_bars(result, control is not None)
+    n_left = (k + 1) // 2
+    fig, ax = _new_axes(ax, figsize=(7.0, 1.4 + 0.3 * n_left + 0.12 * len(bars)))
+    if control is not None:
+        centre = control.control_rank
+        interval = ((centre - cd, centre + cd) if control.method == "bonferroni-dunn"
+                    else None)
+    else:
+        interval = (1.0, 1.0 + cd)
     low, high = 1.0, float(k)
-    pad = 0.12 * (max(high, low + cd) - low)  # label lines end this far past the axis
-    ax.hlines(0.0, low, high, color="black", linewidth=1.2)
-    for tick in np.arange(2.0 * low, 2.0 * high + 1.0) / 2.0:
+    left = min(low, interval[0]) if interval else low
+    right = max(high, interval[1]) if interval else high
+    pad = 0.12 * (right - left)  # label lines end this far past the axis
+    _cd_axis(ax, k)
+    cd_y = 0.7
+    if interval is not None:
+        ax.plot(list(interval), [cd_y, cd_y], color="black", lw=1.5,
+                gid="critical-difference")
+        ax.vlines(list(interval), cd_y - 0.05, cd_y + 0.05, color="black", lw=1.5)
+        ax.text(sum(interval) / 2, cd_y + 0.08, f"CD = {cd:.{digits}f}", ha="center",
+                va="bottom", fontsize="small")
+    rank_of = dict(ranking)
+    for c, (members, gid) in enumerate(bars):
+        ranks = [rank_of[name] for name in members]
+        y = -0.15 - 0.12 * c
+        ax.plot([min(ranks) - 0.03, max(ranks) + 0.03], [y, y], color="black", lw=3.5,
+                solid_capstyle="round", gid=gid)
+    top, step = -0.35 - 0.12 * len(bars), 0.3
+    if control is not None:
+        ax.plot([centre], [0.0], marker="D", color="black", markersize=7,
+                linestyle="none", gid="control", zorder=3)
+    _cd_labels(ax, ranking, (left - pad, right + pad), top, step, digits,
+               None if control is None else control.control)
+    ax.set_xlim(left - pad, right + pad)
+    ax.set_ylim(top - step * n_left, cd_y + 0.45)
+    ax.set_axis_off()
+    ax.set_title(title if title is not None else _cd_title(result, control is not None),
+                 fontsize="medium")
+    return fig
+
+
+def _cd_bars(result: Any, control: bool) -> list[tuple[tuple[str, ...], str]]:
+    """The bars under the axis: ``(members, gid)``, top first."""
+    if not control:
+        return [(clique, "clique") for clique in result.cliques]
+    members = result.not_different()
+    return [(members, "not-different")] if len(members) >= 2 else []
+
+
+def _cd_title(result: Any, control: bool) -> str:
+    if not control:
+        return (f"Nemenyi critical difference (alpha = {result.alpha:g}, "
+                f"N = {result.n_datasets})")
+    method = "Holm" if result.method == "holm" else "Bonferroni-Dunn"
+    return (f"{method} against {result.control} (alpha = {result.alpha:g}, "
+            f"N = {result.n_datasets})")
+
+
+def _cd_axis(ax: Any, k: int) -> None:
+    """The rank axis from 1 to k, ticks at the halves, numbers at the integers."""
+    ax.hlines(0.0, 1.0, float(k), color="black", linewidth=1.2)
+    for tick in np.arange(2.0, 2.0 * k + 1.0) / 2.0:
         ax.vlines(tick, 0.0, 0.1 if tick.is_integer() else 0.05, color="black", lw=1)
         if tick.is_integer():
             ax.text(tick, 0.15, f"{tick:g}", ha="center", va="bottom", fontsize="small")
-    cd_y = 0.7  # the CD bar, from rank 1
-    ax.plot([low, low + cd], [cd_y, cd_y], color="black", lw=1.5, gid="critical-difference")
-    ax.vlines([low, low + cd], cd_y - 0.05, cd_y + 0.05, color="black", lw=1.5)
-    ax.text(low + cd / 2, cd_y + 0.08, f"CD = {cd:.{digits}f}", ha="center",
-            va="bottom", fontsize="small")
-    rank_of = dict(ranking)
-    for c, clique in enumerate(result.cliques):
-        ranks = [rank_of[name] for name in clique]
-        y = -0.15 - 0.12 * c
-        ax.plot([min(ranks) - 0.03, max(ranks) + 0.03], [y, y], color="black", lw=3.5,
-                solid_capstyle="round", gid="clique")
-    top, step = -0.35 - 0.12 * n_cliques, 0.3
+
+
+def _cd_labels(ax: Any, ranking: list[tuple[str, float]], ends: tuple[float, float],
+               top: float, step: float, digits: int, control: str | None) -> None:
+    """Each algorithm's line, from its rank to its label, in its colour."""
+    n_left = (len(ranking) + 1) // 2
+    colour = algorithm_colours([name for name, _ in ranking])
     # the better half goes left, best on top; the other half right, worst on top: no
     # label line crosses another
-    sides = ((ranking[:n_left], low - pad, "right"),
-             (ranking[n_left:][::-1], high + pad, "left"))
+    sides = ((ranking[:n_left], ends[0], "right"),
+             (ranking[n_left:][::-1], ends[1], "left"))
     for names, x_end, align in sides:
         for i, (name, rank) in enumerate(names):
             y = top - step * i
-            ax.plot([rank, rank, x_end], [0.0, y, y], color="0.25", lw=1)
+            ax.plot([rank, rank, x_end], [0.0, y, y], color=colour[name], lw=1.2)
             ax.text(x_end + (0.03 if align == "left" else -0.03), y,
                     f"{name} ({rank:.{digits}f})", ha=align, va="center",
-                    fontsize="small")
-    ax.set_xlim(low - pad, max(high, low + cd) + pad)
-    ax.set_ylim(top - step * n_left, cd_y + 0.45)
-    ax.set_axis_off()
-    ax.set_title(title if title is not None else
-                 f"Nemenyi critical difference (alpha = {result.alpha:g}, "
-                 f"N = {result.n_datasets})", fontsize="medium")
-    return fig
+                    fontsize="small", fontweight="bold" if name == control else "normal")

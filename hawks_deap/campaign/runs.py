@@ -1,37 +1,41 @@
 """Run one configuration and save it: shared by the command line and suites.
 
 A run is a problem evolved from resolved settings (see `hawks_deap.settings.config.resolve`)
-and its best individual saved as a dataset directory::
+and its best individual saved as a run directory (the dataset's files, ``logbook.csv``
+and, in Versus mode, ``partitions.csv``: `hawks_deap.io.run_files`, which also writes
+what `hawks_deap.Result.save` writes).
 
-    run-dir/
-      data.csv        the points and their labels          (hawks_deap.io.dataset)
-      genes.json      the best genotype                    (hawks_deap.io.dataset)
-      metadata.json   problem, seed, record, extra entries (hawks_deap.io.dataset)
-      logbook.csv     one row per generation               (this module)
-      partitions.csv  Versus mode only: both algorithms' labels (this module)
-
-`build_problem` turns settings into a problem, `run_configuration` evolves it,
-`Run.save` writes the directory atomically, and the readers (`read_logbook_csv`,
-`read_partitions_csv`) load the two files this module adds. `format_value` is the
-single text form of values in every CSV the package writes (logbooks here, suite
-summaries in `hawks_deap.campaign.suite`).
+`build_problem` turns settings into a problem, `run_configuration` evolves it and
+`Run.save` writes the directory atomically. The files' writers and readers
+(`logbook_csv`, `read_logbook_csv`, `partitions_csv`, `read_partitions_csv`,
+`format_value`, `LOGBOOK_FILE`, `PARTITIONS_FILE`) live in `hawks_deap.io.run_files`
+and are re-exported here.
 """
 
 from __future__ import annotations
 
-import csv
-import io
-import math
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-import numpy as np
-
 from hawks_deap._util.validation import check_parent_dir
-from hawks_deap.io.dataset import LOGBOOK_FILE, PARTITIONS_FILE, check_replaceable
+from hawks_deap.io.dataset import check_replaceable
+
+# the run directory's files: one writer and reader for the command line, suites and
+# Result.save (hawks_deap.io.run_files), re-exported here under their documented names
+from hawks_deap.io.run_files import (
+    LOGBOOK_FILE,
+    PARTITIONS_FILE,
+    format_value,
+    logbook_csv,
+    partitions_csv,
+    read_logbook_csv,
+    read_partitions_csv,
+    run_files,
+    save_run,
+)
 from hawks_deap.settings.model import GASettings, RunSettings
 
 if TYPE_CHECKING:
@@ -56,164 +60,6 @@ __all__ = [
 ]
 
 
-
-
-# --------------------------------------------------------------------------- values
-
-
-def format_value(value: Any) -> str:
-    """The text of one CSV cell.
-
-    None is empty, booleans are ``True`` / ``False``, floats (Python or numpy) use
-    ``repr`` so that they read back to the same float, numpy integers print as Python
-    integers, anything else uses ``str``. Text written this way and read back is
-    unchanged when written again, which is what lets a resumed suite rewrite its summary
-    without altering finished rows.
-
-    Parameters
-    ----------
-    value : object
-        The value of the cell.
-
-    Returns
-    -------
-    str
-    """
-    if value is None:
-        return ""
-    if isinstance(value, bool | np.bool_):
-        return str(bool(value))
-    if isinstance(value, float | np.floating):
-        return repr(float(value))
-    if isinstance(value, np.integer):
-        return str(int(value))
-    return str(value)
-
-
-# --------------------------------------------------------------------------- logbook
-
-
-def logbook_csv(logbook: Sequence[Mapping[str, Any]]) -> str:
-    """A logbook (a list of dict rows) as CSV text.
-
-    Parameters
-    ----------
-    logbook : sequence of mapping
-        One row per generation, e.g. ``Result.logbook``.
-
-    Returns
-    -------
-    str
-        A header with the columns in order of first appearance, then one line per row
-        (`format_value`; a key missing from a row is an empty cell).
-    """
-    keys: list[str] = []
-    for row in logbook:
-        for k in row:
-            if k not in keys:
-                keys.append(k)
-    lines = [",".join(keys)]
-    for row in logbook:
-        lines.append(",".join(format_value(row.get(k)) for k in keys))
-    return "\n".join(lines) + "\n"
-
-
-def read_logbook_csv(path: str | os.PathLike) -> list[dict[str, float]]:
-    """Rows of a ``logbook.csv`` with numeric values.
-
-    Empty cells are NaN; non-numeric cells are left out of their row.
-
-    Parameters
-    ----------
-    path : str or os.PathLike
-        The ``logbook.csv`` file.
-
-    Returns
-    -------
-    list of dict
-        One ``{column: float}`` per generation, in file order.
-
-    Raises
-    ------
-    ValueError
-        Naming the file when it cannot be read (missing, not a regular file, not
-        UTF-8), is not CSV (e.g. a field over the csv module's limit of 128 KiB), or has
-        no rows or no ``fitness_best`` column.
-    """
-    from hawks_deap._util.files import read_text
-
-    text = read_text(path)
-    rows = []
-    try:
-        for row in csv.DictReader(io.StringIO(text, newline="")):
-            parsed: dict[str, float] = {}
-            for k, v in row.items():
-                try:  # (k None: cells beyond the header's, left out)
-                    parsed[k] = float(v) if v not in ("", None) else math.nan
-                except (TypeError, ValueError):
-                    continue
-            rows.append(parsed)
-    except csv.Error as error:
-        raise ValueError(f"{path} is not a hawks-deap logbook (not CSV: {error})") from None
-    if not rows or "fitness_best" not in rows[0]:
-        raise ValueError(f"{path} is not a hawks-deap logbook (no rows or no fitness_best "
-                         "column)")
-    return rows
-
-
-# --------------------------------------------------------------------------- partitions
-
-
-def partitions_csv(winner_labels: Sequence[int] | np.ndarray,
-                   loser_labels: Sequence[int] | np.ndarray) -> str:
-    """The two partitions of a Versus run as CSV text (header ``winner,loser``).
-
-    Parameters
-    ----------
-    winner_labels, loser_labels : sequence of int
-        Each algorithm's label per point, of the same length (``ValueError`` otherwise).
-
-    Returns
-    -------
-    str
-        The header, then one ``winner,loser`` line per point.
-    """
-    return "winner,loser\n" + "".join(
-        f"{int(a)},{int(b)}\n" for a, b in zip(winner_labels, loser_labels, strict=True))
-
-
-def read_partitions_csv(path: str | os.PathLike, n_samples: int) -> dict[str, np.ndarray]:
-    """The ``winner`` and ``loser`` label arrays of a ``partitions.csv``.
-
-    Parameters
-    ----------
-    path : str or os.PathLike
-        The ``partitions.csv`` file.
-    n_samples : int
-        The number of points (rows) it must hold.
-
-    Returns
-    -------
-    dict of str to numpy.ndarray
-        ``{"winner": labels, "loser": labels}``, each int64 of shape ``(n_samples,)``.
-
-    Raises
-    ------
-    ValueError
-        Naming the file when it is not integer CSV or has not ``n_samples`` rows of two
-        labels.
-    OSError
-        When the file cannot be read (e.g. ``FileNotFoundError``).
-    """
-    try:
-        raw = np.loadtxt(path, delimiter=",", skiprows=1, ndmin=2, dtype=np.int64,
-                         comments=None)  # (a "#" row is refused, never skipped)
-    except ValueError as error:
-        raise ValueError(f"{path} is not a partitions file: {error}") from None
-    if raw.shape != (n_samples, 2):
-        raise ValueError(f"{path} must have {n_samples} rows of winner,loser labels, got "
-                         f"shape {raw.shape}")
-    return {"winner": raw[:, 0], "loser": raw[:, 1]}
 
 
 # --------------------------------------------------------------------------- settings
@@ -324,13 +170,15 @@ class Run:
         Returns
         -------
         dict of str to str
-            ``{file name: text}``.
+            ``{file name: text}`` (`hawks_deap.io.run_files.run_files`).
         """
-        files = {LOGBOOK_FILE: logbook_csv(self.result.logbook)}
-        if partitions:
-            versus = cast("VersusProblem", self.problem)  # partitions: Versus problems only
-            files[PARTITIONS_FILE] = partitions_csv(*versus.partitions(self.result.best))
-        return files
+        return run_files(self.result.logbook, self._partitions(partitions))
+
+    def _partitions(self, partitions: bool) -> tuple[Any, Any] | None:
+        if not partitions:
+            return None
+        versus = cast("VersusProblem", self.problem)  # partitions: Versus problems only
+        return versus.partitions(self.result.best)
 
     def save(self, out: str | os.PathLike, *, overwrite: bool = False,
              partitions: bool = False, format: str = "csv") -> Path:  # noqa: A002
@@ -347,8 +195,9 @@ class Run:
         format : {"csv", "npz"}
             The file of the points (`hawks_deap.Dataset.save`).
         """
-        return self.dataset.save(out, overwrite=overwrite, format=format,
-                                 extra_files=self.files(partitions=partitions))
+        return save_run(self.dataset, out, logbook=self.result.logbook,
+                        partitions=self._partitions(partitions), overwrite=overwrite,
+                        format=format)
 
 
 def run_configuration(problem: Problem, values: Mapping[str, Any], *, seed: int,

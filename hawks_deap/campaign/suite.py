@@ -46,7 +46,13 @@ import numpy as np
 
 from hawks_deap._util.files import CONFIG_MAX_BYTES, CONFIG_MAX_DEPTH, read_json
 from hawks_deap._util.validation import check_bool, check_choice, check_parent_dir
-from hawks_deap._util.workers import check_workers, orphan_check, suite_worker
+from hawks_deap._util.workers import (
+    check_not_reimported,
+    check_workers,
+    main_not_reimported,
+    orphan_check,
+    suite_worker,
+)
 from hawks_deap.campaign.dask_backend import close_dask, connect_dask, iter_dask
 from hawks_deap.campaign.runs import build_problem, format_value, run_configuration
 from hawks_deap.campaign.seed_keys import (
@@ -310,6 +316,7 @@ def expand_grid(grid: Mapping[str, Mapping[str, Any]],
 def parse_suite(raw: Mapping[str, Any], *, source: str = "") -> Suite:
     """Validate a parsed grid (see `load_suite`)."""
     where = f" in {source}" if source else ""
+    raw = _algorithms_by_name(raw)
     options = (*config.OPTIONS, *SUITE_OPTIONS)
     suite_table = raw.get("suite", {})
     if not isinstance(suite_table, Mapping):
@@ -338,6 +345,38 @@ def parse_suite(raw: Mapping[str, Any], *, source: str = "") -> Suite:
                  configurations=configurations, grid=validated,
                  format=str(suite.get("format", "csv")),
                  key_configurations=[key_values(command, point) for point in points])
+
+
+def _algorithms_by_name(raw: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A grid whose ``[objective]`` algorithms given as objects are given by name.
+
+    A suite's configurations are text (the seeds come from them): an algorithm object
+    stands for its spec (an import path or plugin) or its registered name, when it
+    has one; any other object is refused, saying how to name it.
+    """
+    objective = raw.get("objective")
+    if not isinstance(objective, Mapping):
+        return raw
+    from hawks_deap.clustering import ClusteringAlgorithm, get_algorithm
+
+    def name(key: str, value: Any) -> Any:
+        if isinstance(value, list):
+            return [name(key, v) for v in value]
+        if not isinstance(value, ClusteringAlgorithm):
+            return value
+        text = value.spec or value.name
+        try:
+            if get_algorithm(text) == value:
+                return text
+        except (ValueError, ImportError):
+            pass
+        raise TypeError(f"[objective] {key}: {value!r} is neither registered under its name "
+                        "nor named by an import path; register it (register_algorithm) or "
+                        "give its import path 'package.module:attr'")
+
+    converted = {k: name(k, v) if k in ("winner", "loser") else v
+                 for k, v in objective.items()}
+    return {**raw, "objective": converted}
 
 
 def check_distinct(name: str, values: Sequence[Any], advice: str) -> None:
@@ -440,6 +479,11 @@ def run_task(task: SuiteTask, out: str | os.PathLike) -> dict[str, str]:
             row[key if key not in row else f"{key}_value"] = format_value(value)
     for key, value in problem_features(run.dataset.X, run.dataset.y).items():
         row[f"feature_{key}"] = format_value(value)
+    for role in ("winner", "loser"):  # which code ran (the names are in the settings)
+        identity = problem.parameters().get(f"{role}_identity")
+        if identity is not None:
+            row[f"{role}_version"] = format_value(identity["version"])
+    row["name"] = task.name
     row["path"] = f"{RUNS_DIR}/{task.name}"
     return row
 
@@ -565,8 +609,10 @@ def _iter_processes(tasks: list[SuiteTask], out: str, workers: int
 
     # spawn: a forked child of a process that already ran OpenMP code (scikit-learn)
     # can deadlock in libgomp; fresh interpreters cannot.
-    with multiprocess.get_context("spawn").Pool(workers, initializer=suite_worker,
-                                                initargs=(os.getpid(),)) as pool:
+    context = multiprocess.get_context("spawn")
+    with main_not_reimported():  # the workers start here (and only here)
+        pool = context.Pool(workers, initializer=suite_worker, initargs=(os.getpid(),))
+    with pool:
         yield from pool.imap_unordered(_run_task_star, [(t, out) for t in tasks])
 
 
@@ -598,6 +644,7 @@ def run_suite(suite: Suite, out: str | os.PathLike, *, workers: int = 1,
     on_row : callable, optional
         Called with each new summary row (after it is written).
     """
+    check_not_reimported("run_suite")
     if not isinstance(suite, Suite):
         raise TypeError(f"suite must be a Suite (hawks_deap.campaign.suite.load_suite reads a grid "
                         f"file), got {type(suite).__name__}")

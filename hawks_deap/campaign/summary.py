@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from hawks_deap._util.files import read_json
 from hawks_deap._util.optional import optional_module
 from hawks_deap._util.writes import remove_own_file, remove_tree
+from hawks_deap.io.collection import RUNS_DIR, base_name
 from hawks_deap.io.dataset import METADATA_FILE, OWN_FILES, files_are_whole
 
 if TYPE_CHECKING:
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "LOCK_FILE",
+    "NAME_COLUMN",
     "RUNS_DIR",
     "SUMMARY_FILE",
     "SuiteBusy",
@@ -40,6 +42,7 @@ __all__ = [
     "finished_rows",
     "finished_task_rows",
     "read_summary",
+    "run_name",
     "summary_frame",
     "summary_rows",
     "summary_text",
@@ -47,7 +50,8 @@ __all__ = [
 ]
 
 SUMMARY_FILE = "summary.csv"
-RUNS_DIR = "runs"
+#: The column of a run's name: its name in a collection (`hawks_deap.io.collection`).
+NAME_COLUMN = "name"
 #: Held (``flock``) by the process running a suite in the folder, for the whole run.
 LOCK_FILE = ".suite.lock"
 #: The temporary names `hawks_deap.Dataset.save` makes beside a run folder NAME (and
@@ -202,6 +206,30 @@ def summary_text(rows: Mapping[tuple[str, int], Mapping[str, str]]) -> str:
     return buf.getvalue()
 
 
+def run_name(row: Mapping[str, str]) -> str:
+    """The name of a summary row's run: its name in a collection of the suite.
+
+    What `hawks_deap.io.collection.load_collection` and the command line
+    (``features``, ``plot``, ``export``) call the run given the suite's folder: its
+    folder's name (`hawks_deap.io.collection.base_name`, e.g. ``c000-r02``), read off
+    the row's ``path`` (``runs/c000-r02``); a row that has a `NAME_COLUMN` keeps it.
+
+    Parameters
+    ----------
+    row : mapping
+        A summary row (``{column: text}``).
+
+    Returns
+    -------
+    str
+        Empty when the row has neither a name nor a path.
+    """
+    if row.get(NAME_COLUMN):
+        return str(row[NAME_COLUMN])
+    path = row.get("path") or ""
+    return base_name(path) if path else ""
+
+
 def summary_rows(out: str | os.PathLike) -> list[dict[str, str]]:
     """The summary of a suite directory, sorted by (config_id, run).
 
@@ -213,11 +241,12 @@ def summary_rows(out: str | os.PathLike) -> list[dict[str, str]]:
     Returns
     -------
     list of dict
-        Its whole rows (`read_summary`), ``{column: text}`` each; empty without a
-        ``summary.csv``.
+        Its whole rows (`read_summary`), ``{column: text}`` each, each with its run's
+        `NAME_COLUMN` (`run_name`: the name a collection of the suite gives the run);
+        empty without a ``summary.csv``.
     """
     rows = read_summary(out)
-    return [rows[k] for k in sorted(rows)]
+    return [{**rows[k], NAME_COLUMN: run_name(rows[k])} for k in sorted(rows)]
 
 
 def summary_frame(out: str | os.PathLike) -> Any:

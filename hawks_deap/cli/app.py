@@ -46,6 +46,7 @@ the table of commands (`SUBCOMMANDS`), the parser and `main`.
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 import threading
@@ -164,6 +165,19 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _import_from_working_directory() -> None:
+    """Put the working directory on the import path, as ``python -m`` does.
+
+    So that import paths of algorithms (``my_pkg.algo:MyAlgo``) name the working
+    directory's modules: a console script's ``sys.path`` does not hold it. Appended,
+    not prepended, so that a local folder never shadows an installed package; worker
+    processes inherit the path.
+    """
+    cwd = os.getcwd()
+    if "" not in sys.path and cwd not in sys.path:
+        sys.path.append(cwd)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``hawks-deap`` command; returns the exit code.
 
@@ -175,6 +189,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv : sequence of str, optional
         The arguments after the program name (default: ``sys.argv[1:]``).
     """
+    _import_from_working_directory()
     parser = build_parser()
     try:
         args, extras = parser.parse_known_args(argv)

@@ -23,10 +23,11 @@ def prepare(args: argparse.Namespace) -> Callable[[], int]:
         raise UsageError("--format clustbench needs --battery NAME (the battery is DIR/NAME)")
     if getattr(args, "algorithms", None) is not None:
         raise UsageError("--algorithms is for --format isa (a battery holds no ARI)")
-    from hawks_deap.io.batteries import prepare_battery
+    from hawks_deap.io.batteries import battery_file_names, prepare_battery
 
     items, datasets, _ = collection_input(args, "export")
-    names = [item.short_name for item in items]
+    # the collection's names as file names: a battery's dataset keeps its own name
+    names = battery_file_names([item.name for item in items])
     try:
         export = prepare_battery(datasets, args.out, battery=args.battery, names=names,
                                  overwrite=args.overwrite)
@@ -75,7 +76,8 @@ def _prepare_isa(args: argparse.Namespace) -> Callable[[], int]:
 
         features = features_table(datasets, names=names, metric=metric)
         performance = (performance_table(datasets, algorithms, seed=getattr(args, "seed", 0),
-                                         names=names, preset=getattr(args, "preset", None))
+                                         names=names, preset=getattr(args, "preset", None),
+                                         n_jobs=getattr(args, "n_jobs", 1))
                        if algorithms else None)
         write_isa_metadata(out, features, performance, [item.group for item in items],
                            overwrite=args.overwrite)

@@ -33,7 +33,7 @@ def prepare(args: argparse.Namespace) -> Callable[[], int]:
         table = features_table(datasets, names=names, metric=args.metric)
         if algorithms:
             perf = performance_table(datasets, algorithms, seed=args.seed, names=names,
-                                     preset=args.preset)
+                                     preset=args.preset, n_jobs=args.n_jobs)
             table = Table(table.index, table.columns + tuple(f"ari_{c}" for c in perf.columns),
                           np.hstack([table.values, perf.values]))
         text = _table_text(table, fmt)

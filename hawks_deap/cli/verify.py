@@ -15,7 +15,10 @@ def prepare(args: argparse.Namespace) -> Callable[[], int]:
 
     paths = [Path(p) for p in args.runs]
     for path in paths:
-        provenance.check_verifiable(path)  # (a ValueError: exit 2, one line)
+        try:
+            provenance.check_verifiable(path)  # (a ValueError: exit 2, one line)
+        except ValueError as error:
+            raise ValueError(f"{error}{_python_run_hint(path)}") from None
 
     def run() -> int:
         outcomes = [provenance.verify(path, n_jobs=args.n_jobs) for path in paths]
@@ -24,3 +27,23 @@ def prepare(args: argparse.Namespace) -> Callable[[], int]:
         return EXIT_OK if all(o.within_tolerance for o in outcomes) else EXIT_FAILURE
 
     return run
+
+
+def _python_run_hint(path: Path) -> str:
+    """What to do with a run saved from Python (`hawks_deap.Result.save`), else nothing.
+
+    Its metadata holds the problem's parameters but not the settings a command builds
+    a problem from (a Python problem may hold any constraint, algorithm or callable),
+    so only the program that made it can repeat it.
+    """
+    from hawks_deap._util.files import read_json
+    from hawks_deap.io.dataset import METADATA_FILE
+
+    try:
+        meta = read_json(path / METADATA_FILE)
+    except ValueError:
+        return ""
+    if not isinstance(meta, dict) or "command" in meta or "evolve" not in meta:
+        return ""
+    return ("; this run was saved from Python (Result.save): repeat it with "
+            f"hawks_deap.evolve(problem, seed={meta.get('seed')!r}, ...) and compare")

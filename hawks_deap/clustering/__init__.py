@@ -86,7 +86,19 @@ Besides registered names, anywhere an algorithm is named also accepts
   clusters, and its ``random_state`` is set from the seed when it has these parameters);
 - a callable ``func(X, n_clusters, seed) -> labels``.
 
-Users' own algorithms can be added with :func:`register_algorithm`.
+Users' own algorithms can be added with :func:`register_algorithm` (in this process), or
+named by text anywhere a registered name is accepted (the command line, TOML, suite grids,
+Python), which every process resolves alike:
+
+- an import path ``"package.module:attr"`` or ``"path/to/file.py:attr"``, ``attr`` an
+  estimator class (instantiated without arguments), an estimator instance, a factory
+  (called without arguments) or a function ``func(X, n_clusters, seed)``;
+- an installed plugin: an entry point of the ``hawks_deap.algorithms`` group, e.g. in
+  ``pyproject.toml``, ``[project.entry-points."hawks_deap.algorithms"]`` ``my-algo =
+  "my_pkg.algo:MyAlgo"``.
+
+`algorithm_identity` says what an algorithm is (where it comes from, the version of the
+library that provides it, its settings); runs record it in their metadata.
 
 Seeds: ``seed`` is an int or None (a :class:`numpy.random.SeedSequence` or
 :class:`numpy.random.Generator` is first turned into an int). Stochastic estimators get
@@ -127,6 +139,13 @@ from hawks_deap.clustering._core import (
     random_state_from_seed,
 )
 from hawks_deap.clustering._library import cut_linkage
+from hawks_deap.clustering._spec import (
+    ENTRY_POINT_GROUP,
+    is_import_spec,
+    plugin_names,
+    resolve_spec,
+    source_version,
+)
 from hawks_deap.presets import ALGORITHM_PRESETS, check_preset
 
 # Pickles (checkpoints hold problems, which hold algorithms) name a class by its
@@ -134,10 +153,15 @@ from hawks_deap.presets import ALGORITHM_PRESETS, check_preset
 for _class in (ClusteringAlgorithm, EstimatorRunner, LibraryCall):
     _class.__module__ = __name__
 del _class
+resolve_spec.__module__ = __name__
 
 __all__ = [
     "ALGORITHM_PRESETS",
     "AlgorithmSpec",
+    "ENTRY_POINT_GROUP",
+    "algorithm_identity",
+    "is_import_spec",
+    "check_algorithm_spec",
     "ClusteringAlgorithm",
     "available_algorithms",
     "PAPER_ALGORITHMS",
@@ -146,6 +170,7 @@ __all__ = [
     "get_algorithm",
     "random_state_from_seed",
     "register_algorithm",
+    "resolve_spec",
     "install_algorithms",
     "user_algorithms",
     "BUILTIN_ALGORITHMS",
@@ -247,6 +272,9 @@ def available_algorithms(*, preset: str | None = None,
                          settings: bool = False) -> list[str] | dict[str, dict[str, Any]]:
     """Return the registered algorithm names, built-ins first, in registration order.
 
+    Installed plugins (entry points of the ``hawks_deap.algorithms`` group) follow, by
+    name (they are not loaded).
+
     Parameters
     ----------
     preset : str or None, default=None
@@ -274,7 +302,7 @@ def available_algorithms(*, preset: str | None = None,
     """
     preset = check_preset(preset)
     if not check_bool("settings", settings):
-        return list(_REGISTRY)
+        return [*_REGISTRY, *(n for n in plugin_names() if n not in _REGISTRY)]
     return {name: _with_preset(algorithm, preset).settings
             for name, algorithm in _REGISTRY.items()}
 
@@ -285,8 +313,13 @@ def get_algorithm(spec: AlgorithmSpec, *, preset: str | None = None) -> Clusteri
     Parameters
     ----------
     spec : str, ClusteringAlgorithm, estimator or callable
-        A registered name (see :func:`available_algorithms`); a
-        :class:`ClusteringAlgorithm` (returned unchanged); a scikit-learn-style estimator
+        A registered name (see :func:`available_algorithms`); an import path
+        ``"package.module:attr"`` or ``"path/to/file.py:attr"``, or the name of an
+        installed plugin (an entry point of the ``hawks_deap.algorithms`` group), whose
+        ``attr`` is an estimator class (instantiated without arguments), an estimator
+        instance, a factory (called without arguments) or a function (named by the text
+        itself; it pickles as that text and worker processes resolve it the same way);
+        a :class:`ClusteringAlgorithm` (returned unchanged); a scikit-learn-style estimator
         instance with ``fit_predict`` (cloned for every call, with ``n_clusters`` or else
         ``n_components`` and ``random_state`` set when it has them; named after its
         class); or a callable ``func(X, n_clusters, seed) -> labels`` (named after its
@@ -304,7 +337,8 @@ def get_algorithm(spec: AlgorithmSpec, *, preset: str | None = None) -> Clusteri
     Raises
     ------
     ValueError
-        For an unknown name or preset, listing the valid ones.
+        For an unknown name or preset, listing the valid ones; for an import path or
+        plugin that cannot be resolved, naming it and the reason.
     TypeError
         For anything that is neither a name, an estimator nor a callable, or a preset
         that is not a string.
@@ -327,10 +361,18 @@ def get_algorithm(spec: AlgorithmSpec, *, preset: str | None = None) -> Clusteri
     if isinstance(spec, ClusteringAlgorithm):
         return spec
     if isinstance(spec, str):
-        algorithm = _REGISTRY[check_choice("algorithm", spec, _REGISTRY)]
-        if isinstance(algorithm.func, LibraryCall):
-            algorithm.func.check_available(algorithm.name)
-        return _with_preset(algorithm, preset)
+        if spec in _REGISTRY:
+            algorithm = _REGISTRY[spec]
+            if isinstance(algorithm.func, LibraryCall):
+                algorithm.func.check_available(algorithm.name)
+            return _with_preset(algorithm, preset)
+        if is_import_spec(spec) or spec in plugin_names():
+            return resolve_spec(spec)
+        try:
+            check_choice("algorithm", spec, available_algorithms())
+        except ValueError as error:  # it is not among them: say what else is accepted
+            raise ValueError(f"{error}; or an import path 'package.module:attr' or "
+                             "'path/to/file.py:attr'") from None
     return as_algorithm(spec)
 
 
@@ -342,9 +384,11 @@ def register_algorithm(name: str, func: ClusterFunction | Any, *, k_multiplier: 
     ``evolve(n_jobs=...)`` ships the problem, and a suite (``run_suite``, worker processes
     or dask workers) ships a user's algorithms that a task names with the task
     (`user_algorithms`, `install_algorithms`); either way ``func`` must pickle (defined
-    at module level, or a picklable estimator). Another process of your own knows the
-    name only if it registers it too; pass it the returned :class:`ClusteringAlgorithm`
-    (or ``func`` itself) instead.
+    at module level, or a picklable estimator). A suite grid names it by its name (or
+    takes the returned object, for its name). Processes that do not share this registry
+    (the command line, another script) name the algorithm by an import path
+    (``"my_pkg.algo:MyAlgo"``, see :func:`get_algorithm`) or a plugin instead: no
+    registration is needed then.
 
     Parameters
     ----------
@@ -383,3 +427,87 @@ def register_algorithm(name: str, func: ClusterFunction | Any, *, k_multiplier: 
         raise TypeError(f"func must be a callable or an estimator, got {func!r}")
     wrapped = as_algorithm(func)
     return _register(ClusteringAlgorithm(name, wrapped.func, k_multiplier=k_multiplier))
+
+
+def check_algorithm_spec(name: str, value: object) -> str:
+    """Check, by resolving it, that a string names a clustering algorithm; return it.
+
+    The one check of every place that takes an algorithm's name as text (TOML,
+    suite grids, the command line), before any work starts.
+
+    Parameters
+    ----------
+    name : str
+        The parameter, for messages (e.g. ``"winner"``).
+    value : object
+        A registered name, an import path or a plugin's name.
+
+    Returns
+    -------
+    str
+        ``value``.
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not a string.
+    ValueError
+        Naming ``name``, the value and the reason it cannot be resolved.
+    ImportError
+        For a registered algorithm whose optional dependency is missing.
+    """
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a clustering algorithm's name or import path "
+                        f"(a string), got {value!r} ({type(value).__name__})")
+    try:
+        get_algorithm(value)
+    except ValueError as error:
+        raise ValueError(f"{name}: {error}") from None
+    return value
+
+
+def algorithm_identity(algorithm: AlgorithmSpec) -> dict[str, Any]:
+    """What a clustering algorithm is: its source, spec, library version and settings.
+
+    Parameters
+    ----------
+    algorithm : str, ClusteringAlgorithm, estimator or callable
+        Anything :func:`get_algorithm` accepts.
+
+    Returns
+    -------
+    dict
+        ``name``; ``source``: ``"builtin"`` (registered by hawks-deap), ``"registered"``
+        (`register_algorithm` in this process), ``"import"`` (an import path),
+        ``"plugin"`` (an entry point) or ``"object"`` (an estimator or callable passed
+        in); ``spec``: the text that names it (None for an object); ``module``: the
+        top-level package of the code that clusters; ``version``: that package's
+        installed version (None when unknown); ``settings``
+        (`ClusteringAlgorithm.settings`). JSON-able.
+
+    Examples
+    --------
+    >>> identity = algorithm_identity("kmeans++")
+    >>> identity["source"], identity["module"]
+    ('builtin', 'sklearn')
+    """
+    algo = get_algorithm(algorithm)
+    if algo.spec is not None:
+        source, spec = ("import" if is_import_spec(algo.spec) else "plugin"), algo.spec
+    elif _REGISTRY.get(algo.name) is not None and _REGISTRY[algo.name].func == algo.func:
+        source = "builtin" if algo.name in BUILTIN_ALGORITHMS else "registered"
+        spec = algo.name
+    elif isinstance(algo.func, LibraryCall) and algo.name in BUILTIN_ALGORITHMS:
+        source, spec = "builtin", algo.name  # a preset's settings of a built-in
+    else:
+        source, spec = "object", None
+    func = algo.func
+    if isinstance(func, LibraryCall):
+        module = func.target
+    elif isinstance(func, EstimatorRunner):
+        module = type(func.estimator).__module__
+    else:
+        module = getattr(func, "__module__", None) or type(func).__module__
+    top = module.split(".")[0]
+    return {"name": algo.name, "source": source, "spec": spec, "module": top,
+            "version": source_version(top), "settings": algo.settings}

@@ -28,6 +28,7 @@ from hawks_deap._util.validation import check_int, int_seed, seed_words
 
 __all__ = [
     "BUILTIN_CALLS",
+    "SPEC_RESOLVER",
     "AlgorithmSpec",
     "ClusterFunction",
     "ClusteringAlgorithm",
@@ -35,6 +36,7 @@ __all__ = [
     "LibraryCall",
     "as_algorithm",
     "import_optional",
+    "is_estimator",
     "normalize_seed",
     "random_state_from_seed",
 ]
@@ -309,7 +311,8 @@ class EstimatorRunner:
         return f"EstimatorRunner({self.estimator!r})"
 
 
-def _is_estimator(obj: object) -> bool:
+def is_estimator(obj: object) -> bool:
+    """Whether ``obj`` is an estimator instance (not a class) with ``fit_predict``."""
     return not isinstance(obj, type) and callable(getattr(obj, "fit_predict", None))
 
 
@@ -338,11 +341,18 @@ class ClusteringAlgorithm:
     k_multiplier : int, default=1
         How many clusters to ask for per true cluster (2 for the paper's doubled-K
         linkage variants).
+    spec : str or None, default=None
+        The text this algorithm was resolved from when it came from an import path
+        (``"package.module:attr"``) or an installed plugin (its entry-point name): it
+        pickles as that text and is resolved again where it is unpickled (a worker
+        process, a dask worker, a checkpoint read later), the way the main process
+        resolved it. None for registered algorithms and objects passed in.
     """
 
     name: str
     func: ClusterFunction
     k_multiplier: int = 1
+    spec: str | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name:
@@ -458,6 +468,14 @@ class ClusteringAlgorithm:
 
     def __repr__(self) -> str:
         return f"ClusteringAlgorithm({self.name!r}, settings={self.settings!r})"
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        # An algorithm named by an import path or a plugin travels as its text: every
+        # process resolves it the same way (a class defined in a file loaded by path
+        # could not be pickled by reference at all). Others pickle as before.
+        if self.spec is not None and SPEC_RESOLVER:
+            return (SPEC_RESOLVER[0], (self.spec, self.name))
+        return super().__reduce_ex__(protocol)
 
     def __call__(self, X: np.ndarray, n_clusters: int, seed: int | None = None, *,
                  trees: dict[Any, Any] | None = None) -> np.ndarray:
@@ -588,7 +606,7 @@ def as_algorithm(spec: object) -> ClusteringAlgorithm:
             f"func(X, n_clusters, seed); got the class {spec.__name__}: pass an instance, "
             f"e.g. {spec.__name__}()"
         )
-    if _is_estimator(spec):
+    if is_estimator(spec):
         return ClusteringAlgorithm(type(spec).__name__, EstimatorRunner(spec))
     if callable(spec):
         name = getattr(spec, "__qualname__", None) or getattr(spec, "__name__", None)
@@ -598,6 +616,12 @@ def as_algorithm(spec: object) -> ClusteringAlgorithm:
         f"fit_predict or a callable func(X, n_clusters, seed); got {spec!r} "
         f"({type(spec).__name__})"
     )
+
+
+#: How an algorithm named by its spec is resolved again when unpickled
+#: (`hawks_deap.clustering.resolve_spec`), set by the module that defines it, which the
+#: package imports before anything can be pickled.
+SPEC_RESOLVER: list[Callable[[str, str], ClusteringAlgorithm]] = []
 
 
 #: The registered algorithms' call of each library entry point, by target (scipy's

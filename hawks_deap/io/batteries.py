@@ -75,9 +75,11 @@ from hawks_deap.io.dataset import CreatedFiles, Dataset, package_version
 __all__ = [
     "DATA_SUFFIX",
     "NOISE_LABEL",
+    "CITATION",
     "BatteryExport",
     "battery_dataset_names",
     "battery_description",
+    "battery_file_names",
     "check_battery_output",
     "is_battery_dir",
     "iter_battery",
@@ -95,6 +97,11 @@ NOISE_LABEL = -1
 #: for before it replaces a dataset's files.
 _MARK = "Written by hawks-deap "
 README = "README.txt"
+#: The HAWKS paper, as the exported battery's ``README.txt`` cites it (the same
+#: reference as the project's ``CITATION.cff`` and ``README.md``, which a test checks).
+CITATION = ("C. Shand, R. Allmendinger, J. Handl, A. Webb and J. Keane, \"HAWKS: Evolving "
+            "Challenging Benchmark Sets for Cluster Analysis\", IEEE Transactions on "
+            "Evolutionary Computation, 2021")
 _NAME = re.compile(r"[^\s/\\.][^\s/\\]*")
 
 
@@ -318,9 +325,32 @@ def _check_name(kind: str, name: object) -> str:
     return name
 
 
-def _default_name(dataset: Any, i: int) -> str:
-    name = (getattr(dataset, "metadata", None) or {}).get("name")
-    return str(name).rsplit("/", 1)[-1] if name else f"d{i}"
+def battery_file_names(names: Sequence[str]) -> list[str]:
+    """Datasets' names as the names of their files in one battery.
+
+    Each is the last part of its name (``sipu/a1`` is ``a1``; ``c000-r00`` stays), so a
+    battery's dataset written back keeps its name; names whose last parts collide keep
+    all their parts, joined by ``"-"`` (``s1/c000-r00`` is ``s1-c000-r00``). The names
+    are those of a collection (`hawks_deap.io.collection.collection_names`,
+    `hawks_deap.Dataset.name`): what ``hawks-deap export`` and `write_battery` write.
+
+    Parameters
+    ----------
+    names : sequence of str
+        One name per dataset.
+
+    Returns
+    -------
+    list of str
+        One file name per dataset, in order.
+    """
+    names = check_names("names", names)
+    for name in names:
+        if not isinstance(name, str):
+            raise TypeError(f"names must hold str, got {name!r} ({type(name).__name__})")
+    last = [name.rsplit("/", 1)[-1] for name in names]
+    return [n if last.count(n) == 1 else full.replace("/", "-")
+            for n, full in zip(last, names, strict=True)]
 
 
 def _dataset_files(folder: Path, name: str, entries: set[str]) -> list[str]:
@@ -548,7 +578,9 @@ def prepare_battery(datasets: Iterable[Any], out: str | os.PathLike, *, battery:
     datasets = list(datasets)
     if not datasets:
         raise ValueError("datasets must hold at least one dataset, got none")
-    names = ([_default_name(d, i) for i, d in enumerate(datasets)] if names is None
+    names = (battery_file_names([str((getattr(d, "metadata", None) or {}).get("name")
+                                     or f"d{i}") for i, d in enumerate(datasets)])
+             if names is None
              else check_names("names", names))
     if len(names) != len(datasets):
         raise ValueError(f"names must have one entry per dataset ({len(datasets)}), got "
@@ -583,7 +615,8 @@ def write_battery(datasets: Iterable[Any], out: str | os.PathLike, *, battery: s
         The battery's name (its folder).
     names : sequence of str, optional
         Dataset names (file names without spaces or slashes, not starting with a dot);
-        default: the last part of each ``metadata["name"]``, else ``d0, d1, ...``.
+        default: each dataset's name (`hawks_deap.Dataset.name`, else ``d0, d1,
+        ...``) as a file name (`battery_file_names`: ``sipu/a1`` is ``a1``).
     overwrite : bool
         Replace the files of datasets of the same names that hawks-deap wrote
         (`check_battery_output` says which files are never replaced).
@@ -608,6 +641,5 @@ def write_battery(datasets: Iterable[Any], out: str | os.PathLike, *, battery: s
 
 def _readme(battery: str) -> str:
     return (f"Battery {battery}, written by hawks-deap {package_version()}: datasets evolved "
-            "by HAWKS\n(Shand et al., Evolving controllably difficult datasets for "
-            "clustering, IEEE TEVC 2021).\nEach NAME.txt records how its dataset was "
-            "generated: mode, settings and seed.\n")
+            f"by HAWKS.\nPlease cite: {CITATION}.\nEach NAME.txt records how its dataset "
+            "was generated: mode, settings and seed.\n")

@@ -307,6 +307,50 @@ class Dataset:
         return html_table(["Dataset", ""], rows)
 
     @property
+    def name(self) -> str | None:
+        """The dataset's name: its row name in tables, or None.
+
+        Held in ``metadata["name"]``, so `save` and `load` keep it and
+        `hawks_deap.analysis.features.features_table` names rows by it. A collection's
+        loader sets it (`hawks_deap.io.collection.load_collection`: a run by its folder,
+        a battery's dataset as ``"battery/dataset"``); so does
+        `hawks_deap.io.batteries.read_battery_dataset`.
+        """
+        return self._text("name")
+
+    @name.setter
+    def name(self, value: str | None) -> None:
+        self._set_text("name", value)
+
+    @property
+    def source(self) -> str | None:
+        """Where the dataset comes from in a collection, or None.
+
+        Held in ``metadata["source"]``. A collection's loader sets it
+        (`hawks_deap.io.collection.load_collection`: a suite's name for its runs, the
+        battery for its datasets, else the dataset directory's parent folder), as the
+        ``plot`` command colours and ``export --format isa`` labels instances.
+        """
+        return self._text("source")
+
+    @source.setter
+    def source(self, value: str | None) -> None:
+        self._set_text("source", value)
+
+    def _text(self, key: str) -> str | None:
+        value = self.metadata.get(key)
+        return None if value is None else str(value)
+
+    def _set_text(self, key: str, value: str | None) -> None:
+        if value is None:
+            self.metadata.pop(key, None)
+            return
+        if not isinstance(value, str) or not value:
+            raise TypeError(f"{key} must be a non-empty str or None, got {value!r} "
+                            f"({type(value).__name__})")
+        self.metadata[key] = value
+
+    @property
     def n_samples(self) -> int:
         """Number of points N."""
         return int(self.X.shape[0])

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from hawks_deap._util.threads import check_threads, thread_cap
 from hawks_deap._util.validation import (
     as_seed_sequence,
     check_choice,
@@ -92,8 +93,8 @@ def _check_k_values(k_values: Iterable[int], n: int) -> tuple[int, ...]:
 
 
 def stability(X: ArrayLike, algorithm: object, k_values: Iterable[int], *,
-              n_bootstrap: int = 20, score: str = "ari", seed: SeedLike = None
-              ) -> StabilityResult:
+              n_bootstrap: int = 20, score: str = "ari", seed: SeedLike = None,
+              n_threads: int | None = 1) -> StabilityResult:
     """Bootstrap stability of a clustering algorithm for each candidate k.
 
     Survey 001, "cluster stability" (see the module docstring): ``n_bootstrap`` samples
@@ -122,6 +123,11 @@ def stability(X: ArrayLike, algorithm: object, k_values: Iterable[int], *,
         Seeds the resampling and, independently, the algorithm: the fit of sample b
         with k clusters gets a seed derived from (seed, b, k), so ``result.values[k]``
         does not depend on which other k are tried.
+    n_threads : int or None
+        BLAS/OpenMP threads of each clustering call, as Versus mode's ``n_threads``
+        (default 1: the fits are many and small, and on a busy machine more threads
+        only wait for each other). None leaves the libraries' own settings, and a
+        stochastic algorithm's partition may then depend on the thread count.
 
     Returns
     -------
@@ -143,6 +149,7 @@ def stability(X: ArrayLike, algorithm: object, k_values: Iterable[int], *,
     n = X.shape[0]
     ks = _check_k_values(k_values, n)
     n_bootstrap = check_int("n_bootstrap", n_bootstrap, minimum=2)
+    n_threads = check_threads("n_threads", n_threads)
     external = registry.available("external")
     try:
         info = registry.get(score)
@@ -181,7 +188,8 @@ def stability(X: ArrayLike, algorithm: object, k_values: Iterable[int], *,
     for k in ks:
         labels = []
         for b, sample in enumerate(samples):
-            labels.append(cluster(X[sample], k, int_seed(algorithm_seq, b, k)))
+            with thread_cap(n_threads):  # per fit: a library loaded by the first is capped
+                labels.append(cluster(X[sample], k, int_seed(algorithm_seq, b, k)))
         values[k] = np.array([info.function(labels[a][ia], labels[b][ib])
                               for (a, b), (ia, ib) in shared.items()])
     return StabilityResult(k_values=ks, score=info.name,

@@ -33,11 +33,12 @@ from typing import Any
 import numpy as np
 
 from hawks_deap import metrics
-from hawks_deap._util.threads import native_thread_limit
-from hawks_deap._util.validation import check_choice, check_int, seed_words
+from hawks_deap._util.threads import check_threads, thread_cap
+from hawks_deap._util.validation import seed_words
 from hawks_deap.clustering import (
     AlgorithmSpec,
     ClusteringAlgorithm,
+    algorithm_identity,
     available_algorithms,
     get_algorithm,
 )
@@ -106,8 +107,17 @@ def resolve_score(score: str | ScoreFunction) -> tuple[str, ScoreFunction, bool]
 
 def _algorithm(role: str, spec: AlgorithmSpec) -> ClusteringAlgorithm:
     if isinstance(spec, str):
-        check_choice(role, spec, available_algorithms())
+        try:
+            return get_algorithm(spec)
+        except ValueError as error:  # named as the parameter it came from
+            raise ValueError(f"{role}: {error}") from None
     return get_algorithm(spec)
+
+
+def _identity(algorithm: ClusteringAlgorithm) -> dict[str, Any]:
+    """Where an algorithm comes from and its library's version (its settings are beside)."""
+    identity = algorithm_identity(algorithm)
+    return {k: identity[k] for k in ("source", "spec", "module", "version")}
 
 
 def role_seeds(eval_seed: int) -> tuple[int, int]:
@@ -198,8 +208,7 @@ class VersusProblem(DatasetProblem):
                 f"twice; valid names: {', '.join(repr(n) for n in available_algorithms())}"
             )
         self.score_name, self.score, self.higher_is_better = resolve_score(score)
-        self.n_threads = None if n_threads is None else check_int("n_threads", n_threads,
-                                                                   minimum=1)
+        self.n_threads = check_threads("n_threads", n_threads)
         super().__init__(n_samples=n_samples, n_clusters=n_clusters, n_dims=n_dims,
                          constraints=constraints, equal_sizes=equal_sizes, min_size=min_size,
                          initial_mean_upper=initial_mean_upper,
@@ -226,9 +235,7 @@ class VersusProblem(DatasetProblem):
         Held around every clustering call and, once, around a serial loop; re-entrant,
         so the calls inside the loop cost nothing.
         """
-        if self.n_threads is None:
-            return contextlib.nullcontext()
-        return native_thread_limit(self.n_threads)
+        return thread_cap(self.n_threads)
 
     @staticmethod
     def genotype_seed(individual: Genotype) -> int:
@@ -342,6 +349,8 @@ class VersusProblem(DatasetProblem):
             "loser_k_multiplier": self.loser.k_multiplier,
             "winner_settings": self.winner.settings,
             "loser_settings": self.loser.settings,
+            "winner_identity": _identity(self.winner),
+            "loser_identity": _identity(self.loser),
             "score": self.score_name,
             "higher_is_better": self.higher_is_better,
             "n_threads": self.n_threads,
@@ -477,6 +486,9 @@ class MultiVersusProblem(VersusProblem):
                       objectives=list(self.objective_names))
         params.pop("loser", None)
         params.pop("loser_k_multiplier", None)
+        params.pop("loser_identity", None)
+        params["identities"] = {a.name: _identity(a)
+                                for a in (self.winner, *self.losers, *self.others)}
         return params
 
     def __repr__(self) -> str:

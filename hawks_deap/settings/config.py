@@ -132,14 +132,18 @@ COMMAND_LINE_OPTIONS: tuple[Option, ...] = (
            "datasets)", metavar="DIR", commands=("plot",)),
     Option(None, "algorithms", "str", None,
            "also give the ARI of these clustering algorithms: 'all', 'paper' (the paper's "
-           "six) or comma-separated names (plot: for collections only; export: --format "
-           "isa only)", metavar="NAMES", commands=(*_COLLECTION, "export")),
+           "six) or a comma-separated list whose entries are registered names or import "
+           "paths package.module:attr (plot: for collections only; export: --format isa "
+           "only)", metavar="NAMES", commands=(*_COLLECTION, "export")),
     Option(None, "preset", "str", None,
            "settings of the registered --algorithms (hawks-tevc: K-Means++ n_init=10, GMM "
            "n_init=3, as the original HAWKS analysis)", choices=preset_names, metavar="PRESET",
            commands=(*_COLLECTION, "export")),
     Option(None, "seed", "int", 0, "seed of stochastic clustering algorithms", low=0,
            commands=(*_COLLECTION, "export")),
+    Option(None, "n_jobs", "int", 1, "processes that run the --algorithms (the table does "
+           "not depend on it; export: --format isa only)",
+           low=1, high=MAX_WORKERS, commands=(*_COLLECTION, "export")),
     Option(None, "format", "str", "table", "printed format", choices=("table", "csv", "json"),
            commands=("features",)),
     Option(None, "out", "str", None,

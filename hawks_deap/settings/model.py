@@ -67,10 +67,15 @@ def _indices() -> tuple[str, ...]:
     return tuple(available_indices())
 
 
-def _algorithms() -> list[str]:
-    from hawks_deap.clustering import available_algorithms
+def _check_algorithm(value: str) -> str:
+    """A clustering algorithm's name or import path, checked by resolving it."""
+    from hawks_deap.clustering import get_algorithm
 
-    return available_algorithms()
+    try:
+        get_algorithm(value)  # an unknown name or an unresolvable path: ValueError
+    except ImportError:  # a registered algorithm's missing extra: said when the run starts
+        pass
+    return value
 
 
 def _eccentricity_of() -> tuple[str, ...]:
@@ -201,17 +206,22 @@ class VersusObjective(_Section):
     Parameters
     ----------
     winner, loser : str
-        Registered clustering algorithms (`hawks_deap.clustering.available_algorithms`).
+        Clustering algorithms: registered names
+        (`hawks_deap.clustering.available_algorithms`), import paths
+        ``"package.module:attr"`` / ``"path/to/file.py:attr"`` or installed plugins
+        (`hawks_deap.clustering.get_algorithm`).
     score : str
         ``"ari"`` or an external index of `hawks_deap.metrics`.
     """
 
     SECTION: ClassVar[str] = "objective"
     winner: str | None = _option("objective", "winner", "str", None,
-                                 "clustering algorithm to favour", choices=_algorithms,
+                                 "clustering algorithm to favour: a registered name, "
+                                 "package.module:attr or a plugin", check=_check_algorithm,
                                  commands=("versus",), positional=True)
     loser: str | None = _option("objective", "loser", "str", None,
-                                "clustering algorithm to defeat", choices=_algorithms,
+                                "clustering algorithm to defeat (as WINNER)",
+                                check=_check_algorithm,
                                 commands=("versus",), positional=True)
     score: str = _option("objective", "score", "str", "ari",
                          "external index scoring each partition against the truth",
