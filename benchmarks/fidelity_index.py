@@ -6,14 +6,17 @@ seeds from `hawks_deap.campaign.suite.derive_seed` exactly as ``hawks-deap suite
 the default runs are those of the suite) is evolved once per eccentricity aggregation:
 ``eccentricity_of = "any"`` (ours, Eq. 6, HAWKS 0.2.0) for every run, and ``"all"`` (the
 paper's text) for the 224 runs whose bound (>= 50) makes the two differ, with the same
-seed. Each evolution yields both candidate datasets: the best feasible individual seen
-(our default) and the final population's best fitness (HAWKS 0.2.0, the paper). Every
+seed. Each evolution yields three candidate datasets: the best feasible individual seen
+(our default), the final population's best fitness (HAWKS 0.2.0, the paper's "highest
+fitness") and the top of the final stochastic ranking (the authors' Index script's
+``"comparison": "ranking"``). Every
 candidate is then clustered by the six algorithms with our settings and with the
 ``hawks-tevc`` preset's (K-Means++ 10 starts, GMM 3 starts), and its problem features
 are computed. So every combination of the three causes is read off one set of runs:
 
     cause 1  clustering settings        default / hawks-tevc        (analysis only)
-    cause 2  returned individual        best-feasible / final-fittest (same evolution)
+    cause 2  returned individual        best-feasible / final-fittest / final-top-ranked
+                                        (same evolution)
     cause 3  eccentricity aggregation   any / all                   (re-evolved)
 
 Stages (each resumable: finished rows are kept in JSON-lines files, written one line at
@@ -62,7 +65,7 @@ ALGORITHMS = ("average-linkage", "average-linkage-2k", "gmm", "kmeans++", "singl
               "single-linkage-2k")
 #: Only these depend on the preset: the others are computed once.
 PRESET_ALGORITHMS = ("gmm", "kmeans++")
-CANDIDATES = ("best-feasible", "final-fittest")
+CANDIDATES = ("best-feasible", "final-fittest", "final-top-ranked")
 
 
 # --------------------------------------------------------------------------- files
@@ -147,18 +150,23 @@ def evolve_one(item: dict[str, Any], out: str) -> dict[str, Any]:
     t0 = time.perf_counter()
     result = hd.evolve(problem, seed=item["seed"], **evolve_options(values))
     wall = time.perf_counter() - t0
+    # the three candidates of one evolution: ours, HAWKS 0.2.0's and the paper's
+    # "highest fitness", and the authors' Index script's "comparison": "ranking"
     picks = {"best-feasible": result.best_feasible,
-             "final-fittest": hd.algorithms.final_fittest(result.population)}
+             "final-fittest": hd.algorithms.final_fittest(result.population),
+             "final-top-ranked": hd.algorithms.final_top_ranked(result.population)}
     row = {k: item[k] for k in ("name", "config_id", "run", "seed", "eccentricity_of")}
     a, b = picks["best-feasible"], picks["final-fittest"]
     row.update(values=item["values"], wall=wall, same=a is b or genotype_equal(a, b))
+    files: list[tuple[Any, str]] = []  # one file per distinct dataset
     for cand, ind in picks.items():
-        file = f"{item['name']}-{cand}.npz"
-        if cand == "final-fittest" and row["same"]:
-            file = f"{item['name']}-best-feasible.npz"
-        else:
+        file = next((f for other, f in files if other is ind or genotype_equal(other, ind)),
+                    None)
+        if file is None:
+            file = f"{item['name']}-{cand}.npz"
             ds = result.dataset(ind)
             save_npz(Path(out) / "data" / file, ds.X, ds.y)
+            files.append((ind, file))
         record = {k: float(v) for k, v in ind.record.items()
                   if isinstance(v, int | float | np.number) and not isinstance(v, bool)}
         row[cand] = {"file": file, "fitness": float(ind.fitness.values[0]), **record}
@@ -208,7 +216,8 @@ def stage_analyse(out: Path, workers: int) -> None:
         # the "any" runs (the main rows of the tables) first, each group costliest first
         order = (row["eccentricity_of"] != "any", -v["n_samples"] * v["n_clusters"] * v["n_dims"])
         for cand in CANDIDATES:
-            files.setdefault(row[cand]["file"], (row["seed"], order))
+            if cand in row:  # (evolutions of folders made before a candidate was added)
+                files.setdefault(row[cand]["file"], (row["seed"], order))
     todo = [(str(out), f, s) for f, (s, _) in sorted(files.items(), key=lambda kv: kv[1][1])
             if f not in done]
     print(f"analyse: {len(done)} done, {len(todo)} to run", flush=True)
@@ -223,6 +232,15 @@ def wins(aris: list[dict[str, float]]) -> Counter:
     table = Table(tuple(map(str, range(len(aris)))), ALGORITHMS,
                   [[ari[a] for a in ALGORITHMS] for ari in aris])
     return Counter(best_algorithms(table))
+
+
+def tied_at_one(aris: list[dict[str, float]]) -> tuple[int, int]:
+    """(tied datasets whose shared best ARI is 1, tied datasets): Table I's note that
+    "the tied ARI in every case was 1"."""
+    table = Table(tuple(map(str, range(len(aris)))), ALGORITHMS,
+                  [[ari[a] for a in ALGORITHMS] for ari in aris])
+    tied = [i for i, best in enumerate(best_algorithms(table)) if best == "tied"]
+    return sum(max(aris[i].values()) >= 1.0 - 1e-12 for i in tied), len(tied)
 
 
 def combination(evolutions, scores, *, of: str, cand: str, preset: bool):
@@ -249,8 +267,10 @@ def stage_report(out: Path, all_runs: int | None = None) -> None:
         evolutions = [r for r in evolutions
                       if r["eccentricity_of"] == "any" or r["run"] < all_runs]
     scores = {row["file"]: row for row in read_rows(out / "scores.jsonl")}
+    # candidates every evolution has (a folder made before "final-top-ranked" lacks it)
+    candidates = [c for c in CANDIDATES if all(c in r for r in evolutions)]
     missing = [r["name"] for r in evolutions
-               if any(r[c]["file"] not in scores for c in CANDIDATES)]
+               if any(r[c]["file"] not in scores for c in candidates)]
     if missing:
         print(f"{len(missing)} evolutions not analysed yet; run the analyse stage")
         return
@@ -259,7 +279,7 @@ def stage_report(out: Path, all_runs: int | None = None) -> None:
           f"{sum(s['wall'] for s in scores.values()):.0f} s of analysis; "
           f"{sum(r['same'] for r in evolutions)} runs return the same dataset either way\n")
     head = ("| ecc. of | returns | clustering | " + " | ".join(ALGORITHMS)
-            + " | tied | max abs(diff) vs paper |")
+            + " | tied | tied at ARI 1 | max abs(diff) vs paper |")
     print(head)
     print("|" + "---|" * (head.count("|") - 1))
     feature_rows = []
@@ -270,20 +290,22 @@ def stage_report(out: Path, all_runs: int | None = None) -> None:
     # unless every bounded run was evolved both ways
     for of in ("any", "all") if n_all else ("any",):
         label = of if of == "any" or n_all == n_bound else f"all ({n_all} of {n_bound})"
-        for cand in CANDIDATES:
+        for cand in candidates:
             for preset in (False, True):
                 feats, aris = combination(evolutions, scores, of=of, cand=cand, preset=preset)
                 n, counts = len(aris), wins(aris)
                 shares = {a: counts.get(a, 0) / n for a in ALGORITHMS}
                 worst = max(abs(shares[a] - PAPER_TABLE_I[a]) for a in ALGORITHMS)
                 cells = " | ".join(f"{shares[a]:.3f}" for a in ALGORITHMS)
+                at_one, n_tied = tied_at_one(aris)
                 print(f"| {label} | {cand} | {'hawks-tevc' if preset else 'default'} | {cells} "
-                      f"| {counts.get('tied', 0) / n:.3f} | {worst:.3f} |")
+                      f"| {counts.get('tied', 0) / n:.3f} | {at_one}/{n_tied} | {worst:.3f} |")
                 if not preset:  # the features do not depend on the clustering settings
                     table = np.array([[f[k] for k in FEATURE_NAMES] for f in feats])
                     feature_rows.append((label, cand, table))
     paper = " | ".join(f"{PAPER_TABLE_I[a]:.3f}" for a in ALGORITHMS)
-    print(f"| paper Table I | | | {paper} | {1 - sum(PAPER_TABLE_I.values()):.3f} | |")
+    tied = 1 - sum(PAPER_TABLE_I.values())
+    print(f"| paper Table I | | | {paper} | {tied:.3f} | (every one) | |")
     print("\nProblem features, mean +- sd (the paper's Table S-II, HAWKS (Index) row)\n")
     head = "| ecc. of | returns | " + " | ".join(FEATURE_NAMES) + " |"
     print(head)

@@ -20,7 +20,13 @@ command again skips the runs already in the file (a torn last line is ignored an
     python examples/operator_study.py [--runs 30] [--generations 100] [--workers 2]
                                       [--out operator-study] [--quick]
                                       [--gaussian-dims {each,all,one}]
+                                      [--n-clusters 5] [--max-overlap 0.1]
                                       [--operator MODULE_OR_FILE:FUNCTION ...]
+
+``--n-clusters 10 --max-overlap 0`` runs it at HAWKS 0.2.0's own defaults (K = 10, overlap
+<= 0) instead of this study's K = 5, overlap <= 0.1. Besides the convergence figures
+(S-1, S-4) it draws the overlap over the generations (S-2) and each run's final
+silhouette against overlap (S-3), both for D = 2 and s_t = 0.2.
 
 ``--operator`` adds a researcher's own mean operator to the study, beside the table's: a
 function with the signature of the ``mut_mean_*`` building blocks,
@@ -43,6 +49,7 @@ import os
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -94,10 +101,12 @@ def _operator_number(op: str) -> int:
                                                  "big") % 2**31
 
 
-def one_run(task: Task, gaussian_dims: str = "each") -> dict:
+def one_run(task: Task, gaussian_dims: str = "each", n_clusters: int = 5,
+            max_overlap: float = 0.1) -> dict:
     """Silhouette and overlap of the best individual per generation for one run."""
     op, target, init, d, run, generations, n_samples = task
-    problem = hd.IndexProblem(n_samples, 5, d, target, constraints=[hd.Overlap(max=0.1)],
+    problem = hd.IndexProblem(n_samples, n_clusters, d, target,
+                              constraints=[hd.Overlap(max=max_overlap)],
                               initial_mean_upper=INITS[init])
     seed = np.random.SeedSequence(2021, spawn_key=(_operator_number(op),
                                                    TARGETS.index(target),
@@ -126,9 +135,12 @@ def load_done(path: Path) -> dict[tuple, dict]:
 
 
 def run_all(tasks: list[Task], path: Path, workers: int,
-            gaussian_dims: str = "each") -> dict[tuple, dict]:
-    """Run the tasks not yet in ``path``, appending each result as it finishes."""
-    run = functools.partial(one_run, gaussian_dims=gaussian_dims)
+            gaussian_dims: str = "each", **setting: Any) -> dict[tuple, dict]:
+    """Run the tasks not yet in ``path``, appending each result as it finishes.
+
+    ``setting``: `one_run`'s ``n_clusters`` and ``max_overlap``.
+    """
+    run = functools.partial(one_run, gaussian_dims=gaussian_dims, **setting)
     done = load_done(path)
     if path.exists():  # rewrite without a torn tail before appending
         text = "".join(json.dumps(row) + "\n" for row in done.values())
@@ -367,6 +379,10 @@ def main() -> None:
     parser.add_argument("--operator", action="append", default=[],
                         metavar="MODULE_OR_FILE:FUNCTION",
                         help="add your own mean operator to the study (repeatable)")
+    parser.add_argument("--n-clusters", type=int, default=5,
+                        help="K (5; HAWKS 0.2.0's default is 10)")
+    parser.add_argument("--max-overlap", type=float, default=0.1,
+                        help="the overlap constraint's bound (0.1; HAWKS 0.2.0's default 0)")
     parser.add_argument("--gaussian-dims", choices=GAUSSIAN_DIMS, default="each",
                         help="coordinates the original operator moves: 'each' with "
                              "probability 1/D (HAWKS 0.2.0, the paper's configs), 'all' "
@@ -384,15 +400,18 @@ def main() -> None:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     # a folder holds one setting: its runs.jsonl keys do not name it (folders made before
-    # the option ran "each")
+    # the options ran "each", K = 5, overlap <= 0.1)
     settings = out / "study.json"
-    kept = (json.loads(settings.read_text())["gaussian_dims"] if settings.exists()
-            else "each")
-    if kept != args.gaussian_dims and (out / "runs.jsonl").exists():
-        parser.error(f"--gaussian-dims {args.gaussian_dims!r}: {out} holds runs with "
-                     f"{kept!r}; use another --out")
-    hd.io.dataset.write_text_atomic(settings, json.dumps(
-        {"gaussian_dims": args.gaussian_dims}) + "\n")
+    setting = {"gaussian_dims": args.gaussian_dims, "n_clusters": args.n_clusters,
+               "max_overlap": args.max_overlap}
+    kept = {"gaussian_dims": "each", "n_clusters": 5, "max_overlap": 0.1,
+            **(json.loads(settings.read_text()) if settings.exists() else {})}
+    changed = [k for k in setting if kept[k] != setting[k]]
+    if changed and (out / "runs.jsonl").exists():
+        parser.error("; ".join(f"--{k.replace('_', '-')} {setting[k]!r}" for k in changed)
+                     + f": {out} holds runs with "
+                     + ", ".join(f"{k}={kept[k]!r}" for k in changed) + "; use another --out")
+    hd.io.dataset.write_text_atomic(settings, json.dumps(setting) + "\n")
     # run-major order: an interrupted study has about as many runs of every scenario
     tasks = [(op, t, init, d, r, args.generations, args.n_samples)
              for r in range(args.runs)
@@ -400,7 +419,8 @@ def main() -> None:
                                                      args.dims)]
     already = len(set(load_done(out / "runs.jsonl")) & {tuple(t) for t in tasks})
     t0 = time.perf_counter()
-    done = run_all(tasks, out / "runs.jsonl", args.workers, args.gaussian_dims)
+    done = run_all(tasks, out / "runs.jsonl", args.workers, args.gaussian_dims,
+                   n_clusters=args.n_clusters, max_overlap=args.max_overlap)
     wall = time.perf_counter() - t0
     curves: dict = {}
     overlaps: dict = {}
@@ -411,8 +431,8 @@ def main() -> None:
     rows = summarise(curves, overlaps, args.generations)
     hd.io.dataset.write_text_atomic(out / "summary.json", json.dumps(rows, indent=1) + "\n")
     print(f"{len(tasks)} runs ({len(tasks) - already} run this time) "
-          f"in {wall:.0f} s with {args.workers} workers; the original operator moves "
-          f"dims={args.gaussian_dims!r}")
+          f"in {wall:.0f} s with {args.workers} workers; K = {args.n_clusters}, overlap <= "
+          f"{args.max_overlap}; the original operator moves dims={args.gaussian_dims!r}")
     print("| D | init | s_t | operator | start | gen 10 | max | final | mean error "
           "| final overlap | first gen within 0.01 |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
@@ -425,8 +445,55 @@ def main() -> None:
     print("\n| claim (supplement S-II) | figures | verdict |\n|---|---|---|")
     for claim, figures, verdict in claims(rows):
         print(f"| {claim} | {figures} | {verdict} |")
-    for path in plot(curves, out, args.generations, operators):
+    for path in [*plot(curves, out, args.generations, operators),
+                 *plot_overlap(curves, overlaps, out, operators)]:
         print(f"wrote {path}")
+
+
+def plot_overlap(curves: dict, overlaps: dict, out: Path,
+                 operators: tuple[str, ...] = PAPER_OPERATORS) -> list[Path]:
+    """Figs. S-2 and S-3 (D = 2, s_t = 0.2): the overlap over the generations (mean of
+    the best individual over runs), and each run's final silhouette against overlap."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return []
+    target, d = TARGETS[0], DIMS[0]
+    if not any(key[1] == target and key[3] == d for key in overlaps):
+        return []
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
+    for ax, init in zip(axes, INITS, strict=True):
+        for op in operators:
+            runs = overlaps.get((op, target, init, d))
+            if runs is not None:
+                ax.plot(np.mean(runs, axis=0), label=op)
+        ax.set_title(f"clusters initialised {init}, s_t = {target}")
+        ax.set_xlabel("generation")
+    axes[0].set_ylabel("overlap")
+    axes[0].legend(title="operator")
+    fig.tight_layout()
+    paths = [out / f"overlap_D{d}.png", out / f"scatter_D{d}.png"]
+    fig.savefig(paths[0], dpi=110)
+    plt.close(fig)
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
+    for ax, init in zip(axes, INITS, strict=True):
+        for op in operators:
+            key = (op, target, init, d)
+            if key in curves:
+                ax.scatter([c[-1] for c in curves[key]], [o[-1] for o in overlaps[key]],
+                           s=14, alpha=0.7, label=op)
+        ax.axvline(target, ls="--", color="k", lw=1)
+        ax.set_title(f"clusters initialised {init}, s_t = {target}: best of each run")
+        ax.set_xlabel("average silhouette width")
+    axes[0].set_ylabel("overlap")
+    axes[0].legend(title="operator")
+    fig.tight_layout()
+    fig.savefig(paths[1], dpi=110)
+    plt.close(fig)
+    return paths
 
 
 if __name__ == "__main__":

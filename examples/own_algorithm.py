@@ -21,6 +21,7 @@ paper,my_pkg.algo:MyAlgo``) and TOML grids name it the same way.
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from sklearn.cluster import AgglomerativeClustering
@@ -77,6 +78,12 @@ def versus(winner: str, loser: str, out: Path, quick: bool) -> float:
 
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
+    # a script's folder is on the import path when it runs as `python own_algorithm.py`;
+    # made sure of for runners that execute it otherwise (the docs' gallery runs the code
+    # in the script's folder, without __file__)
+    here = str(Path(globals().get("__file__", "own_algorithm.py")).resolve().parent)
+    if here not in sys.path:
+        sys.path.insert(0, here)
     out = Path(args.out)
     suite_dir = out / "suite"
     run_suite(parse_suite(grid(args.quick)), suite_dir, workers=args.workers)

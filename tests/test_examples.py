@@ -61,7 +61,7 @@ def test_operator_study_gaussian_dims_changes_only_the_original(tmp_path):
     mixed = subprocess.run([sys.executable, str(study), "--quick", "--gaussian-dims", "all",
                             "--out", "each"], capture_output=True, text=True, cwd=tmp_path,
                            timeout=600)
-    assert mixed.returncode == 2 and "holds runs with 'each'" in mixed.stderr
+    assert mixed.returncode == 2 and "holds runs with gaussian_dims='each'" in mixed.stderr
 
 
 def test_fidelity_index_quick_and_its_report_of_the_first_runs_only(tmp_path):
@@ -75,6 +75,7 @@ def test_fidelity_index_quick_and_its_report_of_the_first_runs_only(tmp_path):
 
     full = run("all", "--quick", "--workers", "1")
     assert "| all | final-fittest | hawks-tevc |" in full  # the "all" runs, substituted
+    assert "| any | final-top-ranked | default |" in full  # the authors' script's pick
     assert "Eccentricity aggregation alone: the 8 runs" in full
     none = run("report", "--all-runs", "0")  # as `evolve --all-runs 0` makes it
     assert "| all |" not in none and "Eccentricity aggregation" not in none

@@ -17,6 +17,7 @@ EXTERNAL = {
     "adjusted_rand_index", "fowlkes_mallows", "hubert_gamma", "normalized_hubert_gamma",
     "pair_sensitivity", "pair_specificity", "pair_ppv", "pair_npv",
     "adjusted_mutual_information", "homogeneity", "completeness", "v_measure",
+    "normalized_clustering_accuracy",
 }
 INTERNAL = {"silhouette", "davies_bouldin", "dunn", "beta_cv", "calinski_harabasz",
             "connectivity"}

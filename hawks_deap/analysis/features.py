@@ -60,8 +60,9 @@ from hawks_deap._util.validation import (
     int_seed,
 )
 from hawks_deap.analysis.table import Table
-from hawks_deap.metrics import adjusted_rand_index
+from hawks_deap.metrics import available as available_indices
 from hawks_deap.metrics import connectivity as normalised_connectivity
+from hawks_deap.metrics import get as get_index
 
 __all__ = [
     "FEATURE_NAMES",
@@ -70,6 +71,7 @@ __all__ = [
     "average_eccentricity",
     "best_algorithms",
     "check_feature_inputs",
+    "clustering_results",
     "connectivity",
     "features_table",
     "performance_table",
@@ -388,20 +390,125 @@ def check_feature_inputs(datasets: Sequence[Any], *, names: Sequence[str] | None
     return items
 
 
+def _score_function(score: object) -> tuple[Any, bool]:
+    """The function of an external index named ``score`` and whether higher is better."""
+    if not isinstance(score, str):
+        raise TypeError(f"score must be the name of an external index (e.g. 'ari', 'nca'), "
+                        f"got {score!r} ({type(score).__name__})")
+    info = get_index(score)
+    if info.kind != "external":
+        raise ValueError(f"score must name an external index (it compares a partition "
+                         f"with the true labels), got {score!r}, an {info.kind} index; "
+                         f"valid: {', '.join(available_indices('external'))}")
+    return info.function, info.higher_is_better
+
+
+def _reference(y: Any, noise_label: Any, where: str) -> tuple[np.ndarray, int, Any]:
+    """``(codes, k, scored)`` of one reference labelling: noise left out of the codes."""
+    y = np.asarray(y)
+    if noise_label is None:
+        codes, k = encode_labels(y, name="references")
+        return codes, k, None
+    scored = y != noise_label
+    if not scored.any():
+        raise ValueError(f"{where}: a reference labelling is all noise (label "
+                         f"{noise_label!r}); a partition needs a cluster")
+    codes, k = encode_labels(y[scored], name="references")
+    return codes, k, (None if scored.all() else scored)
+
+
+def _labellings(item: Any, references: Any, i: int, n: int, where: str) -> list[Any]:
+    """The reference labellings of dataset ``i`` (``references`` of `performance_table`)."""
+    if references is None:
+        return []
+    if isinstance(references, str):
+        meta = getattr(item, "metadata", None) or {}
+        source = meta.get("clustbench") if isinstance(meta, Mapping) else None
+        if not isinstance(source, Mapping) or "path" not in source:
+            return []  # not read from a battery: its own labels are its one reference
+        from hawks_deap.io.batteries import read_battery_labels
+
+        return read_battery_labels(source["path"], source["dataset"], n_samples=n)
+    entry = references[i]
+    if isinstance(entry, str | bytes) or not isinstance(entry, Sequence | np.ndarray):
+        raise TypeError(f"{where}: references entries must be sequences of label vectors, "
+                        f"got {type(entry).__name__}")
+    if len(entry) == 0:
+        raise ValueError(f"{where}: references entry holds no labelling")
+    out = []
+    for labels in entry:
+        labels = np.asarray(labels)
+        if labels.ndim != 1 or labels.shape[0] != n:
+            raise ValueError(f"{where}: a reference labelling must be 1-D with one label "
+                             f"per point ({n}), got shape {labels.shape}")
+        out.append(labels)
+    return out
+
+
+def _check_references(references: Any, n_datasets: int) -> Any:
+    if references is None or references == "all":
+        return references
+    if isinstance(references, str | bytes) or not isinstance(references, Sequence):
+        raise ValueError(f"references must be None, 'all' or one sequence of label vectors "
+                         f"per dataset, got {references!r}")
+    if len(references) != n_datasets:
+        raise ValueError(f"references must have one entry per dataset ({n_datasets}), got "
+                         f"{len(references)}")
+    return references
+
+
+def _performance_tasks(datasets: Sequence[Any], index: Sequence[str], runners: Sequence[Any],
+                       seed: object, references: Any, score: tuple[Any, bool]
+                       ) -> list[tuple]:
+    """One task per dataset (`_performance_row`), every input checked before any work."""
+    ss = as_seed_sequence(seed)
+    tasks = []
+    for i, item in enumerate(datasets):
+        where = f"dataset {index[i]!r} (row {i})"
+        X, y, noise = _as_xy(item)
+        X, codes, k = _check_data(X, y)
+        noise_label = ((getattr(item, "metadata", None) or {}).get("noise_label")
+                       if hasattr(item, "noise_mask") else None)
+        refs = [_reference(labels, noise_label, where)
+                for labels in _labellings(item, references, i, X.shape[0], where)]
+        if not refs:  # the dataset's own labels, as before references existed
+            scored = None
+            if noise is not None:  # as clustbench's get_score: cluster all, score non-noise
+                scored = ~noise
+                codes, k = encode_labels(np.asarray(y)[scored])
+            refs = [(codes, k, scored)]
+        for runner in runners:  # checked here, before any clustering runs
+            for _, k, _ in refs:
+                if k * runner.k_multiplier > X.shape[0]:
+                    raise ValueError(f"{where} has {X.shape[0]} points, too few for "
+                                     f"{runner.name!r}: it asks for {k} * "
+                                     f"{runner.k_multiplier} clusters")
+        seeds = [int_seed(ss, i, j) for j in range(len(runners))]
+        tasks.append((X, refs, runners, seeds, score))
+    return tasks
+
+
 def performance_table(datasets: Iterable[Any], algorithms: Iterable[Any] | None = None, *,
                       seed: object = 0, names: Sequence[str] | None = None,
                       n_jobs: int = 1, preset: str | None = None,
-                      n_threads: int | None = 1) -> Table:
-    """ARI of clustering algorithms on datasets (HAWKS paper, section V, Fig. 2b and 3).
+                      n_threads: int | None = 1, score: str = "ari",
+                      references: str | Sequence[Any] | None = None) -> Table:
+    """Scores of clustering algorithms on datasets (HAWKS paper, section V, Fig. 2b and 3).
 
     Each algorithm is given the true number of clusters K (the ``-2k`` variants ask for
-    2K) and its partition is scored against the true labels with the adjusted Rand
-    index. Noise points (of a Dataset marked with ``metadata["noise_label"]``, e.g.
-    read from a clustering-benchmarks battery) are clustered with the others but left
-    out of the score, and K counts the clusters only, as in clustbench's ``get_score``.
-    A linkage and its ``-2k`` variant cut one tree, built once per dataset (the
-    ``trees`` of `hawks_deap.clustering.ClusteringAlgorithm`): the same partitions as
-    separate calls.
+    2K) and its partition is scored against the true labels, by default with the
+    adjusted Rand index as the paper does. Noise points (of a Dataset marked with
+    ``metadata["noise_label"]``, e.g. read from a clustering-benchmarks battery) are
+    clustered with the others but left out of the score, and K counts the clusters
+    only, as in clustbench's ``get_score``. A linkage and its ``-2k`` variant cut one
+    tree, built once per dataset (the ``trees`` of
+    `hawks_deap.clustering.ClusteringAlgorithm`): the same partitions as separate calls.
+
+    With ``score="nca"`` and ``references="all"`` a battery dataset is scored as
+    ``clustbench.get_score(labels, results)`` does: for each reference labelling (its
+    own K), the algorithm's partition into that K clusters is scored on the labelling's
+    non-noise points by the normalised clustering accuracy, and the table holds the
+    maximum over the labellings.
 
     Parameters
     ----------
@@ -416,7 +523,9 @@ def performance_table(datasets: Iterable[Any], algorithms: Iterable[Any] | None 
         without it, naming it raises an ImportError that says so.
     seed : int, SeedSequence, Generator or None
         Seeds the stochastic algorithms; the seed of (dataset i, algorithm j) is spawned
-        from it by position, so a table does not depend on evaluation order.
+        from it by position, so a table does not depend on evaluation order (an
+        algorithm asked for several K, one per reference labelling, uses that seed for
+        each).
     names : sequence of str, optional
         Row names (default: ``metadata["name"]`` or the position).
     n_jobs : int
@@ -436,6 +545,21 @@ def performance_table(datasets: Iterable[Any], algorithms: Iterable[Any] | None 
         libraries' own settings (workers then get the default ``threads_per_worker`` of
         `hawks_deap.algorithms.ProblemPool`), and a stochastic algorithm's partition may
         then depend on the thread count.
+    score : str
+        The external index, by name or alias (`hawks_deap.metrics.get`): ``"ari"`` (the
+        default, the paper's), ``"nca"`` (the normalised clustering accuracy,
+        clustbench's default), or any other, called ``f(labels_true, labels_pred)``.
+    references : None, "all" or sequence
+        The reference labellings each partition is scored against. None (default): the
+        dataset's labels. ``"all"``: every labelling ``labels0, labels1, ...`` of a
+        dataset read from a battery (`hawks_deap.io.batteries.read_battery_labels`, from
+        the folder its metadata names); other datasets keep their own labels. A
+        sequence: one entry per dataset, each a sequence of label vectors of length N
+        (noise marked by the dataset's ``metadata["noise_label"]``, if any). With
+        several labellings, each gives its own K (an algorithm is run once per distinct
+        K, as clustbench keeps one partition per K) and the table holds the best score
+        over them: the maximum, or the minimum for an index where lower is better (an
+        undefined score, nan, is skipped as by ``numpy.nanmax``).
 
     Returns
     -------
@@ -453,7 +577,9 @@ def performance_table(datasets: Iterable[Any], algorithms: Iterable[Any] | None 
     n_jobs = check_workers("n_jobs", n_jobs)  # the one bound on worker processes
     n_threads = check_threads("n_threads", n_threads)
     preset = check_preset(preset)
+    score_function = _score_function(score)
     datasets = list(datasets)
+    references = _check_references(references, len(datasets))
     index = _names(datasets, names)
     specs = list(PAPER_ALGORITHMS if algorithms is None else algorithms)
     if not specs:
@@ -463,22 +589,7 @@ def performance_table(datasets: Iterable[Any], algorithms: Iterable[Any] | None 
     columns = [r.name for r in runners]
     if len(set(columns)) != len(columns):
         raise ValueError(f"algorithms must be distinct, got {columns}")
-    ss = as_seed_sequence(seed)
-    tasks = []
-    for i, item in enumerate(datasets):
-        X, y, noise = _as_xy(item)
-        X, codes, k = _check_data(X, y)
-        scored = None
-        if noise is not None:  # as clustbench's get_score: cluster all, score non-noise
-            scored = ~noise
-            codes, k = encode_labels(np.asarray(y)[scored])
-        for runner in runners:  # checked here, before any clustering runs
-            if k * runner.k_multiplier > X.shape[0]:
-                raise ValueError(f"dataset {index[i]!r} (row {i}) has {X.shape[0]} points, "
-                                 f"too few for {runner.name!r}: it asks for {k} * "
-                                 f"{runner.k_multiplier} clusters")
-        seeds = [int_seed(ss, i, j) for j in range(len(runners))]
-        tasks.append((X, codes, k, scored, runners, seeds))
+    tasks = _performance_tasks(datasets, index, runners, seed, references, score_function)
     if n_jobs > 1 and len(tasks) > 1:
         from hawks_deap.algorithms.pool import ProblemPool
 
@@ -494,14 +605,103 @@ def performance_table(datasets: Iterable[Any], algorithms: Iterable[Any] | None 
     return Table(tuple(index), tuple(columns), values)
 
 
-def _performance_row(task: tuple) -> list[float]:
-    """ARI of every algorithm on one dataset (a task of `performance_table`)."""
-    X, codes, k, scored, runners, seeds = task
+def _best(values: list[float], higher_is_better: bool) -> float:
+    """The best score over reference labellings, nan skipped (``numpy.nanmax``'s rule)."""
+    finite = [v for v in values if not math.isnan(v)]
+    if not finite:
+        return values[0]
+    return max(finite) if higher_is_better else min(finite)
+
+
+def _task_partitions(task: tuple) -> list[dict[int, np.ndarray]]:
+    """Each algorithm's partitions of one dataset, one per reference K (asked for)."""
+    X, refs, runners, seeds, _ = task
     out = []
     trees: dict = {}  # a linkage and its -2k variant cut one tree
     for runner, seed in zip(runners, seeds, strict=True):
-        labels = np.asarray(runner(X, k, seed, trees=trees))
-        out.append(adjusted_rand_index(codes, labels if scored is None else labels[scored]))
+        partitions: dict[int, np.ndarray] = {}  # one per K, as clustbench's results[K]
+        for _, k, _ in refs:
+            if k not in partitions:
+                partitions[k] = np.asarray(runner(X, k, seed, trees=trees))
+        out.append(partitions)
+    return out
+
+
+def _performance_row(task: tuple) -> list[float]:
+    """Score of every algorithm on one dataset (a task of `performance_table`)."""
+    refs, (score, higher_is_better) = task[1], task[4]
+    out = []
+    for partitions in _task_partitions(task):
+        values = [float(score(codes, partitions[k] if scored is None
+                              else partitions[k][scored]))
+                  for codes, k, scored in refs]
+        out.append(_best(values, higher_is_better))
+    return out
+
+
+def clustering_results(datasets: Iterable[Any], algorithms: Iterable[Any] | None = None, *,
+                       seed: object = 0, preset: str | None = None,
+                       n_threads: int | None = 1,
+                       references: str | Sequence[Any] | None = None
+                       ) -> list[dict[str, dict[int, np.ndarray]]]:
+    """The partitions `performance_table` scores, as clustbench's results.
+
+    Each algorithm is run once per distinct K of the dataset's reference labellings
+    (``references``), with `performance_table`'s seeds (by position): the same
+    partitions.
+
+    Parameters
+    ----------
+    datasets : iterable
+        As `performance_table`'s.
+    algorithms : iterable, optional
+        As `performance_table`'s (default: the paper's six).
+    seed : int, Generator or None
+        As `performance_table`'s.
+    preset : str, optional
+        As `performance_table`'s.
+    n_threads : int or None
+        Native threads of each clustering call (1; None: no cap).
+    references : {"all"}, sequence or None
+        As `performance_table`'s: the labellings whose numbers of clusters are asked.
+
+    Returns
+    -------
+    list of dict
+        Per dataset, ``{algorithm: {K: labels}}`` with labels ``1..K`` and K the number
+        of clusters the partition has (a ``-2k`` variant's are keyed by 2K), the shape
+        ``clustbench.load_results`` gives (``results[method][K]``): ready for
+        ``clustbench.get_score(labels, results[method])`` and for
+        `hawks_deap.io.batteries.write_results`. Should an algorithm return fewer
+        clusters than asked, its partition is keyed by the clusters it has (where
+        ``get_score`` then finds none for the asked K), unless a partition asked for
+        that K is there.
+    """
+    from hawks_deap.clustering import PAPER_ALGORITHMS, check_preset, get_algorithm
+
+    n_threads = check_threads("n_threads", n_threads)
+    preset = check_preset(preset)
+    datasets = list(datasets)
+    references = _check_references(references, len(datasets))
+    index = _names(datasets, None)
+    specs = list(PAPER_ALGORITHMS if algorithms is None else algorithms)
+    runners = [get_algorithm(spec, preset=preset) for spec in specs]
+    if not runners or len({r.name for r in runners}) != len(runners):
+        raise ValueError(f"algorithms must name distinct clustering algorithms, got "
+                         f"{[r.name for r in runners]}")
+    out = []
+    for task in _performance_tasks(datasets, index, runners, seed, references,
+                                   _score_function("ari")):
+        with thread_cap(n_threads):
+            found = _task_partitions(task)
+        results: dict[str, dict[int, np.ndarray]] = {}
+        for runner, partitions in zip(runners, found, strict=True):
+            mine = results.setdefault(runner.name, {})
+            for asked, labels in partitions.items():
+                codes, k = encode_labels(labels)
+                if k not in mine or asked == k:
+                    mine[k] = codes + 1
+        out.append(results)
     return out
 
 

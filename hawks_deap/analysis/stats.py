@@ -39,12 +39,12 @@ q the studentized range distribution (`scipy.stats.studentized_range`).
 
 Against a control c (Demšar, section 3.2.2), each other algorithm i has
 
-    z_i = (R_i - R_c) / sqrt(k (k + 1) / (6 N)),   p_i = 2 (1 - Phi(|z_i|)),
+    z_i = (R_i - R_c) / sqrt(k (k + 1) / (6 N)),   p_i = 2 (1 - Phi(abs(z_i))),
 
 and the k - 1 p-values are adjusted: Holm's step-down procedure, with
 p_(1) <= ... <= p_(k-1), gives p_(i) the adjusted value max_{j <= i} min(1, (k - j) p_(j))
 (it rejects while p_(j) <= alpha / (k - j)); Bonferroni-Dunn's is min(1, (k - 1) p_i),
-the same as comparing |R_i - R_c| with CD = q_alpha sqrt(k (k + 1) / (6 N)),
+the same as comparing abs(R_i - R_c) with CD = q_alpha sqrt(k (k + 1) / (6 N)),
 q_alpha = Phi^{-1}(1 - alpha / (2 (k - 1))).
 
 Scores come as a `Table` or a pandas DataFrame (index: datasets, columns: algorithms),

@@ -3,12 +3,17 @@
 ``--format clustbench --battery NAME`` writes the battery DIR/NAME; ``--format isa``
 writes DIR/metadata.csv (DIR/NAME/metadata.csv with ``--battery NAME``), the input of
 Instance Space Analysis (MATILDA, ``instancespace``, ``pyispace``): each dataset's
-problem features and, with ``--algorithms``, each algorithm's ARI.
+problem features and, with ``--algorithms``, each algorithm's ARI. ``--format
+clustbench-results --algorithms NAMES`` writes the algorithms' partitions in
+clustbench's results layout, DIR/GROUP/BATTERY/NAME.resultK.gz (``--method-group
+GROUP``), one K per reference labelling of each dataset, which
+``clustbench.load_results`` reads and ``clustbench.get_score`` scores.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -19,10 +24,13 @@ def prepare(args: argparse.Namespace) -> Callable[[], int]:
     """Validate ``export``; the returned function writes the battery or the ISA file."""
     if getattr(args, "format", "clustbench") == "isa":
         return _prepare_isa(args)
+    if args.format == "clustbench-results":
+        return _prepare_results(args)
     if getattr(args, "battery", None) is None:
         raise UsageError("--format clustbench needs --battery NAME (the battery is DIR/NAME)")
     if getattr(args, "algorithms", None) is not None:
-        raise UsageError("--algorithms is for --format isa (a battery holds no ARI)")
+        raise UsageError("--algorithms is for --format isa or clustbench-results (a battery "
+                         "holds no ARI)")
     from hawks_deap.io.batteries import battery_file_names, prepare_battery
 
     items, datasets, _ = collection_input(args, "export")
@@ -84,6 +92,68 @@ def _prepare_isa(args: argparse.Namespace) -> Callable[[], int]:
         n_algos = 0 if performance is None else len(performance.columns)
         print(f"wrote {out}: {len(datasets)} instances x {len(features.columns)} features, "
               f"{n_algos} algorithms (Instance Space Analysis metadata)")
+        return EXIT_OK
+
+    return run
+
+
+def _results_targets(args: argparse.Namespace, items: list, datasets: list
+                     ) -> list[tuple[str, str]]:
+    """(battery, dataset name) of each dataset's results files, checked."""
+    from hawks_deap.io.batteries import battery_file_names
+
+    files = battery_file_names([item.name for item in items])
+    targets = []
+    for item, dataset, name in zip(items, datasets, files, strict=True):
+        source = (getattr(dataset, "metadata", None) or {}).get("clustbench") or {}
+        battery = args.battery or source.get("battery")
+        if battery is None:
+            raise UsageError(f"{item.name} is not a battery dataset: give --battery NAME (the "
+                             "battery of its results)")
+        targets.append((battery, source.get("dataset", name)))
+    repeated = sorted({f"{b}/{n}" for b, n in targets if targets.count((b, n)) > 1})
+    if repeated:
+        raise UsageError(f"PATH names {', '.join(repeated)} more than once")
+    return targets
+
+
+def _prepare_results(args: argparse.Namespace) -> Callable[[], int]:
+    """Validate ``export --format clustbench-results``; the function clusters and writes."""
+    if getattr(args, "algorithms", None) is None:
+        raise UsageError("--format clustbench-results needs --algorithms NAMES (whose "
+                         "partitions to write)")
+    items, datasets, algorithms = collection_input(args, "export")
+    targets = _results_targets(args, items, datasets)
+    group = args.method_group
+    from hawks_deap.io.batteries import RESULT_FILE
+
+    for battery, name in targets:  # names and existing files, before any clustering
+        folder = Path(args.out) / group / battery
+        for part, kind in ((group, "--method-group"), (battery, "--battery")):
+            if not part or part.startswith(".") or Path(part).name != part or any(
+                    c.isspace() or c == "\\" for c in part):
+                raise UsageError(f"{kind} {part!r} must be a plain folder name")
+        pattern = re.escape(RESULT_FILE.format(dataset=name, k="@")).replace("@", r"\d+")
+        present = sorted(p.name for p in folder.iterdir() if re.fullmatch(pattern, p.name)
+                         ) if folder.is_dir() else []
+        if present and not args.overwrite:
+            raise UsageError(f"{folder}: {', '.join(present)} exist; pass --overwrite to "
+                             "replace them")
+
+    def run() -> int:
+        from hawks_deap.analysis.features import clustering_results
+        from hawks_deap.io.batteries import write_results
+
+        results = clustering_results(datasets, algorithms, seed=getattr(args, "seed", 0),
+                                     preset=getattr(args, "preset", None), references="all")
+        n_files = 0
+        for (battery, name), found in zip(targets, results, strict=True):
+            n_files += len(write_results(found, args.out, method_group=group,
+                                         battery=battery, dataset=name,
+                                         overwrite=args.overwrite))
+        print(f"wrote {n_files} results files to {Path(args.out) / group}: "
+              f"{len(datasets)} datasets x {len(algorithms)} algorithms "
+              "(NAME.resultK.gz, clustbench's results layout)")
         return EXIT_OK
 
     return run

@@ -33,8 +33,10 @@ def prepare(args: argparse.Namespace) -> Callable[[], int]:
         table = features_table(datasets, names=names, metric=args.metric)
         if algorithms:
             perf = performance_table(datasets, algorithms, seed=args.seed, names=names,
-                                     preset=args.preset, n_jobs=args.n_jobs)
-            table = Table(table.index, table.columns + tuple(f"ari_{c}" for c in perf.columns),
+                                     preset=args.preset, n_jobs=args.n_jobs,
+                                     score=args.score)
+            columns = tuple(f"{args.score}_{c}" for c in perf.columns)
+            table = Table(table.index, table.columns + columns,
                           np.hstack([table.values, perf.values]))
         text = _table_text(table, fmt)
         if out is None:

@@ -53,7 +53,7 @@ def prepare(args: argparse.Namespace) -> Callable[[], int]:
         with files.removed_on(KeyboardInterrupt):  # an interrupted command leaves no new figure
             written = (_plot_single(datasets[0], logbook, partitions, save) if single
                        else _plot_collection(datasets, items, algorithms, args.seed, save,
-                                             args.preset, getattr(args, "n_jobs", 1)))
+                                             args.preset, args.n_jobs, args.score))
         for path in written:
             print(f"wrote {path}")
         return EXIT_OK
@@ -101,7 +101,8 @@ def _plot_single(dataset: Any, logbook: Any, partitions: Any,
 
 def _plot_collection(datasets: Sequence[Any], items: Sequence[CollectionItem],
                      algorithms: list[str], seed: int, save: Callable[[Any, str], Path],
-                     preset: str | None = None, n_jobs: int = 1) -> list[Path]:
+                     preset: str | None = None, n_jobs: int = 1, score: str = "ari"
+                     ) -> list[Path]:
     from hawks_deap.analysis.features import (
         InstanceSpace,
         best_algorithms,
@@ -119,15 +120,16 @@ def _plot_collection(datasets: Sequence[Any], items: Sequence[CollectionItem],
     written = [save(fig, "instance_space.png")]
     if algorithms:
         perf = performance_table(datasets, algorithms, seed=seed, names=names,
-                                 preset=preset, n_jobs=n_jobs)
+                                 preset=preset, n_jobs=n_jobs, score=score)
         several = len(set(sources)) > 1
         # colour = best algorithm (its fixed colour, as in every figure), and with
         # several sources the marker tells the source
         fig = plot_instance_space(coords, best_algorithms(perf), space=space,
-                                  legend_title="best ARI", title="best algorithm",
+                                  legend_title=f"best {score.upper()}",
+                                  title="best algorithm",
                                   colours="algorithms",
                                   markers=sources if several else None)
         written.append(save(fig, "instance_space_best.png"))
-        fig = plot_performance(perf, groups=sources if several else None)
+        fig = plot_performance(perf, groups=sources if several else None, ylabel=score.upper())
         written.append(save(fig, "performance.png"))
     return written

@@ -55,7 +55,7 @@ import os
 import re
 import warnings
 import zlib
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -85,14 +85,20 @@ __all__ = [
     "iter_battery",
     "prepare_battery",
     "read_battery",
+    "RESULT_FILE",
     "read_battery_dataset",
+    "read_battery_labels",
     "write_battery",
+    "write_results",
 ]
 
 #: The ending of a battery's data files (``NAME.data.gz``).
 DATA_SUFFIX = ".data.gz"
 #: Our label of noise points (the battery format's ``0``).
 NOISE_LABEL = -1
+#: The name of a results file of clustbench's layout
+#: (``method_group/battery/dataset.resultK.gz``), given the dataset and K.
+RESULT_FILE = "{dataset}.result{k}.gz"
 #: The start of every ``NAME.txt`` hawks-deap writes: the mark `write_battery` looks
 #: for before it replaces a dataset's files.
 _MARK = "Written by hawks-deap "
@@ -170,11 +176,12 @@ def _load_numbers(path: Path, what: str) -> np.ndarray:
     return values
 
 
-def _read_labels(path: Path, n_samples: int) -> np.ndarray:
+def _read_labels(path: Path, n_samples: int | None) -> np.ndarray:
     """A label vector (clusters 1..K, noise 0) as our labels (0..K-1, noise -1)."""
     raw = _load_numbers(path, "labels")
-    if raw.shape[1] != 1 or raw.shape[0] != n_samples:
-        raise ValueError(f"{path}: must hold one label a row for the {n_samples} points, "
+    if raw.shape[1] != 1 or raw.shape[0] != (raw.shape[0] if n_samples is None else n_samples):
+        points = "the points" if n_samples is None else f"the {n_samples} points"
+        raise ValueError(f"{path}: must hold one label a row for {points}, "
                          f"got shape {raw.shape}")
     raw = raw[:, 0]
     bad = np.flatnonzero(~np.isfinite(raw) | (raw != np.round(raw)) | (raw < 0))
@@ -245,6 +252,50 @@ def read_battery_dataset(path: str | os.PathLike, name: str, *, labels: int = 0)
                        "path": str(folder.resolve()), "description": description},
     }
     return Dataset(X, y, None, metadata)
+
+
+def read_battery_labels(path: str | os.PathLike, name: str, *,
+                        n_samples: int | None = None) -> list[np.ndarray]:
+    """Every reference partition of a battery dataset: ``labels0``, ``labels1``, ...
+
+    ``clustbench.get_score`` scores a partition against each of them and keeps the
+    maximum; `hawks_deap.analysis.features.performance_table` does the same with
+    ``references="all"``, reading them with this function.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The battery folder.
+    name : str
+        The dataset.
+    n_samples : int, optional
+        The number of points each vector must label (default: that of ``labels0``).
+
+    Returns
+    -------
+    list of numpy.ndarray
+        One label vector per file, in order, as `read_battery_dataset` reads one:
+        clusters ``0..K-1`` (each vector its own K), noise `NOISE_LABEL`.
+
+    Raises
+    ------
+    ValueError
+        Naming the file: no label vector at all, vectors of different lengths (or not
+        of ``n_samples``), labels that are not integers >= 0, or no cluster.
+    """
+    if n_samples is not None:
+        n_samples = check_int("n_samples", n_samples, minimum=1)
+    folder = Path(path)
+    count = _label_vectors(folder, name)
+    if count == 0:
+        raise ValueError(f"{folder / f'{name}.labels0.gz'}: dataset {folder.resolve().name}/"
+                         f"{name} has no label vector")
+    out = []
+    for i in range(count):
+        labels = _read_labels(folder / f"{name}.labels{i}.gz", n_samples)
+        n_samples = labels.shape[0]  # every later vector labels as many points
+        out.append(labels)
+    return out
 
 
 def iter_battery(path: str | os.PathLike, *, labels: int = 0,
@@ -643,3 +694,109 @@ def _readme(battery: str) -> str:
     return (f"Battery {battery}, written by hawks-deap {package_version()}: datasets evolved "
             f"by HAWKS.\nPlease cite: {CITATION}.\nEach NAME.txt records how its dataset "
             "was generated: mode, settings and seed.\n")
+
+
+# --------------------------------------------------------------------------- results
+
+
+def _result_partitions(partitions: Any) -> dict[int, dict[str, np.ndarray]]:
+    """The partitions as ``{K: {method: labels 1..K}}``, one file's columns per K."""
+    if not isinstance(partitions, Mapping) or not partitions:
+        raise ValueError(f"partitions must be a non-empty mapping of method names to label "
+                         f"vectors (or to {{K: labels}}), got {partitions!r:.80}")
+    files: dict[int, dict[str, np.ndarray]] = {}
+    n_samples = None
+    for method, value in partitions.items():
+        if not isinstance(method, str) or not method or any(c in method for c in "\r\n"):
+            raise ValueError(f"partitions keys must be method names (non-empty, one line), "
+                             f"got {method!r}")
+        vectors = list(value.values()) if isinstance(value, Mapping) else [value]
+        for labels in vectors:
+            codes, k = encode_labels(labels, n_samples=n_samples,
+                                     name=f"partitions[{method!r}]")
+            if k == 0:
+                raise ValueError(f"partitions[{method!r}] must label at least one point")
+            n_samples = codes.shape[0]
+            if method in files.setdefault(k, {}):
+                raise ValueError(f"partitions[{method!r}] holds two partitions into {k} "
+                                 "clusters; a results file has one column per method")
+            files[k][method] = codes + 1
+    return files
+
+
+def _results_csv(columns: Mapping[str, np.ndarray]) -> str:
+    """The text of a results file: a header of method names, then one row per point."""
+    import csv
+
+    text = io.StringIO()
+    writer = csv.writer(text, lineterminator="\n")
+    writer.writerow(list(columns))
+    writer.writerows(np.column_stack(list(columns.values())).tolist())
+    return text.getvalue()
+
+
+def write_results(partitions: Mapping[str, Any], out: str | os.PathLike, *,
+                  method_group: str, battery: str, dataset: str,
+                  overwrite: bool = False) -> list[Path]:
+    """Write partitions in clustbench's results layout, which ``clustbench.load_results`` reads.
+
+    The layout is ``out/method_group/battery/dataset.resultK.gz`` (`RESULT_FILE`): one
+    gzipped CSV per number of clusters K, whose header names the methods and whose
+    columns are their partitions into K clusters, labels ``1..K``, one row per point
+    (what ``clustbench.save_results`` writes). ``clustbench.load_results(method_group,
+    battery, dataset, K, path=out)`` gives ``{method: {K: labels}}`` back, and
+    ``clustbench.get_score(labels, results[method])`` scores a method as the benchmark
+    does.
+
+    Parameters
+    ----------
+    partitions : mapping
+        Method name to its partition of the dataset's points (any hashable labels; the
+        K of its file is the number of distinct labels, relabelled ``1..K`` in sorted
+        order), or to ``{K: partition}`` for several (as ``load_results`` gives them
+        and `hawks_deap.analysis.features.clustering_results` makes them). Every
+        partition labels the same number of points; a label is a cluster (a results file
+        has no noise).
+    out : str or os.PathLike
+        The root of the results (clustbench's ``path``).
+    method_group, battery, dataset : str
+        Plain file names (no spaces or slashes, not starting with a dot): the folder of
+        the methods, the battery's and the dataset's names.
+    overwrite : bool
+        Replace existing results files of this dataset (each is replaced whole: the
+        columns of methods not in ``partitions`` are lost).
+
+    Returns
+    -------
+    list of Path
+        The files written, in increasing K.
+
+    Raises
+    ------
+    FileExistsError
+        If a file to write exists and ``overwrite`` is false (nothing is written).
+    ValueError
+        For a bad name, no partition, partitions of different lengths, or two
+        partitions of one method into the same K.
+    """
+    overwrite = check_bool("overwrite", overwrite)
+    method_group = _check_name("method_group", method_group)
+    battery = _check_name("battery", battery)
+    dataset = _check_name("dataset", dataset)
+    files = _result_partitions(partitions)
+    folder = Path(out) / method_group / battery
+    for path in (Path(out), Path(out) / method_group, folder):
+        if path.exists() and not path.is_dir():
+            raise ValueError(f"{path} exists and is not a directory")
+    check_parent_dir(folder, f"out {out}")
+    paths = {k: folder / RESULT_FILE.format(dataset=dataset, k=k) for k in sorted(files)}
+    present = [p.name for p in paths.values() if os.path.lexists(p)]
+    if present and not overwrite:
+        raise FileExistsError(f"{folder}: {', '.join(present)} exist; pass overwrite=True "
+                              "to replace them")
+    folder.mkdir(parents=True, exist_ok=True)
+    created = CreatedFiles()
+    with created.removed_on(BaseException):
+        for k, path in paths.items():
+            created.write(path, _gzip([_results_csv(files[k])]))
+    return list(paths.values())

@@ -43,6 +43,7 @@ __all__ = [
     "f_measure",
     "maximum_matching",
     "mutual_information",
+    "normalized_clustering_accuracy",
     "normalized_mutual_information",
     "homogeneity",
     "purity",
@@ -98,15 +99,17 @@ def _matching_weight_dense(block: np.ndarray) -> int:
     return int(block[rows, cols].sum())
 
 
-def _matching_weight_sparse(block: sparse.csr_matrix) -> int:
-    """Maximum-weight matching of a large sparse bipartite graph (LAPJVsp).
+def _sparse_assignment(block: sparse.csr_matrix) -> tuple[np.ndarray, np.ndarray]:
+    """Rows and columns of a maximum-weight matching of a sparse bipartite graph (LAPJVsp).
 
     scipy's solver needs a *full* matching of the smaller side and non-zero weights: each
-    row gets a private dummy column of weight 1 and every real edge weight ``n_ij + 1``.
-    Any full matching uses exactly ``rows`` edges, so its weight is ``rows`` plus the
-    weight of the real edges it uses, and the optimum gives the maximum matching.
+    row gets a private dummy column of weight 1 and every real edge weight ``w + 1``
+    (the weights are >= 0). Any full matching uses exactly ``rows`` edges, so its weight
+    is ``rows`` plus the weight of the real edges it uses, and the optimum gives the
+    maximum matching. Only the real edges are returned, in the block's orientation.
     """
-    if block.shape[0] > block.shape[1]:
+    transposed = block.shape[0] > block.shape[1]
+    if transposed:
         block = block.T.tocsr()
     n_rows, n_cols = block.shape
     coo = block.tocoo()
@@ -118,7 +121,14 @@ def _matching_weight_sparse(block: sparse.csr_matrix) -> int:
     )
     rows, cols = min_weight_full_bipartite_matching(augmented, maximize=True)
     real = cols < n_cols
-    return int(np.asarray(block[rows[real], cols[real]]).sum())
+    rows, cols = rows[real], cols[real]
+    return (cols, rows) if transposed else (rows, cols)
+
+
+def _matching_weight_sparse(block: sparse.csr_matrix) -> int:
+    """Maximum-weight matching of a large sparse bipartite graph (`_sparse_assignment`)."""
+    rows, cols = _sparse_assignment(block)
+    return int(np.asarray(block[rows, cols]).sum())
 
 
 def _max_matching_weight(table: Contingency) -> int:
@@ -213,6 +223,97 @@ def maximum_matching(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
     if table.n_samples == 0:
         return math.nan
     return _max_matching_weight(table) / table.n_samples
+
+
+def _recall_matching(table: Contingency) -> float:
+    """Largest sum over one-to-one class-cluster matchings of the recalls ``n_ij / m_j``.
+
+    A class left unmatched (fewer clusters than classes) adds 0, as a column of zeros
+    would. Small tables are solved densely by ``linear_sum_assignment``. For large ones,
+    only each class's ``k`` heaviest entries (``k`` classes) are kept: if an optimum
+    matched class j to a lighter cluster, one of those ``k`` clusters would be free (the
+    other ``k - 1`` classes use at most ``k - 1``), and moving j there loses nothing.
+    The kept entries (at most ``k^2``, at most nnz) are solved densely when their columns
+    are few and by the sparse solver otherwise.
+    """
+    from scipy.optimize import linear_sum_assignment
+
+    n_true, n_pred = table.table.shape
+    recall = table.values / table.true_sizes[table.rows].astype(float)
+    rows, cols = table.rows, table.cols
+    if n_true * n_pred > _DENSE_MATCHING_LIMIT:
+        order = np.lexsort((-recall, rows))  # by class, heaviest first
+        start = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=n_true))])
+        rank = np.arange(order.size) - start[rows[order]]
+        kept = order[rank < n_true]
+        rows, cols, recall = rows[kept], cols[kept], recall[kept]
+        used, cols = np.unique(cols, return_inverse=True)
+        n_pred = used.size
+    if n_true * n_pred <= _DENSE_MATCHING_LIMIT:
+        dense = np.zeros((n_true, n_pred))
+        dense[rows, cols] = recall
+        matched_rows, matched_cols = linear_sum_assignment(dense, maximize=True)
+        return float(dense[matched_rows, matched_cols].sum())
+    block = sparse.csr_matrix((recall, (rows, cols)), shape=(n_true, n_pred))
+    matched_rows, matched_cols = _sparse_assignment(block)
+    return float(np.asarray(block[matched_rows, matched_cols]).sum())
+
+
+def normalized_clustering_accuracy(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:
+    """Normalised clustering accuracy (NCA; Gagolewski 2025), asymmetric.
+
+    ``NCA = max_s (1/k) sum_j (r_{j,s(j)} - 1/k) / (1 - 1/k) = (max_s sum_j r_{j,s(j)} - 1)
+    / (k - 1)``, where ``r_ji = n_ij / m_j`` is the share of true class ``T_j`` found in
+    predicted cluster ``C_i`` (its recall), ``k`` the number of classes and ``s`` a
+    one-to-one matching of the classes to the clusters (the maximal linear sum
+    assignment of the recalls, not of the counts). It is the mean over the classes of
+    the matched recall, rescaled so that 0 is what a uniform spread of every class over
+    ``k`` clusters gives and 1 a perfect recovery: every class weighs the same whatever
+    its size. The default score of the clustering benchmark framework
+    (``clustbench.get_score``), equal to
+    ``genieclust.compare_partitions.normalized_clustering_accuracy`` for labels
+    ``1..k`` in both vectors (to 1e-12).
+
+    Fewer clusters than classes: the unmatched classes add recall 0 (genieclust's
+    stated rule, a confusion matrix padded with columns of zeros; genieclust 1.3 itself
+    refuses a label range of another size). More clusters than classes: only ``k`` of
+    them are matched, and the value may be negative, down to ``-1 / (k - 1)``. With
+    ``k`` clusters it lies in [0, 1]. Not symmetric: the first argument is the truth.
+    Labels are compared as values, and ``k`` counts the classes present (genieclust
+    counts every integer between the smallest and the largest label).
+
+    Parameters
+    ----------
+    labels_true, labels_pred : array-like of shape (n_samples,)
+        The classes and the predicted clusters, of the same length (empty allowed): any
+        hashable labels, NaN refused. No value means noise: ``-1`` is one more cluster
+        (leave noise points out first, as ``clustbench.get_score`` does).
+
+    Returns
+    -------
+    float
+        The NCA, in [-1, 1] (in [0, 1] when there are at most ``k`` clusters); ``nan``
+        for a single class (``k - 1 = 0``: nothing to normalise by, as genieclust's
+        0/0) and for empty labellings.
+
+    Raises
+    ------
+    ValueError
+        If the labellings are not 1-D or of different lengths.
+
+    Examples
+    --------
+    Class sizes 4 and 2; the second class is split in half, so its recall is 1/2:
+    ``((1 + 1/2) - 1) / (2 - 1) = 0.5``, whereas the plain accuracy is 5/6.
+
+    >>> normalized_clustering_accuracy([0, 0, 0, 0, 1, 1], [0, 0, 0, 0, 1, 2])
+    0.5
+    """
+    table = contingency(labels_true, labels_pred)
+    n_classes = len(table.true_sizes)
+    if n_classes < 2:
+        return math.nan
+    return (_recall_matching(table) - 1.0) / (n_classes - 1)
 
 
 def f_measure(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:

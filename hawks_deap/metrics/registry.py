@@ -239,6 +239,8 @@ _EXTERNAL: list[tuple[Callable[..., float], tuple[float, float], bool, bool, tup
     (external.purity, _UNIT, True, False, ()),
     (external.maximum_matching, _UNIT, True, True, ("matching", "max_matching")),
     (external.f_measure, _UNIT, True, False, ("fmeasure", "f_score")),
+    (external.normalized_clustering_accuracy, (-1.0, 1.0), True, False,
+     ("nca", "normalised_clustering_accuracy")),
     (external.conditional_entropy, (0.0, _INF), False, False, ("ce", "h_t_given_c")),
     (external.mutual_information, (0.0, _INF), True, True, ("mi", "mutual_info")),
     (external.normalized_mutual_information, _UNIT, True, True,

@@ -79,6 +79,16 @@ OPTIONS: tuple[Option, ...] = setting_options()
 
 _COLLECTION = ("features", "plot")
 
+
+def _external_score(value: str) -> str:
+    """An external index's name or alias (the `performance_table` ``score``), checked."""
+    from hawks_deap import metrics
+
+    if metrics.get(value).kind != "external":  # an unknown name: ValueError listing them
+        raise ValueError(f"{value!r} is an internal index; the scores compare partitions "
+                         "with the true labels: ari, nca or another external index")
+    return value
+
 #: Options that exist only on the command line: where to write, how verbose, and every
 #: option of the commands that read saved datasets or run suites. Their types and
 #: choices are checked by argparse and their lower bounds by `check_command_line`.
@@ -134,13 +144,17 @@ COMMAND_LINE_OPTIONS: tuple[Option, ...] = (
            "also give the ARI of these clustering algorithms: 'all', 'paper' (the paper's "
            "six) or a comma-separated list whose entries are registered names or import "
            "paths package.module:attr (plot: for collections only; export: --format isa "
-           "only)", metavar="NAMES", commands=(*_COLLECTION, "export")),
+           "or clustbench-results)", metavar="NAMES", commands=(*_COLLECTION, "export")),
     Option(None, "preset", "str", None,
            "settings of the registered --algorithms (hawks-tevc: K-Means++ n_init=10, GMM "
            "n_init=3, as the original HAWKS analysis)", choices=preset_names, metavar="PRESET",
            commands=(*_COLLECTION, "export")),
     Option(None, "seed", "int", 0, "seed of stochastic clustering algorithms", low=0,
            commands=(*_COLLECTION, "export")),
+    Option(None, "score", "str", "ari", "external index that scores the --algorithms: ari, "
+           "nca (clustbench's normalised clustering accuracy) or any external index of "
+           "hawks_deap.metrics; columns are named SCORE_ALGORITHM", metavar="INDEX",
+           check=_external_score, commands=_COLLECTION),
     Option(None, "n_jobs", "int", 1, "processes that run the --algorithms (the table does "
            "not depend on it; export: --format isa only)",
            low=1, high=MAX_WORKERS, commands=(*_COLLECTION, "export")),
@@ -157,11 +171,17 @@ COMMAND_LINE_OPTIONS: tuple[Option, ...] = (
     # export
     Option(None, "format", "str", "clustbench",
            "clustbench: a battery, DIR/NAME; isa: DIR/metadata.csv (DIR/NAME/metadata.csv "
-           "with --battery), Instance Space Analysis' input (MATILDA)",
-           choices=("clustbench", "isa"), commands=("export",)),
+           "with --battery), Instance Space Analysis' input (MATILDA); clustbench-results: "
+           "the --algorithms' partitions in clustbench's results layout, "
+           "DIR/GROUP/BATTERY/NAME.resultK.gz (one K per reference labelling)",
+           choices=("clustbench", "isa", "clustbench-results"), commands=("export",)),
     Option(None, "battery", "str", None,
            "the battery's name (clustbench: required, the battery is DIR/NAME; isa: the file "
-           "is DIR/NAME/metadata.csv)", metavar="NAME", commands=("export",)),
+           "is DIR/NAME/metadata.csv; clustbench-results: BATTERY for every dataset, by "
+           "default a battery dataset's own)", metavar="NAME", commands=("export",)),
+    Option(None, "method_group", "str", "hawks-deap",
+           "clustbench-results: the folder of the methods, GROUP", metavar="GROUP",
+           commands=("export",)),
     Option(None, "out", "str", None, "root of the benchmark suite: the battery is DIR/NAME",
            metavar="DIR", required=True, commands=("export",)),
     Option(None, "overwrite", "bool", False,
@@ -492,7 +512,7 @@ def add_arguments(parser: argparse.ArgumentParser, command: str,
 
 def check_command_line(namespace: argparse.Namespace, command: str,
                        options: Sequence[Option] = COMMAND_LINE_OPTIONS) -> None:
-    """Check the bounds of a command's command-line-only options, once parsed.
+    """Check a command's command-line-only options (bounds, ``check``), once parsed.
 
     Raises ``ValueError`` (``--flag must be >= low, got value``; above an upper bound,
     ``--flag must be an integer in [low, high], got value``) for the first value out of
@@ -508,9 +528,13 @@ def check_command_line(namespace: argparse.Namespace, command: str,
         The schema (default `COMMAND_LINE_OPTIONS`); options with a section are skipped.
     """
     for opt in options_for(command, options):
-        if opt.section is not None or opt.low is None:
+        if opt.section is not None:
             continue  # settings are checked while parsing (add_arguments)
         value = getattr(namespace, opt.key, None)
+        if value is not None and opt.check is not None:
+            opt.validate(value, opt.flag)  # e.g. --score: an external index
+        if opt.low is None:
+            continue
         if value is not None and value < opt.low:
             raise ValueError(f"{opt.flag} must be >= {opt.low:g}, got {value}")
         if value is not None and opt.high is not None and value > opt.high:
