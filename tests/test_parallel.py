@@ -66,7 +66,7 @@ def test_population_evaluates_in_spawn_pool(pool_module):
     assert [f.record for f in fits] == [s.record for s in serial]
 
 
-def test_evolve_n_jobs_identical_to_serial():
+def test_evolve_n_jobs_identical_to_serial(pool_always):
     def both():
         a = hd.evolve(hd.IndexProblem(200, 3, 2, 0.5, constraints=[hd.Overlap(max=0.1)]),
                       population_size=4, generations=3, seed=9)
@@ -120,7 +120,15 @@ def _run_csv(**kwargs):
     return result.best_dataset().to_csv_text(), [ind.key for ind in result.population]
 
 
-def test_n_jobs_registers_the_pool_map_and_ships_individuals(monkeypatch):
+@pytest.fixture
+def pool_always(monkeypatch):
+    """Start a pool for ``n_jobs > 1`` whatever the run's size (these runs are tiny)."""
+    from hawks_deap.algorithms import pool
+
+    monkeypatch.setattr(pool, "POOL_MIN_WORK", 0)
+
+
+def test_n_jobs_registers_the_pool_map_and_ships_individuals(monkeypatch, pool_always):
     from hawks_deap.algorithms.pool import EvaluateTask, ProblemPool
 
     calls = []
@@ -246,3 +254,85 @@ def test_a_pool_made_before_the_problem_is_prepared_again_evaluates_the_new_layo
     serial = hd.evolve(hd.IndexProblem(80, 3, 2, target=0.5), seed=0, generations=2,
                        population_size=4)
     assert fitnesses(pooled) == fitnesses(serial)
+
+
+# ----------------------------------------------------------------- when a pool cannot pay
+
+
+def test_serial_reason_by_hand():
+    from hawks_deap.algorithms.pool import POOL_MIN_WORK, serial_reason
+
+    small = hd.IndexProblem(2000, 5, 2, target=0.5)
+    small.prepare(np.random.default_rng(0))
+    reason = serial_reason(small, 10)
+    # 10 x 2000 x (5 + 2) = 140,000, config a of benchmarks/bench_index.py
+    assert reason is not None and "= 140,000 <" in reason and "serially" in reason
+    # the same layout with enough individuals crosses the bound exactly where it says
+    just = -(-POOL_MIN_WORK // (2000 * 7))
+    assert serial_reason(small, just) is None
+    assert serial_reason(small, just - 1) is not None
+    big = hd.IndexProblem(100_000, 20, 2, target=0.5)
+    big.prepare(np.random.default_rng(0))
+    assert serial_reason(big, 10) is None  # 22,000,000: the scale config
+
+
+def test_serial_reason_never_refuses_versus_or_unknown_costs():
+    from hawks_deap.algorithms.pool import serial_reason
+
+    versus = hd.VersusProblem("kmeans++", "single-linkage", n_samples=60, n_clusters=2,
+                              n_dims=2)
+    versus.prepare(np.random.default_rng(0))
+    assert serial_reason(versus, 2) is None  # clustering calls: always worth a pool
+
+    class Opaque:  # a user's problem whose layout says nothing of N and D
+        parallel_by_default = False
+        layout = object()
+        n_clusters = 3
+
+    assert serial_reason(Opaque(), 2) is None
+
+
+def test_a_cheap_run_with_n_jobs_evaluates_serially_and_says_why(monkeypatch, caplog):
+    import logging
+
+    from hawks_deap.algorithms.pool import ProblemPool
+
+    started = []
+    monkeypatch.setattr(ProblemPool, "__init__",
+                        lambda self, *a, **k: started.append(a) or 1 / 0)
+    with caplog.at_level(logging.INFO, logger="hawks_deap.algorithms.loop"):
+        two = _run_csv(n_jobs=2)
+    assert not started  # no pool was even built
+    assert two == _run_csv()
+    lines = [r.getMessage() for r in caplog.records
+             if r.name == "hawks_deap.algorithms.loop"]
+    assert len(lines) == 1
+    assert lines[0].startswith("n_jobs=2: P x N x (K + D) = 6 x 300 x (4 + 2) = 10,800")
+
+
+def test_genotypes_travel_as_plain_pickle_and_results_come_back(monkeypatch):
+    """The pool writes batches with the C pickler, not dill (BENCHMARKS: 25x sooner)."""
+    from hawks_deap.algorithms import pool as pool_module
+
+    wired = []
+    real = pool_module._wire
+
+    def spy(value):
+        out = real(value)
+        wired.append(type(out))
+        return out
+
+    monkeypatch.setattr(pool_module, "_wire", spy)  # parent side only (fork copies it)
+    p = prepared_problem()
+    pop = _population(p, 4)
+
+    def run():
+        with pool_module.ProblemPool(p, 2, start_method="spawn") as pool:
+            return pool.evaluate([(ind, i) for i, ind in enumerate(pop)])
+
+    results = run_with_timeout(run)
+    assert wired == [bytes, bytes]  # one batch per worker, each as bytes
+    assert [r.record for r in results] == [p.evaluate(ind, i).record
+                                           for i, ind in enumerate(pop)]
+    assert [tuple(r) for r in results] == [tuple(p.evaluate(ind, i))
+                                           for i, ind in enumerate(pop)]

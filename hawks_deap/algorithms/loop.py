@@ -9,6 +9,7 @@ checkpoint.
 
 from __future__ import annotations
 
+import logging
 import os
 import pickle
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -31,7 +32,7 @@ from hawks_deap.algorithms.checkpoints import (
     check_checkpoint_path,
     read_checkpoint,
 )
-from hawks_deap.algorithms.pool import EvaluateTask, ProblemPool
+from hawks_deap.algorithms.pool import EvaluateTask, ProblemPool, serial_reason
 from hawks_deap.algorithms.result import (
     RETURNS,
     GenerationState,
@@ -58,6 +59,9 @@ from hawks_deap.operators import (
 from hawks_deap.problems.base import Problem
 
 __all__ = ["ALGORITHMS", "evolve", "resume"]
+
+#: Where a run says that it evaluates serially although ``n_jobs > 1`` (level INFO).
+_logger = logging.getLogger(__name__)
 
 def _resolve_problem(problem: Problem, algorithm: str) -> Problem:
     """The problem in the form the algorithm needs (multi-objective for NSGA)."""
@@ -144,7 +148,11 @@ def evolve(problem: Problem, *, population_size: int = 10, generations: int = 10
         (1: serial; at most `hawks_deap._util.workers.MAX_WORKERS`, else ``ValueError``;
         at most one per individual are started). Default: serial, except for problems
         whose evaluations are expensive (``parallel_by_default``: Versus mode), which get
-        one process per core (at most one per individual). With n_jobs > 1 the run
+        one process per core (at most one per individual). An Index-mode run too small
+        for a pool to pay (``P x N x (K + D)`` below
+        `hawks_deap.algorithms.pool.POOL_MIN_WORK`: measured slower with two processes
+        than with one) evaluates serially whatever ``n_jobs``, and logs why (logger
+        ``hawks_deap.algorithms.loop``, level INFO). With n_jobs > 1 the run
         registers the ``map`` of a `hawks_deap.algorithms.ProblemPool` as ``toolbox.map``,
         as a user would; each worker keeps its own caches (the evaluator's byte budget
         applies to each). Results never depend on it. This process holds
@@ -327,6 +335,7 @@ class _Run:
         self.problem = self.toolbox.problem  # the run's own copy, with its layout
         self.task = EvaluateTask(self.problem)
         self.prefetch = False
+        self.n_jobs = 1  # the processes that evaluate (set by _start)
         self.generation = -1  # -1: no population yet
         self.population: list[Genotype] = []
         self.hof = tools.HallOfFame(settings["hall_of_fame_size"], similar=genotype_equal)
@@ -423,9 +432,17 @@ class _Run:
         """Hold the problem's loop context and, for n_jobs > 1, register a pool's map.
 
         The pool's ``map`` is what a user could register (`ProblemPool`); the problem
-        fills its caches for a whole batch first only when this process evaluates it.
+        fills its caches for a whole batch first only when this process evaluates it. A
+        run too cheap for a pool (`hawks_deap.algorithms.pool.serial_reason`) evaluates
+        serially and logs why (logger ``hawks_deap.algorithms.loop``, level INFO).
         """
         stack.enter_context(self.problem.loop_context())
+        reason = None if n_jobs == 1 else serial_reason(self.problem,
+                                                        self.settings["population_size"])
+        if reason is not None:
+            _logger.info("n_jobs=%d: %s", n_jobs, reason)
+            n_jobs = 1
+        self.n_jobs = n_jobs
         if n_jobs > 1:
             pool = stack.enter_context(ProblemPool(self.problem, n_jobs))
             self.toolbox.register("map", pool.map)

@@ -12,7 +12,11 @@ What the pool adds to a plain ``multiprocess`` pool:
   travels as ``dill`` bytes and is rebuilt inside the worker, where a failure to rebuild
   it is reported with the first evaluation instead of killing the worker. ``map`` of an
   evaluation of that very problem (`EvaluateTask`, or its bound ``evaluate``) ships the
-  individuals alone;
+  individuals alone, one batch per worker written by the C pickler (``dill``'s pure-Python
+  pickler, ``multiprocess``'s transport, took 25x longer on ten genotypes), and their
+  evaluations come back the same way;
+- `serial_reason` says when a pool cannot pay (Index-mode runs below `POOL_MIN_WORK`):
+  ``evolve(n_jobs > 1)`` then evaluates serially;
 - it never hangs: an exception raised by a task is raised again by ``map``; a worker
   that dies (out of memory, a crash in native code) is detected within `POLL_SECONDS`
   and reported as a ``RuntimeError`` naming its process id and exit code (a plain pool
@@ -27,6 +31,7 @@ What the pool adds to a plain ``multiprocess`` pool:
 from __future__ import annotations
 
 import os
+import pickle
 import time
 import traceback
 from collections.abc import Callable, Iterable
@@ -41,10 +46,59 @@ from hawks_deap._util.workers import (
     quiet_worker,
 )
 
-__all__ = ["EvaluateTask", "ProblemPool"]
+__all__ = ["POOL_MIN_WORK", "EvaluateTask", "ProblemPool", "serial_reason"]
 
 #: Start method used when none is given (None: the platform's default).
 DEFAULT_START_METHOD: str | None = None
+
+#: Least evaluation work per generation, ``P x N x (K + D)`` (as a suite's
+#: ``cost_estimate``), at which `hawks_deap.evolve` starts a pool for ``n_jobs > 1``
+#: on a problem whose evaluations are cheap (not ``parallel_by_default``: Index mode).
+#: Measured with ``benchmarks/bench_pool.py`` (P=10, G=100, 2 workers; the speed-up two
+#: idle cores would give, from CPU times: serial CPU over the parent's CPU plus half the
+#: workers'): a (N=2000, K=5, D=2: 140,000) 0.94x, b (1000, 10, 20: 300,000) 0.88x,
+#: c (2000, 30, 50: 1,600,000) 1.12x, scale (100,000, 20, 2: 22,000,000) 1.57x; on the
+#: shared machine (load 6 on 2 cores) two processes were slower in wall time at every
+#: size. The workers spent 2.2x (a), 2.6x (b), 1.7x (c), 1.26x (scale) the CPU time of
+#: the evaluations they took over: each worker's caches see only its share of each
+#: generation's genes and of its overlap batch. Hence a pool only well above c.
+POOL_MIN_WORK = 5_000_000
+
+
+def serial_reason(problem: Any, population_size: int) -> str | None:
+    """Why a pool would make a run of ``problem`` slower than serial; None if it may pay.
+
+    Problems with ``parallel_by_default`` (Versus: clustering calls) always may; so may a
+    problem whose layout does not give N and D (its cost is unknown). An Index-mode run
+    whose work per generation, ``population_size x N x (K + D)``, is below
+    `POOL_MIN_WORK` gets a reason.
+
+    Parameters
+    ----------
+    problem : Problem
+        A prepared problem (its ``layout`` set).
+    population_size : int
+        P, the individuals evaluated per generation at most.
+
+    Returns
+    -------
+    str or None
+        One sentence, for a log line; None when a pool may pay.
+    """
+    if problem.parallel_by_default:
+        return None
+    layout = problem.layout
+    n_samples = getattr(layout, "n_samples", None)
+    n_dims = getattr(layout, "n_dims", None)
+    if not isinstance(n_samples, int) or not isinstance(n_dims, int):
+        return None
+    work = population_size * n_samples * (problem.n_clusters + n_dims)
+    if work >= POOL_MIN_WORK:
+        return None
+    return (f"P x N x (K + D) = {population_size} x {n_samples} x ({problem.n_clusters} + "
+            f"{n_dims}) = {work:,} < {POOL_MIN_WORK:,} (POOL_MIN_WORK): evaluations this "
+            f"cheap run faster in one process than a pool's messages and split caches "
+            f"allow, so the run evaluates serially (results never depend on n_jobs)")
 
 _THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
                      "BLIS_NUM_THREADS", "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
@@ -96,14 +150,45 @@ def _install(payload: bytes, threads: int | None) -> None:
         _WORKER_LIMITS = threadpool_limits(limits=threads)  # kept for the worker's life
 
 
-def _evaluate_batch(items: list[tuple[Any, int | None]]) -> list:
-    """The installed problem's evaluations of a batch (its caches filled together first)."""
+def _evaluate_batch(items: list[tuple[Any, int | None]] | bytes) -> list | bytes:
+    """The installed problem's evaluations of a batch (its caches filled together first).
+
+    A batch that came as plain-pickle bytes (`_wire`) goes back as plain-pickle bytes.
+    """
     if _WORKER_ERROR is not None:
         raise RuntimeError(f"the problem could not be rebuilt in a worker process: "
                            f"{_WORKER_ERROR}")
-    if len(items) > 1:
-        _WORKER_PROBLEM.prefetch([individual for individual, _ in items])
-    return [_WORKER_PROBLEM.evaluate(individual, seed) for individual, seed in items]
+    wired = isinstance(items, bytes)
+    pairs = _unwire(items)
+    if len(pairs) > 1:
+        _WORKER_PROBLEM.prefetch([individual for individual, _ in pairs])
+    values = [_WORKER_PROBLEM.evaluate(individual, seed) for individual, seed in pairs]
+    return _wire(values) if wired else values
+
+
+def _wire(value: Any) -> Any:
+    """``value`` as plain-pickle bytes, or ``value`` itself if plain pickle refuses it.
+
+    The pool's transport (``multiprocess``) pickles with ``dill``, whose pure-Python
+    pickler took longer to write ten genotypes than two workers gained by evaluating
+    them (ten genotypes of config a: 11.7 ms against 0.44 ms with the C pickler; of c,
+    6 MB of rotations: 51 ms against 9 ms); the C pickler writes the same objects, and
+    ``dill`` then only copies one bytes object. What plain pickle cannot write (a user's
+    fitness class made in ``__main__`` by a lambda, say) travels by ``dill`` as before.
+    """
+    try:
+        return pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+    except (pickle.PicklingError, TypeError, AttributeError):
+        return value
+
+
+def _identity(value: Any) -> Any:
+    return value
+
+
+def _unwire(value: Any) -> Any:
+    """The inverse of `_wire`."""
+    return pickle.loads(value) if isinstance(value, bytes) else value
 
 
 class ProblemPool:
@@ -235,8 +320,14 @@ class ProblemPool:
             return []
         n_chunks = len(pairs) if self.per_item else min(len(pairs), self.n_jobs)
         cuts = [len(pairs) * i // n_chunks for i in range(n_chunks + 1)]
-        chunks = [pairs[a:b] for a, b in zip(cuts[:-1], cuts[1:], strict=True)]
-        return [value for chunk in self._run(_evaluate_batch, chunks) for value in chunk]
+        # classes of __main__ pickle by reference, which a spawned worker cannot follow:
+        # dill sends them by value
+        wire = _wire if all(type(ind).__module__ != "__main__" and
+                            type(getattr(ind, "fitness", None)).__module__ != "__main__"
+                            for ind, _ in pairs) else _identity
+        chunks = [wire(pairs[a:b]) for a, b in zip(cuts[:-1], cuts[1:], strict=True)]
+        return [value for chunk in self._run(_evaluate_batch, chunks)
+                for value in _unwire(chunk)]
 
     def evaluate(self, items: Iterable[tuple[Any, int | None]]) -> list:
         """Evaluate ``(individual, eval_seed)`` pairs with the installed problem, in order.

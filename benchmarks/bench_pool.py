@@ -1,0 +1,173 @@
+"""What the evaluation pool costs and gives in Index mode, measured on a shared machine.
+
+Each seed runs three ways back to back in fresh interpreters: serially (``n_jobs=1``), with
+the pool forced (``n_jobs=2``, ``POOL_MIN_WORK = 0``), and as ``evolve(n_jobs=2)``
+decides (`hawks_deap.algorithms.pool.serial_reason`). Wall times are reported, but on a
+machine that other work loads they say little about a second core; so each pooled run also
+reports its critical path on idle cores: the parent's CPU time plus the busiest share of
+the workers' CPU time (the parent waits while they evaluate), and the serial run's CPU
+time over it is the speed-up that ``n_jobs`` idle cores would give.
+
+The pool's fixed costs are timed in the parent: starting the pool (until both workers
+answer), and the round trip of a generation's messages (a map of ten cached evaluations:
+what the workers cannot share), against the same evaluations serially. With them, the
+16-core prediction: ``serial CPU / (parent CPU + workers' CPU / min(16, P))`` (P=10
+individuals keep at most 10 workers busy), the workers' CPU as measured with 2 of them:
+more workers split the caches further and send more messages, so it is an upper bound.
+
+    python benchmarks/bench_pool.py --configs a b c --seeds 3
+    python benchmarks/bench_pool.py --configs scale --seeds 1
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+CONFIGS = {
+    "a": dict(n_samples=2000, n_clusters=5, n_dims=2, target=0.5),
+    "b": dict(n_samples=1000, n_clusters=10, n_dims=20, target=0.9),
+    "c": dict(n_samples=2000, n_clusters=30, n_dims=50, target=0.2),
+    "scale": dict(n_samples=100_000, n_clusters=20, n_dims=2, target=0.5),
+}
+GENERATIONS = 100
+POPULATION = 10
+
+
+def _problem(cfg: dict) -> Any:
+    import hawks_deap as hd
+
+    return hd.IndexProblem(**cfg, constraints=[hd.Overlap(max=0.1)])
+
+
+def run_one(spec: dict) -> dict:
+    """One seeded run; ``mode``: serial, pool (forced) or auto (evolve decides)."""
+    import hawks_deap as hd
+    from hawks_deap.algorithms import pool
+
+    if spec["mode"] == "pool":
+        pool.POOL_MIN_WORK = 0
+    n_jobs = 1 if spec["mode"] == "serial" else 2
+    problem = _problem(spec["cfg"])
+    t0, c0 = time.perf_counter(), time.process_time()
+    result = hd.evolve(problem, population_size=POPULATION, generations=GENERATIONS,
+                       seed=spec["seed"], n_jobs=n_jobs)
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return {"wall": wall, "cpu": cpu, "workers_cpu": children.ru_utime + children.ru_stime,
+            "population": "".join(i.key for i in result.population)}
+
+
+def fixed_costs(cfg: dict) -> dict:
+    """Pool start and a generation's message round trip, in this process."""
+    import numpy as np
+
+    from hawks_deap.algorithms.pool import EvaluateTask, ProblemPool
+
+    problem = _problem(cfg)
+    problem.prepare(np.random.default_rng(0))
+    rng = np.random.default_rng(1)
+    pairs = [(problem.random_individual(rng), i) for i in range(POPULATION)]
+    for individual, seed in pairs:  # cached in the parent, and in the workers below
+        problem.evaluate(individual, seed)
+    t0 = time.perf_counter()
+    with ProblemPool(problem, 2) as pool:
+        pool.map(abs, [1, 2])
+        start = time.perf_counter() - t0
+        task = EvaluateTask(problem)
+        pool.map(task, pairs)
+        trips = []
+        for _ in range(10):
+            t = time.perf_counter()
+            pool.map(task, pairs)
+            trips.append(time.perf_counter() - t)
+    serial = []
+    for _ in range(10):
+        t = time.perf_counter()
+        for individual, seed in pairs:
+            problem.evaluate(individual, seed)
+        serial.append(time.perf_counter() - t)
+    return {"start": start, "trip": statistics.median(trips),
+            "serial_cached": statistics.median(serial)}
+
+
+def run_child(spec: dict) -> dict:
+    """``spec`` in a fresh interpreter with one BLAS thread, importing this checkout."""
+    env = dict(os.environ)
+    root = str(Path(__file__).resolve().parents[1])
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
+    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        env[var] = "1"
+    out = subprocess.run([sys.executable, __file__, "--child", json.dumps(spec)], env=env,
+                         capture_output=True, text=True, check=False)
+    if out.returncode != 0:
+        raise RuntimeError(f"child run failed ({spec}):\n{out.stderr}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def measure(name: str, seeds: int) -> str:
+    """One table row: medians over the seeds of the three ways, interleaved."""
+    runs: dict[str, list[dict]] = {"serial": [], "pool": [], "auto": []}
+    for seed in range(seeds):
+        for mode in runs:
+            runs[mode].append(run_child({"cfg": CONFIGS[name], "seed": seed, "mode": mode}))
+    same = all(len({runs[m][s]["population"] for m in runs}) == 1 for s in range(seeds))
+    fixed = json.loads(subprocess.run(
+        [sys.executable, __file__, "--fixed", name], capture_output=True, text=True,
+        check=True, env={**os.environ, "OPENBLAS_NUM_THREADS": "1"}).stdout.splitlines()[-1])
+
+    def med(mode: str, key: str) -> float:
+        return statistics.median(r[key] for r in runs[mode])
+
+    serial_cpu = med("serial", "cpu")
+    parent, workers = med("pool", "cpu"), med("pool", "workers_cpu")
+    idle2 = serial_cpu / (parent + workers / 2)
+    evaluations = max(serial_cpu - parent, 1e-9)  # the evaluations the parent hands over
+    dup = max(workers / evaluations - 1.0, 0.0)
+    idle16 = serial_cpu / (parent + workers / min(16, POPULATION))
+    return (f"| {name} | {med('serial', 'wall'):.2f} | {med('pool', 'wall'):.2f} | "
+            f"{med('auto', 'wall'):.2f} | {serial_cpu:.2f} | {parent:.2f} + {workers:.2f} | "
+            f"{idle2:.2f}x | {dup:+.0%} | {idle16:.2f}x | {fixed['start'] * 1e3:.0f} | "
+            f"{fixed['trip'] * 1e3:.1f} / {fixed['serial_cached'] * 1e3:.1f} | "
+            f"{'yes' if same else 'NO'} |")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--configs", nargs="+", default=["a", "b", "c"],
+                        choices=list(CONFIGS))
+    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--fixed", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        print(json.dumps(run_one(json.loads(args.child))))
+        return
+    if args.fixed:
+        print(json.dumps(fixed_costs(CONFIGS[args.fixed])))
+        return
+    if args.seeds < 1:
+        parser.error(f"--seeds must be at least 1, got {args.seeds}")
+    load = os.getloadavg()[0]
+    print(f"P={POPULATION}, G={GENERATIONS}, seeds 0..{args.seeds - 1}, serial / pool "
+          f"(n_jobs=2 forced) / auto (n_jobs=2, evolve decides) interleaved; "
+          f"{os.cpu_count()} CPUs, load average {load:.1f} at start")
+    print("| config | serial wall s | pool wall s | auto wall s | serial CPU s | pool CPU s "
+          "(parent + workers) | idle 2 cores | workers' extra CPU | idle 16 cores | "
+          "pool start ms | round trip / serial, 10 cached evals, ms | same result |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for name in args.configs:
+        print(measure(name, args.seeds), flush=True)
+    print(f"load average at the end {os.getloadavg()[0]:.1f}")
+
+
+if __name__ == "__main__":
+    main()

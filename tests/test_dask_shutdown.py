@@ -1,0 +1,117 @@
+"""A dask suite stops cleanly: workers, then client, then scheduler; nothing on stderr."""
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from hawks_deap.campaign import dask_backend
+
+GRID = """
+[suite]
+runs = 2
+seed = 3
+mode = "index"
+
+[dataset]
+n_samples = 120
+n_clusters = 3
+
+[objective]
+target = [0.3, 0.6]
+
+[ga]
+generations = 2
+population_size = 6
+"""
+
+
+def test_close_dask_stops_workers_before_the_client_and_the_scheduler():
+    calls = []
+
+    class Worker:
+        def __init__(self, name):
+            self.name = name
+
+        async def close(self, timeout):
+            calls.append(("worker", self.name, timeout))
+
+    class Cluster:
+        workers = {0: Worker(0), 1: Worker(1)}
+
+        def sync(self, func, *args):
+            import asyncio
+
+            return asyncio.run(func(*args))
+
+        def close(self, timeout):
+            calls.append(("cluster", timeout))
+
+    class Client:
+        cluster = Cluster()
+
+        def run(self, func):
+            calls.append(("run", func.__name__))
+
+        def close(self, timeout):
+            calls.append(("client", timeout))
+
+    dask_backend.close_dask(Client(), timeout=7.0)
+    assert calls == [("run", "_quiet_shutdown"), ("worker", 0, 7.0), ("worker", 1, 7.0),
+                     ("client", 7.0), ("cluster", 7.0)]
+
+
+def test_a_client_of_a_users_scheduler_is_only_closed():
+    calls = []
+
+    class Client:
+        def run(self, func):  # the user's workers are not ours to quiet
+            calls.append("run")
+
+        def close(self, timeout):
+            calls.append("close")
+
+    dask_backend.close_dask(Client())
+    assert calls == ["close"]
+
+
+def test_a_dask_suite_leaves_stderr_empty(tmp_path):
+    """run_suite(backend="dask", workers=2): before, every run printed dask's warnings
+    ("Worker process still alive after 4.0 seconds, killing") and one in three the
+    heartbeat traceback, on a loaded machine."""
+    pytest.importorskip("distributed")
+    (tmp_path / "grid.toml").write_text(GRID)
+    script = textwrap.dedent("""
+        from hawks_deap.campaign import suite as hs
+        if __name__ == "__main__":
+            hs.run_suite(hs.load_suite("grid.toml"), "out", workers=2, backend="dask")
+            print(len(hs.read_summary("out")))
+    """)
+    r = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True,
+                       text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["4"]
+    assert r.stderr == ""
+
+
+def test_a_failing_courtesy_still_closes_client_and_cluster():
+    calls = []
+
+    class Cluster:
+        workers: dict = {}
+
+        def close(self, timeout):
+            calls.append("cluster")
+
+    class Client:
+        cluster = Cluster()
+
+        def run(self, func):
+            raise OSError("a worker is gone")
+
+        def close(self, timeout):
+            calls.append("client")
+
+    dask_backend.close_dask(Client())
+    assert calls == ["client", "cluster"]
