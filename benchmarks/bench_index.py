@@ -15,6 +15,7 @@ evaluation times the median number of evaluations of the fast runs ("est.").
                                      [--euclidean] [--blas-threads 1] [--quick]
     python benchmarks/bench_index.py --baseline OTHER_CHECKOUT [--repeats 3] [--configs a b c]
                                      [--n-jobs 1] [--baseline-n-jobs 1]
+                                     [--baseline-env HAWKS_DEAP_COMPILED=0]
 
 The second form times this tree against another checkout's ``hawks_deap`` (e.g. a
 ``git worktree`` of an earlier commit), the two runs of each seed back to back, for
@@ -104,7 +105,7 @@ def _rss_mb() -> float:
 
 
 def run_child(spec: dict, blas_threads: int | None, in_process: bool,
-              pythonpath: str | None = None) -> dict:
+              pythonpath: str | None = None, extra_env: dict | None = None) -> dict:
     """Run ``spec`` in a fresh interpreter (or here, with ``in_process``).
 
     ``pythonpath``: a checkout whose ``hawks_deap`` the child imports instead (baseline);
@@ -120,6 +121,7 @@ def run_child(spec: dict, blas_threads: int | None, in_process: bool,
     if blas_threads is not None:
         for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
             env[var] = str(blas_threads)
+    env.update(extra_env or {})
     out = subprocess.run([sys.executable, __file__, "--child", json.dumps(spec)], env=env,
                          capture_output=True, text=True, check=False)
     if out.returncode != 0:
@@ -165,22 +167,29 @@ def bench(name: str, cfg: dict, metric: str, seeds: list[int], naive_seeds: list
 
 def compare(name: str, cfg: dict, metric: str, seeds: list[int], repeats: int,
             baseline: str, blas_threads: int | None, n_jobs: int = 1,
-            baseline_n_jobs: int = 1) -> str:
-    """Fast runs of this tree and of a baseline checkout, interleaved run by run."""
+            baseline_n_jobs: int = 1, baseline_env: dict | None = None) -> str:
+    """Fast runs of this tree and of a baseline checkout, interleaved run by run.
+
+    ``baseline_env``: extra environment of the baseline's runs (e.g. the same tree with
+    ``HAWKS_DEAP_COMPILED=0``). Wall and CPU medians, and the load average meanwhile.
+    """
     base = {"cfg": cfg, "metric": metric, "generations": 100, "evaluator": "fast"}
-    walls: dict[str, list[float]] = {"baseline": [], "this": []}
+    times: dict[str, list[tuple[float, float]]] = {"baseline": [], "this": []}
     same = True
+    load = []
     for _ in range(repeats):
         for seed in seeds:
             old = run_child({**base, "seed": seed, "n_jobs": baseline_n_jobs}, blas_threads,
-                            False, baseline)
+                            False, baseline, baseline_env)
             new = run_child({**base, "seed": seed, "n_jobs": n_jobs}, blas_threads, False)
-            walls["baseline"].append(old["wall"])
-            walls["this"].append(new["wall"])
+            times["baseline"].append((old["wall"], old["cpu"]))
+            times["this"].append((new["wall"], new["cpu"]))
             same &= old["dataset"] == new["dataset"] and old["population"] == new["population"]
-    b, t = statistics.median(walls["baseline"]), statistics.median(walls["this"])
-    return (f"| {name} | {metric} | {b:.2f} | {t:.2f} | {b / t:.2f}x | "
-            f"{'yes' if same else 'NO'} |")
+            load.append(os.getloadavg()[0])
+    (b, bc), (t, tc) = ((statistics.median(w for w, _ in times[k]),
+                         statistics.median(c for _, c in times[k])) for k in ("baseline", "this"))
+    return (f"| {name} | {metric} | {b:.2f} | {t:.2f} | {b / t:.2f}x | {bc:.2f} | {tc:.2f} | "
+            f"{bc / tc:.2f}x | {'yes' if same else 'NO'} | {statistics.median(load):.1f} |")
 
 
 def main() -> None:
@@ -202,6 +211,10 @@ def main() -> None:
                         help="evaluation processes of the fast runs (evolve's n_jobs)")
     parser.add_argument("--baseline-n-jobs", type=int, default=1,
                         help="n_jobs of the baseline's runs (with --baseline)")
+    parser.add_argument("--baseline-env", nargs="+", default=[], metavar="NAME=VALUE",
+                        help="environment of the baseline's runs (with --baseline), e.g. "
+                             "--baseline . --baseline-env HAWKS_DEAP_COMPILED=0: this tree "
+                             "with and without the compiled kernels")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -211,6 +224,9 @@ def main() -> None:
         if getattr(args, flag) < 1:
             parser.error(f"--{flag.replace('_', '-')} must be at least 1, got "
                          f"{getattr(args, flag)}")
+    bad = [kv for kv in args.baseline_env if "=" not in kv or kv.startswith("=")]
+    if bad:
+        parser.error(f"--baseline-env takes NAME=VALUE pairs, got {bad[0]!r}")
     if args.blas_threads < 0:
         parser.error(f"--blas-threads must be 0 (default) or more, got {args.blas_threads}")
     if args.baseline:
@@ -222,14 +238,17 @@ def main() -> None:
               f"interleaved; baseline {args.baseline} (n_jobs {args.baseline_n_jobs}), "
               f"this tree n_jobs {args.n_jobs}; {os.cpu_count()} CPUs")
         print("| config | metric | baseline wall s (median) | this tree (median) | "
-              "speed-up | same result |")
-        print("|---|---|---|---|---|---|")
+              "speed-up | baseline CPU s | this tree CPU s | CPU ratio | same result | "
+              "load average |")
+        print("|---|---|---|---|---|---|---|---|---|---|")
+        baseline_env = dict(kv.split("=", 1) for kv in args.baseline_env)
         jobs = [(name, "sqeuclidean") for name in args.configs if name != "scale"]
         if args.euclidean and "a" in args.configs:
             jobs.insert(1, ("a", "euclidean"))
         for name, metric in jobs:
             print(compare(name, CONFIGS[name], metric, list(range(args.seeds)), args.repeats,
-                          args.baseline, threads, args.n_jobs, args.baseline_n_jobs),
+                          args.baseline, threads, args.n_jobs, args.baseline_n_jobs,
+                          baseline_env),
                   flush=True)
         return
     seeds = list(range(1 if args.quick else args.seeds))

@@ -64,10 +64,10 @@ def _requirements(extra: str) -> set[str]:
 
 def test_all_holds_every_runtime_feature_and_no_agpl_package():
     extras = PYPROJECT["project"]["optional-dependencies"]
-    runtime = {"plot", "distributed"}
+    runtime = {"plot", "distributed", "fast"}
     assert _requirements("all") == set().union(*(_requirements(e) for e in runtime))
     assert not _requirements("all") & AGPL
     assert _requirements("genie") == {"genieclust"}  # the AGPL extra, named in the README
     assert {"pytest", "ruff", "mypy"} <= _requirements("dev")
     assert not {"pytest", "ruff", "mypy"} & _requirements("all")
-    assert set(extras) >= {"plot", "distributed", "genie", "all", "dev"}
+    assert set(extras) >= {"plot", "distributed", "fast", "genie", "all", "dev"}

@@ -8,7 +8,9 @@
 - `evaluator`: `Evaluator`, the incremental engine for the genotypes of one layout,
   over the internal pieces ``_kernels`` (nearest-neighbour and distance-sum kernels),
   ``_cache`` (gene and shape cache), ``_thresholds`` (own-cluster thresholds),
-  ``_silhouette`` and ``_overlap`` (incremental computations).
+  ``_silhouette`` and ``_overlap`` (incremental computations), and ``_compiled``, the
+  optional numba kernels of the low-dimensional overlap (the extra ``hawks-deap[fast]``;
+  the same values, used when numba imports, ``HAWKS_DEAP_COMPILED=0`` turns them off).
 """
 
 from hawks_deap.evaluation._cache import ByteLRU, Tuning

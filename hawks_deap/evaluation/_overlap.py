@@ -17,6 +17,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from hawks_deap.evaluation import _compiled
 from hawks_deap.evaluation._cache import GeneEntry, GeneStore
 from hawks_deap.evaluation._kernels import (
     EMPTY,
@@ -340,6 +341,9 @@ def _tree_side_hits(store: GeneStore, t: Table, q_c: np.ndarray, t_c: np.ndarray
     threshold ``o_c``; one `tree_hits` call per target gene.
     """
     X, genes = t.X, t.entries
+    if _compiled.available(point.size):
+        # one compiled sweep for every target: the same decisions, no KD-trees needed
+        return _compiled.sweep_hits(X, t.offs_arr, point, o_c, t_c)
     maxabs = np.array([e.maxabs for e in genes])
     hit = np.zeros(point.size, dtype=bool)
     by_target = np.argsort(t_c, kind="stable")

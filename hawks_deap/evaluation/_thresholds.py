@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 from scipy.spatial import cKDTree
 
+from hawks_deap.evaluation import _compiled
 from hawks_deap.evaluation._cache import GeneEntry, GeneStore, Shape
 from hawks_deap.evaluation._kernels import (
     EPS,
@@ -49,6 +50,9 @@ def own_thresholds(store: GeneStore, slot: int, gene: Any, entry: GeneEntry) -> 
     other points are measured as without the shape (KD-tree candidates, or distance
     rows).
     """
+    if entry.own_nn is None and store.low_dims and _compiled.available():
+        # the exact minima directly, one compiled sweep (no shape certificate needed)
+        _set_own(store, slot, gene, entry, _compiled.own_nn_sweep(entry.points))
     if entry.own_nn is None:
         P = entry.points
         shape = store.shape(slot, gene)
@@ -72,11 +76,16 @@ def own_thresholds(store: GeneStore, slot: int, gene: Any, entry: GeneEntry) -> 
                 own[rest] = [row_min_positive(P, i) for i in rest.tolist()]
         if not had_own:
             store.put_shape(slot, gene, shape)
-        entry.own_nn = own
-        entry.own_reach = np.sqrt(own * (1.0 + REL)) / (1.0 - REL)
-        entry.own_max = float(own.max()) if own.size else 0.0
-        store.put_gene(slot, gene.key, entry)
+        _set_own(store, slot, gene, entry, own)
+    assert entry.own_nn is not None  # set above
     return entry.own_nn
+
+def _set_own(store: GeneStore, slot: int, gene: Any, entry: GeneEntry, own: np.ndarray) -> None:
+    """Store a gene's thresholds with their derived values, and the entry again."""
+    entry.own_nn = own
+    entry.own_reach = np.sqrt(own * (1.0 + REL)) / (1.0 - REL)
+    entry.own_max = float(own.max()) if own.size else 0.0
+    store.put_gene(slot, gene.key, entry)
 
 def reach_bound(store: GeneStore, slot: int, gene: Any, entry: GeneEntry) -> float:
     """An upper bound on a gene's largest own-cluster threshold ``max o(i)``.

@@ -1,0 +1,161 @@
+"""Compiled (numba) exact kernels for the low-dimensional overlap, optional.
+
+The overlap's decisions are predicates on exact squared distances ``s(x, y)``, summed
+coordinate by coordinate in order (`hawks_deap.evaluation._kernels`): whichever way the
+candidates are found, the answer is that of a brute-force pass. The kernels here find
+them by a sweep along one coordinate axis of points sorted on it, and decide on the same
+``s`` as the numpy path (``diff = y_d - x_d``, ``acc += diff * diff`` from ``acc = 0``,
+no fused multiply-add: numba compiles without ``fastmath``), so they return the same
+values bit for bit.
+
+Why the sweep is exact without any margin: with ``t_a = fl(y_a - x_a) ** 2`` the term of
+axis a, the sequential sum satisfies ``s >= t_a`` (adding non-negative terms never
+rounds below a summand), and ``t_a`` does not decrease as y moves away from x along the
+sorted axis (rounding is monotone). So once ``t_a > o`` no later point in that
+direction can have ``s <= o``, and the scan stops there.
+
+numba is an optional extra (``pip install hawks-deap[fast]``); it is imported on the
+first evaluation that needs it, not with the package, so commands that do not evolve
+pay nothing, and compiled code is cached on disk (``cache=True``). Importing numba and
+loading the cached code costs about 0.5 s of CPU per process, about what the kernels save
+on 1.5 million candidate points (a whole config-a run of `benchmarks/bench_index.py`
+tests 1.0 million), so by default a process switches to them only once its numpy path
+has tested `SWITCH_WORK` candidates: a single short run never pays the import, long runs
+and processes that run many (suites, pool workers) switch early. Both paths give the
+same values, so the switch changes no result. The environment variable
+``HAWKS_DEAP_COMPILED`` chooses: ``0`` the numpy path, ``1`` the compiled path from the
+start (an error if numba is missing), unset: the switch above (never without numba).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+
+__all__ = ["SWITCH_WORK", "available", "own_nn_sweep", "set_compiled", "sweep_hits"]
+
+ENV = "HAWKS_DEAP_COMPILED"
+
+#: Candidate points a process tests on the numpy path before it switches to the compiled
+#: kernels (when numba imports): the import's cost in candidates, see above.
+SWITCH_WORK = 1_500_000
+
+_state: dict[str, Any] = {"forced": None, "kernels": None, "tried": False, "work": 0}
+
+
+def set_compiled(flag: bool | None) -> None:
+    """Force the compiled path (True), the numpy path (False) or choose again (None).
+
+    For the equality tests and benchmarks; overrides ``HAWKS_DEAP_COMPILED``.
+    """
+    if flag is not None and not isinstance(flag, bool):
+        raise TypeError(f"flag must be True, False or None, got {flag!r}")
+    _state["forced"] = flag
+    _state["work"] = 0
+
+
+def _wanted() -> bool | None:
+    forced = _state["forced"]
+    if forced is not None:
+        return forced
+    value = os.environ.get(ENV, "").strip()
+    if value in ("", "auto"):
+        return None
+    if value not in ("0", "1"):
+        raise ValueError(f"{ENV} must be 0, 1 or unset, got {value!r}")
+    return value == "1"
+
+
+def available(work: int = 0) -> bool:
+    """Whether the compiled kernels are used (importing numba when they first are).
+
+    ``work``: candidate points about to be tested, counted towards `SWITCH_WORK`.
+    """
+    wanted = _wanted()
+    if wanted is False:
+        return False
+    if wanted is None and not _state["tried"]:
+        _state["work"] += work
+        if _state["work"] < SWITCH_WORK:
+            return False
+    if not _state["tried"]:
+        _state["tried"] = True
+        try:
+            _state["kernels"] = _build()
+        except ImportError:
+            _state["kernels"] = None
+    if wanted and _state["kernels"] is None:
+        raise ImportError(f"{ENV}=1 asks for the compiled kernels, but numba is not "
+                          "installed (pip install hawks-deap[fast])")
+    return _state["kernels"] is not None
+
+
+def _build() -> dict[str, Any]:
+    """Compile (or load from numba's on-disk cache) the kernels."""
+    from hawks_deap.evaluation import _numba_kernels as nk
+
+    return {"hits": nk.sweep_hits, "own": nk.own_sweep}
+
+
+def own_nn_sweep(P: np.ndarray) -> np.ndarray:
+    """``o(i) = min {s(i, l) : l != i, s(i, l) > 0}`` (inf if none), compiled.
+
+    The values of `hawks_deap.evaluation._kernels.own_nn_dense`, bit for bit. Requires
+    `available`. Sorting is numpy's (compiling numba's sort costs seconds).
+    """
+    n = P.shape[0]
+    if n == 0:
+        return np.zeros(0)
+    a = int(np.argmax(P.max(axis=0) - P.min(axis=0)))  # narrowest strips (speed only)
+    order = np.argsort(P[:, a])
+    T = P[order]
+    out = np.empty(n)
+    out[order] = _state["kernels"]["own"](T, np.ascontiguousarray(T[:, a]), a)
+    return out
+
+
+def sweep_hits(X: np.ndarray, offs: np.ndarray, point: np.ndarray, o: np.ndarray,
+               tgt: np.ndarray) -> np.ndarray:
+    """Which candidates have a target point y with ``0 < s(X[point], y) <= o``, compiled.
+
+    Candidate c is row ``point[c]`` of X with threshold ``o[c]``, against the points of
+    gene ``tgt[c]``, rows ``offs[u]:offs[u + 1]`` of X for gene u (none empty); the
+    values of `hawks_deap.evaluation._kernels.tree_hits`, bit for bit. Requires
+    `available`. The targets are sorted by one numpy call: gene, then the value on the
+    gene's axis of largest extent (narrowest strips; any axis is exact).
+    """
+    X = np.ascontiguousarray(X, dtype=float)
+    offs = np.asarray(offs, dtype=np.intp)
+    if point.size == 0:
+        return np.zeros(0, dtype=bool)
+    n_genes = offs.size - 1
+    used = np.zeros(n_genes, dtype=bool)
+    used[tgt] = True
+    used[offs[1:] == offs[:-1]] = False  # an empty target captures nothing
+    genes = np.flatnonzero(used)
+    if genes.size == 0:
+        return np.zeros(point.size, dtype=bool)
+    starts, stops = offs[genes], offs[genes + 1]
+    extent = np.maximum.reduceat(X, starts) - np.minimum.reduceat(X, starts)
+    # reduceat reads segment i as starts[i]:starts[i + 1]: with unused genes between
+    # two used ones the segment is too long, so those are measured one by one
+    long = np.flatnonzero(np.append(starts[1:], X.shape[0]) != stops)
+    for i in long.tolist():
+        rows = X[starts[i]:stops[i]]
+        extent[i] = rows.max(axis=0) - rows.min(axis=0)
+    axis = np.zeros(n_genes, dtype=np.intp)
+    axis[genes] = np.argmax(extent, axis=1)
+    sizes = stops - starts
+    gene_of = np.repeat(genes, sizes)
+    rows = np.repeat(starts - np.cumsum(sizes) + sizes, sizes) + np.arange(sizes.sum())
+    key = X[rows, axis[gene_of]]
+    order = np.lexsort((key, gene_of))
+    T = np.empty_like(X)
+    T[rows] = X[rows[order]]
+    keys = np.zeros(X.shape[0])
+    keys[rows] = key[order]
+    return _state["kernels"]["hits"](X, np.asarray(point, dtype=np.intp),
+                                     np.ascontiguousarray(o, dtype=float),
+                                     np.asarray(tgt, dtype=np.intp), T, keys, offs, axis)
