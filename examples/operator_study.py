@@ -376,6 +376,8 @@ def main() -> None:
                         help="only these dimensions")
     parser.add_argument("--inits", nargs="+", default=list(INITS), choices=list(INITS),
                         help="only these initialisations")
+    parser.add_argument("--targets", nargs="+", type=float, default=list(TARGETS),
+                        choices=TARGETS, help="only these target silhouettes")
     parser.add_argument("--operator", action="append", default=[],
                         metavar="MODULE_OR_FILE:FUNCTION",
                         help="add your own mean operator to the study (repeatable)")
@@ -415,7 +417,7 @@ def main() -> None:
     # run-major order: an interrupted study has about as many runs of every scenario
     tasks = [(op, t, init, d, r, args.generations, args.n_samples)
              for r in range(args.runs)
-             for op, t, init, d in itertools.product(operators, TARGETS, args.inits,
+             for op, t, init, d in itertools.product(operators, args.targets, args.inits,
                                                      args.dims)]
     already = len(set(load_done(out / "runs.jsonl")) & {tuple(t) for t in tasks})
     t0 = time.perf_counter()

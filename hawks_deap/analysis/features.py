@@ -678,6 +678,38 @@ class InstanceSpace:
         values, _ = _as_matrix(features, self.feature_names)
         return (values - self.mean_) / self.scale_ @ self.components_.T
 
+    def target_problem(self, point: Any, n_samples: int, n_clusters: int, n_dims: int,
+                       **kwargs: Any) -> Any:
+        """A problem that evolves datasets toward ``point`` of this space.
+
+        Parameters
+        ----------
+        point : sequence of float
+            The target coordinates, one per component (e.g. an empty region's centre).
+        n_samples, n_clusters, n_dims : int
+            The datasets' N, K and D (K and D place them in the space too).
+        **kwargs
+            Further arguments of `hawks_deap.problems.SpaceTargetProblem` (constraints,
+            ``min_size``, ...).
+
+        Returns
+        -------
+        hawks_deap.problems.SpaceTargetProblem
+            Its fitness is the distance of a dataset's coordinates here to ``point``.
+
+        Raises
+        ------
+        RuntimeError
+            If the space is not fitted yet.
+        """
+        from hawks_deap.problems.features import SpaceTargetProblem
+
+        if self.components_ is None:
+            raise RuntimeError("InstanceSpace is not fitted yet: call fit(features) first")
+        return SpaceTargetProblem(n_samples, n_clusters, n_dims, point,
+                                  feature_names=self.feature_names, mean=self.mean_,
+                                  scale=self.scale_, components=self.components_, **kwargs)
+
     def fit_transform(self, features: Any, feature_names: Sequence[str] | None = None
                       ) -> np.ndarray:
         """`fit` then `transform` the same collection.

@@ -39,11 +39,16 @@ from hawks_deap.evaluation import (
     silhouette_samples,
 )
 from hawks_deap.genome.genotype import Evaluation, Genotype, IndexFitness
-from hawks_deap.metrics.features import FEATURE_NAMES, average_eccentricity, connectivity
+from hawks_deap.metrics.features import (
+    FEATURE_NAMES,
+    average_eccentricity,
+    connectivity,
+    size_entropy,
+)
 from hawks_deap.problems.base import DatasetProblem
 from hawks_deap.problems.constraints import Constraint
 
-__all__ = ["TARGETABLE_FEATURES", "FeatureTargetProblem"]
+__all__ = ["TARGETABLE_FEATURES", "FeatureTargetProblem", "SpaceTargetProblem"]
 
 #: The problem features a `FeatureTargetProblem` may target (the others are fixed by it).
 TARGETABLE_FEATURES: tuple[str, ...] = ("connectivity", "eccentricity", "silhouette",
@@ -255,7 +260,7 @@ class FeatureTargetProblem(DatasetProblem):
                  initial_cov_upper: float = 0.5, cache_bytes: int = 512 * 2**20,
                  evaluator: str = "fast") -> None:
         self.n_neighbors = check_int("n_neighbors", n_neighbors, minimum=1)
-        self.targets = check_targets(targets, self.n_neighbors)
+        self.targets = self._checked_targets(targets)
         self.scale = check_scale(scale, self.targets)
         self.weights = check_weights(weights, self.targets)
         self.metric = check_choice("metric", metric, SILHOUETTE_METRICS)
@@ -273,6 +278,9 @@ class FeatureTargetProblem(DatasetProblem):
         if self.n_neighbors > self.n_samples - 1 and "connectivity" in self.targets:
             raise ValueError(f"n_neighbors must be <= n_samples - 1 = {self.n_samples - 1}, "
                              f"got {self.n_neighbors}")
+
+    def _checked_targets(self, targets: Any) -> dict[str, float]:
+        return check_targets(targets, self.n_neighbors)
 
     def _on_new_layout(self) -> None:
         self.evaluator = make_evaluator(self.evaluator_name, self.layout, metric=self.metric,
@@ -382,3 +390,172 @@ class FeatureTargetProblem(DatasetProblem):
                 f"n_clusters={self.n_clusters}, n_dims={self.n_dims}, "
                 f"targets={self.targets}, scale={self.scale}, weights={self.weights}, "
                 f"metric={self.metric!r}, constraints={list(self.constraints)})")
+
+
+def _space_arrays(point: Any, feature_names: Any, mean: Any, scale: Any,
+                  components: Any) -> tuple[tuple[str, ...], np.ndarray, np.ndarray,
+                                            np.ndarray, np.ndarray]:
+    """The checked projection of `SpaceTargetProblem`: names, mean, scale, axes, point."""
+    if isinstance(feature_names, str) or not isinstance(feature_names, Iterable):
+        raise TypeError(f"feature_names must be a sequence of feature names, got "
+                        f"{feature_names!r}")
+    names = tuple(feature_names)
+    _check_names("feature_names", names, FEATURE_NAMES)
+    if not names or len(set(names)) != len(names):
+        raise ValueError(f"feature_names must be distinct feature names, got {names}")
+    arrays = {}
+    for label, value, shape in (("mean", mean, (len(names),)), ("scale", scale, (len(names),)),
+                                ("components", components, (None, len(names)))):
+        array = np.asarray(value, dtype=float)
+        if array.ndim != len(shape) or any(n is not None and n != m
+                                           for n, m in zip(shape, array.shape, strict=True)):
+            raise ValueError(f"{label} must have shape {shape} (None: any), one value per "
+                             f"feature of feature_names, got {array.shape}")
+        if not np.all(np.isfinite(array)) or array.size == 0:
+            raise ValueError(f"{label} must hold finite numbers, got {array.tolist()}")
+        arrays[label] = array
+    if np.any(arrays["scale"] <= 0):
+        raise ValueError(f"scale must be > 0, got {arrays['scale'].tolist()}")
+    target = np.asarray(point, dtype=float)
+    if target.shape != (arrays["components"].shape[0],) or not np.all(np.isfinite(target)):
+        raise ValueError(f"point must be {arrays['components'].shape[0]} finite coordinates "
+                         f"(one per component), got {point!r}")
+    return names, arrays["mean"], arrays["scale"], arrays["components"], target
+
+
+class SpaceTargetProblem(FeatureTargetProblem):
+    """Minimise the distance of a dataset's point in an instance space to a target point.
+
+    The instance space (HAWKS paper, section V-A) standardises the problem features and
+    projects them on principal axes: ``p = ((f - mean) / scale) @ components.T``. The
+    fitness is the Euclidean distance ``||p - point||`` in those coordinates. The
+    features with a loading are measured as `FeatureTargetProblem` measures them; K, D
+    and the size entropy are the run's constants (they place the run's datasets, and
+    no individual moves them). Usually made by
+    `hawks_deap.analysis.features.InstanceSpace.target_problem`.
+
+    Parameters
+    ----------
+    n_samples, n_clusters, n_dims : int
+        Dataset size N, number of clusters K (>= 2) and dimension D (>= 1).
+    point : sequence of float
+        The target, one coordinate per component.
+    feature_names : sequence of str
+        The space's features (`FEATURE_NAMES`), in the order of ``mean``, ``scale`` and
+        the columns of ``components``.
+    mean, scale : sequence of float
+        The standardisation (``InstanceSpace.mean_``, ``scale_``; scale > 0).
+    components : array of shape (n_components, n_features)
+        The principal axes (``InstanceSpace.components_``).
+    metric, n_neighbors, variance_kept, constraints, equal_sizes, min_size,
+    initial_mean_upper, initial_cov_upper, cache_bytes, evaluator
+        As `FeatureTargetProblem`.
+
+    Notes
+    -----
+    The record holds the measured features (``"feature_<name>"``) and the dataset's
+    coordinates (``"space_0"``, ``"space_1"``, ...), equal to ``InstanceSpace.transform``
+    of its features (the silhouette to rounding).
+    """
+
+    def __init__(self, n_samples: int, n_clusters: int, n_dims: int, point: Any, *,
+                 feature_names: Iterable[str], mean: Any, scale: Any, components: Any,
+                 **kwargs: Any) -> None:
+        for key in ("targets", "weights"):
+            if key in kwargs:
+                raise TypeError(f"SpaceTargetProblem takes no {key}: the target is point")
+        (self.feature_names, self.space_mean, self.space_scale, self.components,
+         self.point) = _space_arrays(point, feature_names, mean, scale, components)
+        loaded = np.any(self.components != 0, axis=0)
+        measured = [n for n, used in zip(self.feature_names, loaded, strict=True)
+                    if used and n in TARGETABLE_FEATURES]
+        self._measured = measured
+        self._constants: dict[str, float] = {}
+        super().__init__(n_samples, n_clusters, n_dims, {}, **kwargs)
+
+    def _checked_targets(self, targets: Any) -> dict[str, float]:
+        # the features to measure (their "targets" are the point's, through the space)
+        return dict.fromkeys(self._measured, math.nan)
+
+    def _on_new_layout(self) -> None:
+        super()._on_new_layout()
+        layout = self.require_layout()
+        self._constants = {"n_clusters": float(self.n_clusters),
+                           "dimensionality": float(self.n_dims),
+                           "entropy": size_entropy(layout.labels)}
+
+    def project(self, values: Mapping[str, float]) -> np.ndarray:
+        """The coordinates of measured features (with the run's constants) in the space.
+
+        Parameters
+        ----------
+        values : mapping of str to float
+            The measured features (`feature_values`).
+
+        Returns
+        -------
+        numpy.ndarray of shape (n_components,)
+        """
+        if not self._constants:  # set with the layout (prepare)
+            self.require_layout()
+            self._on_new_layout()
+        f = np.array([values[n] if n in values else self._constants[n]
+                      for n in self.feature_names], dtype=float)
+        return ((f - self.space_mean) / self.space_scale) @ self.components.T
+
+    def distance(self, values: Mapping[str, float]) -> float:
+        """``||project(values) - point||`` (``inf`` if a feature is not finite).
+
+        Parameters
+        ----------
+        values : mapping of str to float
+            The measured features (`feature_values`).
+
+        Returns
+        -------
+        float
+        """
+        p = self.project(values)
+        return float(np.linalg.norm(p - self.point)) if np.all(np.isfinite(p)) else math.inf
+
+    def evaluate(self, individual: Genotype, eval_seed: int | None = None) -> Evaluation:
+        """``(distance,)`` with the record (features, coordinates, constraints).
+
+        Parameters
+        ----------
+        individual : Genotype
+            An individual under the current layout (`prepare` must have been called).
+        eval_seed : int, optional
+            Ignored (the features are deterministic).
+
+        Returns
+        -------
+        Evaluation
+        """
+        evaluation = super().evaluate(individual, eval_seed)
+        values = {n: evaluation.record[f"feature_{n}"] for n in self.targets}
+        evaluation.record.update({f"space_{i}": float(c)
+                                  for i, c in enumerate(self.project(values))})
+        evaluation.record.pop("index", None)  # no silhouette target here
+        return evaluation
+
+    def mutation_context(self) -> dict[str, Any]:
+        """Nothing: no silhouette target (PSO-informed mutation needs one)."""
+        return {}
+
+    def parameters(self) -> dict[str, Any]:
+        """JSON-ready description of the problem."""
+        params = super().parameters()
+        for key in ("targets", "scale", "weights"):
+            params.pop(key)
+        params.update(mode="space-target", point=self.point.tolist(),
+                      feature_names=list(self.feature_names),
+                      space_mean=self.space_mean.tolist(),
+                      space_scale=self.space_scale.tolist(),
+                      components=self.components.tolist())
+        return params
+
+    def __repr__(self) -> str:
+        return (f"SpaceTargetProblem(n_samples={self.n_samples}, "
+                f"n_clusters={self.n_clusters}, n_dims={self.n_dims}, "
+                f"point={self.point.tolist()}, constraints={list(self.constraints)})")
