@@ -129,15 +129,17 @@ def report(sources: dict[str, dict[str, tuple[Table, Table]]], out: Path) -> Non
             result = stats.friedman_nemenyi(by_setting[label][1])
             print(f"\n{source}:\n{result.to_text()}")
             fig = plotting.plot_critical_difference(result, title=f"{source} ({label})")
-            plotting.save_figure(fig, out / f"cd_{source.lower()}_{label}.png")
+            name = source.lower().replace(" ", "").replace("(", "_").replace(")", "")
+            plotting.save_figure(fig, out / f"cd_{name.replace(',', '')}_{label}.png")
         fig = plotting.plot_performance({s: b[label][1] for s, b in sources.items()},
                                         title=f"ARI per source ({label} settings)")
         plotting.save_figure(fig, out / f"ari_boxplots_{label}.png")
     # the instance space of all sources (features do not depend on clustering settings)
     label = "hawks-tevc"
-    feats = np.vstack([b[label][0].values for b in sources.values()])
-    groups = [s for s, b in sources.items() for _ in range(len(b[label][0]))]
-    best = [a for b in sources.values() for a in best_algorithms(b[label][1])]
+    whole = {s: b for s, b in sources.items() if s != "SIPU (S, A)"}  # (no row twice)
+    feats = np.vstack([b[label][0].values for b in whole.values()])
+    groups = [s for s, b in whole.items() for _ in range(len(b[label][0]))]
+    best = [a for b in whole.values() for a in best_algorithms(b[label][1])]
     space = InstanceSpace().fit(feats, FEATURE_NAMES)
     coords = space.transform(feats)
     print("\nInstance space (HAWKS with the preset, SIPU, UCI): explained variance "
@@ -167,11 +169,31 @@ def main() -> None:
     args = parser.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    sources = {"HAWKS": hawks_tables(Path(args.index))}
+    sources = {}
+    if (Path(args.index) / "evolutions.jsonl").exists():
+        sources["HAWKS"] = hawks_tables(Path(args.index))
+    else:  # the batteries' rows alone (run benchmarks/fidelity_index.py for HAWKS')
+        print(f"no {args.index}/evolutions.jsonl: the HAWKS rows are left out")
     for battery in ("sipu", "uci"):
         sources[battery.upper()] = battery_tables(Path(args.data) / battery, args.workers,
                                                   out / f"{battery}.json")
+    sources["SIPU (S, A)"] = {label: subset(tables, SIPU_PAPER_SETS)
+                              for label, tables in sources["SIPU"].items()}
     report(sources, out)
+
+
+#: The SIPU sets the paper names (line 77: the S-sets, A-sets and G2-sets; the battery
+#: holds no G2 set): its Table I, Fig. 3 and Fig. S-6 SIPU rows are of these.
+SIPU_PAPER_SETS = ("a1", "a2", "a3", "s1", "s2", "s3", "s4")
+
+
+def subset(tables: tuple[Table, Table], names: tuple[str, ...]) -> tuple[Table, Table]:
+    """The rows of (features, ARI) whose dataset is one of ``names``."""
+    def keep(table: Table) -> Table:
+        rows = [i for i, n in enumerate(table.index) if n.rpartition("/")[2] in names]
+        return Table(tuple(table.index[i] for i in rows), table.columns, table.values[rows])
+
+    return keep(tables[0]), keep(tables[1])
 
 
 if __name__ == "__main__":
