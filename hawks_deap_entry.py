@@ -28,6 +28,8 @@ def main() -> int:
             from hawks_deap.cli import main as cli_main
         finally:
             signal.signal(signal.SIGINT, previous)
+        if interrupted:  # raised inside a callback Python ignores (an import lock's): seen
+            raise KeyboardInterrupt  # once in CI, the command then ran on and exited 0
         return cli_main()
     except KeyboardInterrupt:  # while importing or parsing (the commands catch their own)
         print("hawks-deap: interrupted", file=sys.stderr)
