@@ -170,10 +170,9 @@ def _wire(value: Any) -> Any:
     """``value`` as plain-pickle bytes, or ``value`` itself if plain pickle refuses it.
 
     The pool's transport (``multiprocess``) pickles with ``dill``, whose pure-Python
-    pickler took longer to write ten genotypes than two workers gained by evaluating
-    them (ten genotypes of config a: 11.7 ms against 0.44 ms with the C pickler; of c,
-    6 MB of rotations: 51 ms against 9 ms); the C pickler writes the same objects, and
-    ``dill`` then only copies one bytes object. What plain pickle cannot write (a user's
+    pickler is far slower than the C pickler on genotypes (BENCHMARKS.md, "n_jobs=2 in
+    Index mode"); the C pickler writes the same objects, and ``dill`` then only copies
+    one bytes object. What plain pickle cannot write (a user's
     fitness class made in ``__main__`` by a lambda, say) travels by ``dill`` as before.
     """
     try:
