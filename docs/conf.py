@@ -193,6 +193,9 @@ def _data_docstring(app, what, name, obj, options, lines):
 
 def setup(app):
     """Connect the handlers above."""
+    import gallery_argv
+
     app.connect("source-read", _toctree_paper_differences)
+    app.connect("build-finished", gallery_argv.remove_scratch)
     # before numpydoc's handler, which would otherwise parse the type's docstring
     app.connect("autodoc-process-docstring", _data_docstring, priority=100)

@@ -52,6 +52,8 @@ __all__ = ["ALGORITHM_PRESETS", "PRESETS", "check_preset", "preset_settings"]
 PRESETS: Mapping[str, Mapping[str, Mapping[str, Any]]] = MappingProxyType({
     "hawks-tevc": MappingProxyType({
         "generate": MappingProxyType({"returns": "final-fittest"}),
+        # (no paper setup of its own: HAWKS 0.2.0's returned individual, as Index mode)
+        "target": MappingProxyType({"returns": "final-fittest"}),
         "versus": MappingProxyType({
             "returns": "final-fittest", "n_samples": 2000, "n_clusters": 5, "n_dims": 2,
             "max_overlap": 0.0, "max_eccentricity": 20.0, "min_size": 5,
@@ -111,8 +113,8 @@ def preset_settings(preset: str | None, command: str) -> dict[str, Any]:
     ----------
     preset : str or None
         A name in `PRESETS`, or None.
-    command : {"generate", "versus"}
-        The command whose settings are asked for.
+    command : str
+        The command whose settings are asked for (``"generate"``, ``"versus"``).
 
     Returns
     -------
@@ -138,5 +140,6 @@ def preset_settings(preset: str | None, command: str) -> dict[str, Any]:
     check_preset(preset)
     by_command = PRESETS[preset]
     if command not in by_command:
-        raise ValueError(f"unknown command {command!r}; valid: {', '.join(by_command)}")
+        raise ValueError(f"preset {preset!r} has no settings for {command!r} (it has for "
+                         f"{', '.join(by_command)})")
     return dict(by_command[command])

@@ -37,7 +37,8 @@ def test_preset_names_and_settings():
             for key, value in settings.items():
                 (opt,) = [o for o in config.options_for(command) if o.key == key]
                 assert opt.validate(value) == value
-            objective = {"winner": "gmm", "loser": "kmeans++"} if command == "versus" else {}
+            objective = {"versus": {"winner": "gmm", "loser": "kmeans++"},
+                         "target": {"targets": "silhouette=0.3"}}.get(command, {})
             built = RunSettings.from_values(command, {**settings, **objective})
             assert {k: built.values()[k] for k in settings} == settings
 

@@ -6,9 +6,13 @@ cache the configuration (a function object in ``conf.py`` cannot be pickled).
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
+
+#: The scratch folders this build made (`remove_scratch` deletes them, and only them).
+_SCRATCH: list[Path] = []
 
 
 def example_argv(gallery_conf: dict[str, Any], script_vars: dict[str, Any]) -> list[str]:
@@ -22,10 +26,25 @@ def example_argv(gallery_conf: dict[str, Any], script_vars: dict[str, Any]) -> l
     argv = ["--quick"]
     text = src.read_text()
     scratch = Path(tempfile.mkdtemp(prefix=f"hawks-deap-docs-{src.stem}-"))
-    if '"--out"' in text:
-        argv += ["--out", str(scratch)]
+    _SCRATCH.append(scratch)
+    if '"--out"' in text:  # a folder inside the scratch one: what a script writes
+        out = scratch / "out"  # beside its --out (a grid file) is deleted with it
+        out.mkdir()
+        argv += ["--out", str(out)]
     if '"--plot"' in text:  # (a file, written in the current folder by default)
         argv += ["--plot", str(scratch / f"{src.stem}.png")]
     if '"--workers"' in text:
         argv += ["--workers", "1"]
     return argv
+
+
+def remove_scratch(app: Any, exception: BaseException | None) -> None:
+    """At the end of the build, delete the scratch folders `example_argv` made.
+
+    Only the folders this process created (``mkdtemp`` names them uniquely), each
+    checked again right before: still a real directory, not a link.
+    """
+    while _SCRATCH:
+        folder = _SCRATCH.pop()
+        if folder.is_dir() and not folder.is_symlink():
+            shutil.rmtree(folder)

@@ -14,8 +14,11 @@ them: `hawks_deap.problems.FeatureTargetProblem`); `problem_features`, `FEATURE_
 
 from __future__ import annotations
 
+import json
 import math
+import os
 from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -41,6 +44,7 @@ from hawks_deap.metrics.features import (
 __all__ = [
     "FEATURE_NAMES",
     "InstanceSpace",
+    "SPACE_FORMAT",
     "Table",
     "average_eccentricity",
     "best_algorithms",
@@ -566,6 +570,10 @@ def _as_matrix(features: Any, feature_names: Sequence[str] | None
     return values, names
 
 
+#: The ``"format"`` of a saved instance space (`InstanceSpace.save`).
+SPACE_FORMAT = "hawks-deap instance space"
+
+
 class InstanceSpace:
     """A 2-D instance space: standardised problem features projected by PCA (paper V).
 
@@ -673,10 +681,27 @@ class InstanceSpace:
         RuntimeError
             If the space is not fitted yet.
         """
+        z = self.standardise(features)
+        assert self.components_ is not None  # (standardise checks it)
+        return z @ self.components_.T
+
+    def standardise(self, features: Any) -> np.ndarray:
+        """Datasets' features in the space's standardised units, shape (n_datasets, F).
+
+        Parameters
+        ----------
+        features : Table, sequence of dicts, or array of shape (n_datasets, F)
+            The datasets' features, as for `transform`.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``(features - mean_) / scale_``, columns in ``feature_names`` order.
+        """
         if self.components_ is None:
             raise RuntimeError("InstanceSpace is not fitted yet: call fit(features) first")
         values, _ = _as_matrix(features, self.feature_names)
-        return (values - self.mean_) / self.scale_ @ self.components_.T
+        return (values - self.mean_) / self.scale_
 
     def target_problem(self, point: Any, n_samples: int, n_clusters: int, n_dims: int,
                        **kwargs: Any) -> Any:
@@ -709,6 +734,106 @@ class InstanceSpace:
         return SpaceTargetProblem(n_samples, n_clusters, n_dims, point,
                                   feature_names=self.feature_names, mean=self.mean_,
                                   scale=self.scale_, components=self.components_, **kwargs)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The fitted space as JSON-ready data (`from_dict` reads it back exactly).
+
+        Raises
+        ------
+        RuntimeError
+            If the space is not fitted yet.
+        """
+        if self.components_ is None:
+            raise RuntimeError("InstanceSpace is not fitted yet: call fit(features) first")
+        assert self.mean_ is not None and self.scale_ is not None
+        assert self.explained_variance_ratio_ is not None
+        # floats as Python floats: json writes the shortest repr, which reads back exactly
+        return {"format": SPACE_FORMAT, "version": 1, "n_components": self.n_components,
+                "feature_names": list(self.feature_names), "mean": self.mean_.tolist(),
+                "scale": self.scale_.tolist(), "components": self.components_.tolist(),
+                "explained_variance_ratio": self.explained_variance_ratio_.tolist()}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> InstanceSpace:
+        """A fitted space from `to_dict`'s data, checked (shapes, finite numbers).
+
+        Parameters
+        ----------
+        data : mapping
+            As `to_dict` writes it.
+
+        Returns
+        -------
+        InstanceSpace
+
+        Raises
+        ------
+        ValueError
+            If ``data`` is not a saved instance space or its arrays do not agree.
+        """
+        from hawks_deap.problems.features import space_arrays
+
+        if not isinstance(data, Mapping) or data.get("format") != SPACE_FORMAT:
+            raise ValueError(f"not a saved instance space (no \"format\": "
+                             f"{SPACE_FORMAT!r})")
+        if data.get("version") != 1:
+            raise ValueError(f"instance space version {data.get('version')!r}: this "
+                             "hawks-deap reads version 1")
+        try:
+            components = np.asarray(data["components"], dtype=float)
+            names, mean, scale, axes, _ = space_arrays(
+                np.zeros(components.shape[0]), data["feature_names"], data["mean"],
+                data["scale"], components)
+            ratio = np.asarray(data["explained_variance_ratio"], dtype=float)
+        except KeyError as error:
+            raise ValueError(f"instance space without {error}") from None
+        if ratio.shape != (axes.shape[0],) or data.get("n_components") != axes.shape[0]:
+            raise ValueError(f"instance space: n_components {data.get('n_components')!r} and "
+                             f"explained_variance_ratio {ratio.tolist()} do not match "
+                             f"{axes.shape[0]} components")
+        space = cls(axes.shape[0])
+        space.feature_names, space.mean_, space.scale_ = names, mean, scale
+        space.components_, space.explained_variance_ratio_ = axes, ratio
+        return space
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write the fitted space as JSON (atomically); `load` reads it back.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The file (replaced if it exists).
+        """
+        from hawks_deap._util.writes import write_file_atomic
+
+        text = json.dumps(self.to_dict(), indent=2) + "\n"
+        write_file_atomic(Path(path), text.encode("utf-8"), replace=True)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> InstanceSpace:
+        """Read a space `save` wrote.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The JSON file.
+
+        Returns
+        -------
+        InstanceSpace
+
+        Raises
+        ------
+        ValueError
+            If the file cannot be read or does not hold a saved space, naming it.
+        """
+        from hawks_deap._util.files import read_json
+
+        data = read_json(Path(path))
+        try:
+            return cls.from_dict(data)
+        except ValueError as error:
+            raise ValueError(f"{path}: {error}") from None
 
     def fit_transform(self, features: Any, feature_names: Sequence[str] | None = None
                       ) -> np.ndarray:

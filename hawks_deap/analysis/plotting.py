@@ -53,6 +53,7 @@ __all__ = [
     "plot_convergence",
     "plot_critical_difference",
     "plot_dataset",
+    "plot_fill",
     "plot_instance_space",
     "plot_performance",
     "plot_versus",
@@ -668,6 +669,60 @@ def plot_instance_space(coords: Any, groups: Sequence[str], *, space: Any = None
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_title(title if title is not None else "instance space")
+    return fig
+
+
+def plot_fill(coords: Any, groups: Sequence[str], targets: Any, reached: Any, *,
+              grid: Any = None, space: Any = None, ax: Any = None,
+              title: str | None = None) -> Any:
+    """A filled instance space: the collection, the gaps' targets and the filled datasets.
+
+    Parameters
+    ----------
+    coords : array of shape (n_datasets, 2)
+        The collection's coordinates.
+    groups : sequence of str
+        Each dataset's source (colours, as `plot_instance_space`).
+    targets, reached : array of shape (n_targets, 2)
+        Each target, and the point its run reached (NaN: not run yet); a line joins them.
+    grid : CoverageGrid, optional
+        Its region's cells are shaded (`hawks_deap.analysis.gaps.CoverageGrid`).
+    space : InstanceSpace, optional
+        Gives the axis labels.
+    ax : matplotlib Axes, optional
+        Where to draw.
+    title : str, optional
+        Default: the number of targets reached.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    targets = np.asarray(targets, dtype=float)
+    reached = np.asarray(reached, dtype=float)
+    if targets.ndim != 2 or targets.shape[1] != 2 or reached.shape != targets.shape:
+        raise ValueError(f"targets and reached must have the same shape (n, 2), got "
+                         f"{targets.shape} and {reached.shape}")
+    fig, ax = _new_axes(ax, figsize=(7, 6))
+    if grid is not None:  # the region, drawn under everything
+        from matplotlib.colors import ListedColormap
+
+        extent = (grid.origin[0], grid.origin[0] + grid.shape[0] * grid.cell,
+                  grid.origin[1], grid.origin[1] + grid.shape[1] * grid.cell)
+        ax.imshow(grid.inside.T.astype(float), origin="lower", extent=extent,
+                  cmap=ListedColormap(["white", "#eeeeee"]), vmin=0, vmax=1,
+                  interpolation="nearest", zorder=0)
+    plot_instance_space(coords, groups, space=space, ax=ax, colours="order")
+    done = np.all(np.isfinite(reached), axis=1)
+    for (tx, ty), (rx, ry) in zip(targets[done], reached[done], strict=True):
+        ax.plot([tx, rx], [ty, ry], color="black", linewidth=0.6, zorder=3)
+    ax.scatter(targets[:, 0], targets[:, 1], marker="x", s=30, color="black", zorder=4,
+               label="target")
+    ax.scatter(reached[done, 0], reached[done, 1], marker="*", s=60, color="crimson",
+               zorder=5, label="filled")
+    ax.legend(fontsize="small", loc="best")
+    ax.set_title(title if title is not None else
+                 f"{int(done.sum())} of {len(targets)} gaps filled")
     return fig
 
 

@@ -28,6 +28,7 @@ import numpy as np
 
 from hawks_deap._util.files import read_json
 from hawks_deap.io.environment import environment, environment_differences
+from hawks_deap.settings.options import COMMANDS
 
 __all__ = ["ATOL", "RTOL", "Verification", "check_verifiable", "environment",
            "environment_differences", "verify"]
@@ -269,10 +270,10 @@ def check_verifiable(path: str | os.PathLike) -> dict[str, Any]:
     meta = read_json(file)
     command = meta.get("command") if isinstance(meta, dict) else None
     if (not isinstance(command, dict) or not isinstance(command.get("settings"), dict)
-            or command.get("name") not in ("generate", "versus") or "seed" not in meta):
+            or command.get("name") not in COMMANDS or "seed" not in meta):
         raise ValueError(f"{file} does not record a run's command, settings and seed (only "
-                         "directories written by `hawks-deap generate`, `versus` or `suite` "
-                         "can be verified)")
+                         f"directories written by `hawks-deap {'`, `'.join(COMMANDS)}` or "
+                         "`suite` can be verified)")
     return command
 
 

@@ -70,7 +70,7 @@ def build_problem(command: str, values: Mapping[str, Any]) -> Problem:
 
     Parameters
     ----------
-    command : {"generate", "versus"}
+    command : {"generate", "versus", "target"}
         Index mode (`hawks_deap.IndexProblem`) or Versus mode (``VersusProblem``).
     values : mapping
         ``{key: value}`` as returned by `hawks_deap.settings.config.resolve` (or a HAWKS

@@ -31,7 +31,8 @@ __all__ = ["SEED_KEYS", "SEED_KEY_PRESETS", "SEED_KEY_VERSION", "configuration_v
 SEED_KEY_VERSION = 1
 
 #: The settings each key version hashes whatever their values, by command: version 1,
-#: the options of ``generate`` and ``versus`` when suite seeds were first recorded, frozen
+#: the options of ``generate`` and ``versus`` when suite seeds were first recorded (and of
+#: ``target`` when it was added), frozen
 #: (``tests/data/suite_seeds_v1.json``). Any other setting enters only at a value other
 #: than its option's default (`seed_key`).
 SEED_KEYS: Mapping[int, Mapping[str, frozenset[str]]] = MappingProxyType({1: MappingProxyType({
@@ -39,7 +40,10 @@ SEED_KEYS: Mapping[int, Mapping[str, frozenset[str]]] = MappingProxyType({1: Map
                         "min_eccentricity", "generations", "population_size", "mean_mutation",
                         "p_crossover", "p_f"))
     for command, objective in (("generate", ("target", "index", "metric")),
-                               ("versus", ("winner", "loser", "score")))})})
+                               ("versus", ("winner", "loser", "score")),
+                               # (added with Feature-target mode: no earlier seed moves)
+                               ("target", ("targets", "weights", "scale", "space", "point")))
+})})
 
 
 #: What each preset set when a key version was frozen: the settings a grid does not state
@@ -63,7 +67,7 @@ def configuration_values(command: str, file_values: Mapping[str, Mapping[str, An
 
     Parameters
     ----------
-    command : {"generate", "versus"}
+    command : {"generate", "versus", "target"}
         The configuration's command.
     file_values : mapping
         The configuration as a grid states it, ``{section: {key: value}}``.
@@ -93,7 +97,7 @@ def key_values(command: str, file_values: Mapping[str, Mapping[str, Any]],
 
     Parameters
     ----------
-    command : {"generate", "versus"}
+    command : {"generate", "versus", "target"}
         The configuration's command.
     file_values : mapping
         The configuration as a grid states it, ``{section: {key: value}}``.
@@ -123,7 +127,7 @@ def seed_key(values: Mapping[str, Any], command: str = "generate",
     ----------
     values : mapping
         A configuration's settings (`hawks_deap.campaign.suite.Suite.configurations`).
-    command : {"generate", "versus"}
+    command : {"generate", "versus", "target"}
         The configuration's command (`hawks_deap.campaign.suite.Suite.command`).
     version : int
         A key version of `SEED_KEYS`.
@@ -167,7 +171,7 @@ def run_seeds(suite_seed: int, values: Mapping[str, Any], runs: Iterable[int], *
         The configuration's settings.
     runs : iterable of int
         Run indices.
-    command : {"generate", "versus"}
+    command : {"generate", "versus", "target"}
         The configuration's command.
     version : int
         The key version (`SEED_KEYS`).
@@ -193,7 +197,7 @@ def derive_seed(suite_seed: int, values: Mapping[str, Any], run: int, *,
         The configuration's settings.
     run : int
         The run index.
-    command : {"generate", "versus"}
+    command : {"generate", "versus", "target"}
         The configuration's command.
     version : int
         The key version (`SEED_KEYS`).

@@ -6,7 +6,7 @@ A grid file is a config file (sections ``[dataset]``, ``[objective]``,
     [suite]
     runs = 7          # runs per configuration
     seed = 0          # suite seed
-    mode = "index"    # or "versus"
+    mode = "index"    # or "versus", or "target" (Feature-target mode)
 
     [dataset]
     n_samples = [500, 2500]     # a list: every value is tried
@@ -109,7 +109,7 @@ __all__ = [
 
 #: Where a suite's runs execute: local worker processes, or a dask.distributed cluster.
 BACKENDS = config.SUITE_BACKENDS
-MODES = {"index": "generate", "versus": "versus"}
+MODES = {"index": "generate", "versus": "versus", "target": "target"}
 GRID_FILE = "suite.json"
 #: The key of ``suite.json`` that records the environment, beside the grid's description.
 GRID_ENVIRONMENT = "environment"
@@ -125,7 +125,7 @@ LONG_SUITE_RUNS = 10_000
 SUITE_OPTIONS: tuple[config.Option, ...] = (
     config.Option("suite", "runs", "int", 1, "runs per configuration", low=1),
     config.Option("suite", "seed", "int", 0, "suite seed", low=0),
-    config.Option("suite", "mode", "str", "index", "Index or Versus mode",
+    config.Option("suite", "mode", "str", "index", "Index, Versus or Feature-target mode",
                   choices=tuple(MODES)),
     config.Option("suite", "format", "str", "csv",
                   "file of each run's points: data.csv (text) or data.npz (compressed)",
@@ -151,7 +151,7 @@ class SuiteTask:
     seed : int
         The run's seed (`derive_seed`).
     command : str
-        The single-run command: ``"generate"`` or ``"versus"``.
+        The single-run command: ``"generate"``, ``"versus"`` or ``"target"``.
     values : dict
         The configuration's settings, ``{key: value}`` (no ``seed`` nor ``n_jobs``).
     format : {"csv", "npz"}
@@ -184,7 +184,7 @@ class Suite:
 
     Attributes
     ----------
-    mode : {"index", "versus"}
+    mode : {"index", "versus", "target"}
         ``[suite] mode``.
     runs, seed : int
         ``[suite] runs`` (runs per configuration) and ``[suite] seed``.
@@ -221,7 +221,7 @@ class Suite:
 
     @property
     def command(self) -> str:
-        """The single-run command of the mode ("generate" or "versus")."""
+        """The single-run command of the mode ("generate", "versus" or "target")."""
         return MODES[self.mode]
 
     def tasks(self) -> list[SuiteTask]:
@@ -339,12 +339,27 @@ def parse_suite(raw: Mapping[str, Any], *, source: str = "") -> Suite:
     points = expand_grid(validated, options)
     if not points:
         raise ValueError(f"the grid{where} expands to no configuration")
-    configurations = [checked_configuration(command, point, {}, i, _short(point), where)
+    # a relative [objective] space is the grid file's neighbour: read from there by
+    # every run, while the grid and the seeds keep the text as written (a moved folder
+    # resumes the same suite)
+    base = Path(source).parent if source else None
+    configurations = [checked_configuration(command, _space_from(point, base), {}, i,
+                                            _short(point), where)
                       for i, point in enumerate(points)]
     return Suite(mode=mode, runs=int(suite.get("runs", 1)), seed=int(suite.get("seed", 0)),
                  configurations=configurations, grid=validated,
                  format=str(suite.get("format", "csv")),
                  key_configurations=[key_values(command, point) for point in points])
+
+
+def _space_from(point: dict[str, dict[str, Any]], base: Path | None
+                ) -> dict[str, dict[str, Any]]:
+    """A configuration whose relative ``[objective] space`` is made absolute from ``base``."""
+    space = point.get("objective", {}).get("space")
+    if base is None or not isinstance(space, str) or Path(space).is_absolute():
+        return point
+    return {**point, "objective": {**point["objective"],
+                                   "space": str((base / space).resolve())}}
 
 
 def _algorithms_by_name(raw: Mapping[str, Any]) -> Mapping[str, Any]:

@@ -53,7 +53,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
-from hawks_deap.cli import export, features, generate, plot, suite, verify, versus
+from hawks_deap.cli import export, features, fill, generate, plot, suite, target, verify, versus
 from hawks_deap.cli.common import (
     EXIT_FAILURE,
     EXIT_INTERRUPTED,
@@ -87,6 +87,14 @@ SUBCOMMANDS: dict[str, Subcommand] = {
         "Versus mode: evolve a dataset that maximises score(WINNER) - score(LOSER) for two "
         "clustering algorithms and save it, with both partitions (partitions.csv).",
         versus.prepare),
+    "target": Subcommand(
+        "evolve a dataset whose problem features reach chosen values",
+        "Feature-target mode: evolve a dataset whose problem features (connectivity, "
+        "eccentricity, silhouette, silhouette_std) reach --targets (a weighted, scaled "
+        "distance), or whose point in a saved instance space (--space, from hawks-deap "
+        "fill or InstanceSpace.save) reaches --point, under the overlap / eccentricity "
+        "constraints; K and D are the run's. Saved as generate saves.",
+        target.prepare),
     "features": Subcommand(
         "problem features of saved datasets",
         "Compute the 7 problem features of the HAWKS paper (connectivity, dimensionality, "
@@ -120,6 +128,16 @@ SUBCOMMANDS: dict[str, Subcommand] = {
         "DIR/summary.csv. Running the same command again resumes: finished runs are "
         "skipped. A .json file is a HAWKS 0.2.0 config: its lists are the grid, as in HAWKS.",
         suite.prepare),
+    "fill": Subcommand(
+        "evolve datasets into the gaps of a collection's instance space (resumable)",
+        "Fit the instance space (PCA of the 7 standardised problem features) on the "
+        "collection PATH..., pick --n empty cells of its region (the collection's convex "
+        "hull) that the generator can reach (a model fitted on the collection's generated "
+        "datasets), and evolve one dataset toward each (Feature-target runs, as a suite in "
+        "DIR/suite: parallel, resumable). Writes DIR/space.json, DIR/targets.csv (targets, "
+        "their K and D, where each run landed), DIR/fill.json (coverage before and after, "
+        "distances to the targets) and DIR/fill.png. Running the same command resumes.",
+        fill.prepare),
     "verify": Subcommand(
         "run saved runs again and compare (reproducibility)",
         "Evolve each run directory again from the settings and seed its metadata.json "
@@ -136,11 +154,13 @@ EPILOG = """examples:
   hawks-deap generate --seed 0 --out out/example
   hawks-deap generate --config run.toml --generations 50 --out out/run-1
   hawks-deap versus gmm single-linkage --n-jobs 2 --out out/gmm-vs-single
+  hawks-deap target --targets silhouette=0.3,connectivity=0.9 --out out/target
   hawks-deap features out/example out/gmm-vs-single
   hawks-deap plot out/example
   hawks-deap features clustering-data-v1/sipu clustering-data-v1/uci --out real.csv
   hawks-deap export out/suite --battery hawks --out benchmarks
   hawks-deap export out/suite --format isa --algorithms paper --out isa
+  hawks-deap fill out/suite clustering-data-v1/sipu --n 50 --workers 2 --out out/fill
   hawks-deap verify out/example
 """
 

@@ -177,3 +177,15 @@ def prepare_run(args: argparse.Namespace, command: str,
         return EXIT_OK
 
     return run
+
+
+def check_dask_options(args: argparse.Namespace, work: str) -> None:
+    """Refuse ``--scheduler`` without ``--backend dask`` or with ``--workers``.
+
+    The scheduler's own workers run ``work`` (e.g. ``"the suite"``, named in the error).
+    """
+    if args.scheduler is not None and args.backend != "dask":
+        raise UsageError("--scheduler needs --backend dask")
+    if args.scheduler is not None and args.workers != 1:
+        raise UsageError(f"--workers {args.workers} starts a LocalCluster of that many "
+                         f"workers; with --scheduler the scheduler's workers run {work}")

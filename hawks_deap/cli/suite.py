@@ -7,18 +7,14 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from hawks_deap.cli.common import EXIT_OK, EXIT_USAGE, UsageError, hawks_notes
+from hawks_deap.cli.common import EXIT_OK, EXIT_USAGE, check_dask_options, hawks_notes
 
 
 def prepare(args: argparse.Namespace) -> Callable[[], int]:
     """Validate ``suite``'s arguments; returns the function that does the work."""
     from hawks_deap.campaign import suite as suite_module
 
-    if args.scheduler is not None and args.backend != "dask":
-        raise UsageError("--scheduler needs --backend dask")
-    if args.scheduler is not None and args.workers != 1:
-        raise UsageError(f"--workers {args.workers} starts a LocalCluster of that many "
-                         "workers; with --scheduler the scheduler's workers run the suite")
+    check_dask_options(args, "the suite")
     from hawks_deap.campaign import hawks_json
 
     if hawks_json.is_hawks_json(args.grid):

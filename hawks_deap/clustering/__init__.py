@@ -21,7 +21,10 @@ Registered names, the paper's (Section IV-C) first:
 ``"single-linkage"``
     :class:`sklearn.cluster.AgglomerativeClustering` with ``linkage="single"``: an exact
     O(N^2)-time, O(N)-memory minimum-spanning-tree algorithm on the Euclidean distances,
-    cut at exactly K clusters.
+    cut at exactly K clusters. In 1 to 3 dimensions, from N = 100 / 1000 / 8000 points,
+    the same labels are cut from the Euclidean minimum spanning tree of a Delaunay
+    triangulation (near O(N log N)), with scikit-learn's tree as the fallback wherever
+    ties would make the two differ.
 ``"average-linkage"``
     :func:`scipy.cluster.hierarchy.linkage` with ``method="average"`` on the condensed
     Euclidean distances (the O(N^2) nearest-neighbour-chain algorithm), cut at exactly K
@@ -56,15 +59,16 @@ Further algorithms people compare (issue 21):
     without it, naming ``"genie"`` raises an ImportError that says so.
 
 Each linkage uses whichever library was faster for it: scikit-learn's minimum spanning
-tree for single linkage, scipy's nearest-neighbour chain for average, complete and Ward
-linkage (where scikit-learn calls the same scipy routine after extra input checks, so
-the two tie, and scipy gives direct control of the cut). None is ever an O(N^3)
-algorithm; the timings of single and average linkage are in BENCHMARKS.md. Average,
-complete and Ward linkage hold all N (N - 1) / 2 distances at once: they declare it
-(:attr:`ClusteringAlgorithm.pairwise`, :meth:`ClusteringAlgorithm.memory_bytes`), and the
-command line refuses them up front on data whose distances cannot fit in memory. Birch and
-Genie are deterministic; K-Means, the GMM and spectral clustering get ``random_state``
-from the seed.
+tree for single linkage (a Delaunay triangulation's in low dimensions, as above),
+scipy's nearest-neighbour chain for average, complete and Ward linkage (where
+scikit-learn calls the same scipy routine after extra input checks, so the two tie, and
+scipy gives direct control of the cut). None is ever an O(N^3) algorithm; the timings of
+single and average linkage are in BENCHMARKS.md. Average, complete and Ward linkage hold
+all N (N - 1) / 2 distances at once: they declare it
+(:attr:`ClusteringAlgorithm.pairwise`, :meth:`ClusteringAlgorithm.memory_bytes`), and
+the command line refuses them up front on data whose distances cannot fit in memory.
+Birch and Genie are deterministic; K-Means, the GMM and spectral clustering get
+``random_state`` from the seed.
 
 Exact cuts: :func:`scipy.cluster.hierarchy.fcluster` with ``criterion="maxclust"`` cuts
 the dendrogram at a distance threshold, so when several merges share the same distance

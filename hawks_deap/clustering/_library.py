@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import heapq
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import partial
 
 import numpy as np
 from scipy.cluster.hierarchy import linkage
 from scipy.sparse import coo_matrix
-from scipy.sparse.csgraph import connected_components
+from scipy.sparse.csgraph import connected_components, minimum_spanning_tree
+from scipy.spatial import Delaunay, QhullError
 from scipy.spatial.distance import pdist
 
 from hawks_deap._util.labels import encode_labels
@@ -138,6 +139,245 @@ def _trivial_partition(n_samples: int, n_clusters: int) -> np.ndarray | None:
     return None
 
 
+# ------------------------------------------------------------------- single linkage by the EMST
+
+#: Whether `agglomerative` and `agglomerative_tree` find single linkage through the
+#: Euclidean minimum spanning tree of a Delaunay triangulation where that gives exactly
+#: scikit-learn's labels (`_emst_tree`); False sends every call to scikit-learn. A switch
+#: for benchmarks/bench_single_linkage.py and the tests: the labels are the same either way.
+MST_SINGLE_LINKAGE = True
+#: The smallest N at which the MST path is taken, by dimension (none above 3), measured
+#: by benchmarks/bench_single_linkage.py: below it scikit-learn's O(N^2) loop is faster
+#: than qhull's Delaunay triangulation, whose cost grows fast with the dimension (1-D
+#: needs only a sort). At K = 5 (ms, scikit-learn / MST): 2-D N=1000 5.4 / 5.4, N=2000
+#: 16.7 / 10.4, N=10000 298 / 44; 3-D N=2000 15.8 / 29.4, N=8000 199 / 153.
+MST_MIN_SAMPLES: dict[int, int] = {1: 100, 2: 1000, 3: 8000}
+#: Distances closer than this (relative) count as tied: scikit-learn computes them with
+#: its own loop, which may round differently from numpy's in the last bits.
+_TIE_RTOL = 1e-12
+
+_MstEdges = tuple[np.ndarray, np.ndarray, np.ndarray]  # (i, j, distance) of each edge
+
+
+def _use_emst(X: np.ndarray, params: Mapping[str, object]) -> bool:
+    """Whether `agglomerative` with ``params`` on ``X`` takes the MST path."""
+    return (MST_SINGLE_LINKAGE and set(params) <= {"linkage", "metric"}
+            and params.get("linkage") == "single"
+            and params.get("metric", "euclidean") == "euclidean"
+            and X.ndim == 2 and X.shape[0] >= max(MST_MIN_SAMPLES.get(X.shape[1], 0), 2)
+            and X.shape[1] in MST_MIN_SAMPLES)
+
+
+def _distances(X: np.ndarray, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+    """Euclidean distances of the pairs ``(i, j)``, squares summed feature by feature."""
+    diff = X[i] - X[j]
+    return np.sqrt((diff * diff).sum(axis=1))
+
+
+def _emst(X: np.ndarray) -> tuple[_MstEdges, _MstEdges] | None:
+    """A Euclidean MST of ``X`` and the Delaunay edges (once each); None where qhull fails.
+
+    Every edge of a Euclidean MST is a Delaunay edge, and so is every pair that can be
+    the shortest between two sets of points (its diametral disk is empty), which the
+    tie checks of `_cluster_prim` rely on. In 1-D the Delaunay edges are the neighbours
+    in sorted order. Duplicated points, which qhull leaves out, join their twin at
+    distance 0.
+    """
+    n = X.shape[0]
+    if X.shape[1] == 1:
+        order = np.argsort(X[:, 0], kind="stable")
+        i, j = order[:-1], order[1:]
+        mst = (i, j, _distances(X, i, j))
+        return mst, mst
+    try:
+        tri = Delaunay(X)
+    except QhullError:  # all points collinear (coplanar in 3-D), or too few
+        return None
+    indptr, cols = tri.vertex_neighbor_vertices
+    rows = np.repeat(np.arange(n), np.diff(indptr))
+    once = rows < cols  # each edge is listed from both ends
+    rows, cols = rows[once], cols[once].astype(np.intp)
+    w = _distances(X, rows, cols)
+    if not np.all(w > 0):  # distinct points whose distance underflows: csgraph drops 0s
+        return None
+    tree = minimum_spanning_tree(coo_matrix((w, (rows, cols)), shape=(n, n))).tocoo()
+    i, j, mst_w = tree.row.astype(np.intp), tree.col.astype(np.intp), tree.data
+    twins = tri.coplanar  # (point, facet, nearest vertex) of each point left out
+    if twins.size:
+        point, twin = twins[:, 0].astype(np.intp), twins[:, 2].astype(np.intp)
+        if not np.array_equal(X[point], X[twin]):  # left out for precision, not a twin
+            return None
+        zeros = np.zeros(point.size)
+        i, j, mst_w = (np.concatenate([i, point]), np.concatenate([j, twin]),
+                       np.concatenate([mst_w, zeros]))
+        rows, cols, w = (np.concatenate([rows, point]), np.concatenate([cols, twin]),
+                         np.concatenate([w, zeros]))
+    return (i, j, mst_w), (rows, cols, w)
+
+
+def _tied(values: np.ndarray) -> bool:
+    """Whether two of the decreasing ``values`` are within `_TIE_RTOL` of each other."""
+    return bool(np.any(values[:-1] <= values[1:] * (1 + _TIE_RTOL)))
+
+
+def _emst_cut(n: int, mst: _MstEdges, graph: _MstEdges, n_clusters: int
+              ) -> np.ndarray | None:
+    """scikit-learn's single-linkage labels at ``n_clusters``, or None where not exact.
+
+    The K-cluster partition is the components of the MST without its K - 1 heaviest
+    edges, the same for every MST when the (K-1)-th heaviest weight is larger than the
+    K-th. scikit-learn numbers the clusters by replaying a heap of node ids (`_hc_cut`),
+    and its ids come from its merge order: the K - 1 cut edges by weight (ties refused),
+    each cluster's root by its heaviest internal edge (ties refused; a single point is
+    its own id, below every merge), and each merge's (left, right) children by the order
+    in which its Prim's algorithm from point 0 enters the clusters (`_cluster_prim`).
+    Exact in real arithmetic; in floating point, a pair that is not a Delaunay edge could
+    still tie with the lightest Delaunay edge into another cluster by rounding alone
+    (distances equal to about 1e-16, relative), which no test has met.
+    """
+    if n_clusters == 1:
+        return np.zeros(n, dtype=np.intp)
+    i, j, w = mst
+    order = np.argsort(-w, kind="stable")
+    cut = w[order[:n_clusters]]  # the K - 1 cut edges and the K-th heaviest (if K < N)
+    # A cut edge that rounding can absorb (0: twins) lets scikit-learn reach its far
+    # cluster at the same computed distance as its near one, by a pair not in Delaunay.
+    if _tied(cut) or not cut[n_clusters - 2] > cut[0] * _TIE_RTOL:
+        return None
+    keep = order[n_clusters - 1:]
+    kept = coo_matrix((np.ones(keep.size, dtype=np.int8), (i[keep], j[keep])), shape=(n, n))
+    comp = connected_components(kept, directed=False)[1]
+    heaviest = np.full(n_clusters, -1.0)  # -1: a single point
+    np.maximum.at(heaviest, comp[i[keep]], w[keep])
+    merged = np.flatnonzero(np.bincount(comp, minlength=n_clusters) > 1)
+    by_weight = merged[np.argsort(-heaviest[merged], kind="stable")]
+    if _tied(heaviest[by_weight]):
+        return None
+    roots = np.unique(comp, return_index=True)[1]  # a single point's id is its index
+    roots[by_weight[::-1]] = n + np.arange(by_weight.size)  # only the order of ids counts
+    prim = _cluster_prim(comp, graph, n_clusters)
+    if prim is None or not np.array_equal(np.sort(prim[1]), np.sort(w[order[:n_clusters - 1]])):
+        return None
+    return _heap_labels(comp, roots, *prim, first_merge=2 * n)
+
+
+def _cluster_prim(comp: np.ndarray, graph: _MstEdges, n_clusters: int
+                  ) -> tuple[list[int], list[float]] | None:
+    """The clusters in the order Prim's algorithm from point 0 enters them, and the weights.
+
+    scikit-learn's Prim (`mst_linkage_core`) finishes a cluster before it crosses one of
+    the heavier cut edges, so it enters the clusters as Prim's algorithm on the clusters
+    does, taking the lightest Delaunay edge out of those entered. None when another
+    cluster can be entered at the same weight (to `_TIE_RTOL`): scikit-learn would break
+    the tie by its own rounding and point order.
+    """
+    rows, cols, w = graph
+    cross = comp[rows] != comp[cols]
+    source = np.concatenate([comp[rows[cross]], comp[cols[cross]]])  # both ways
+    target = np.concatenate([comp[cols[cross]], comp[rows[cross]]])
+    w = np.tile(w[cross], 2)
+    key = source * n_clusters + target
+    if key.size == 0:  # the Delaunay graph is connected; defensive
+        return None
+    order = np.lexsort((w, key))  # the lightest edge of each ordered pair first
+    key, w = key[order], w[order]
+    first = np.concatenate([[True], key[1:] != key[:-1]])
+    key, w = key[first], w[first]
+    starts = np.searchsorted(key // n_clusters, np.arange(n_clusters + 1))
+    targets = key % n_clusters
+    entered = np.zeros(n_clusters, dtype=bool)
+    heap: list[tuple[float, int]] = []
+    visits, weights = [0], []  # point 0 is in cluster 0 (numbered by smallest point)
+    for step in range(n_clusters):
+        cluster = visits[-1]
+        entered[cluster] = True
+        for edge in range(starts[cluster], starts[cluster + 1]):
+            heapq.heappush(heap, (float(w[edge]), int(targets[edge])))
+        if step == n_clusters - 1:
+            break
+        while heap and entered[heap[0][1]]:
+            heapq.heappop(heap)
+        if not heap:  # the Delaunay graph reaches every cluster; defensive
+            return None
+        weight, cluster = heapq.heappop(heap)
+        while heap and heap[0][0] <= weight * (1 + _TIE_RTOL):
+            other = heapq.heappop(heap)[1]
+            if other != cluster and not entered[other]:
+                return None
+        visits.append(cluster)
+        weights.append(weight)
+    return visits, weights
+
+
+def _heap_labels(comp: np.ndarray, roots: np.ndarray, visits: list[int],
+                 weights: list[float], *, first_merge: int) -> np.ndarray:
+    """`_hc_cut`'s labels: the cut merges' children replayed through its heap.
+
+    Merge ``r`` (by increasing weight) gets id ``first_merge + r``, above every root;
+    its children are (left) the cluster Prim's algorithm left and (right) the one it
+    entered, each as the id of its current merge (a union-find over the clusters).
+    """
+    n_clusters = len(visits)
+    parent = list(range(n_clusters))
+    node = [int(root) for root in roots]
+
+    def find(cluster: int) -> int:
+        while parent[cluster] != cluster:
+            cluster = parent[cluster]
+        return cluster
+
+    children: dict[int, tuple[int, int]] = {}
+    for rank, step in enumerate(np.argsort(weights, kind="stable")):
+        left, right = find(visits[step]), find(visits[step + 1])
+        children[first_merge + rank] = (node[left], node[right])
+        parent[right] = left
+        node[left] = first_merge + rank
+    nodes = [-(first_merge + n_clusters - 2)]
+    for _ in range(n_clusters - 1):  # as _hc_cut and _cut_children
+        left_id, right_id = children[-nodes[0]]
+        heapq.heappush(nodes, -left_id)
+        heapq.heappushpop(nodes, -right_id)
+    position = {-node_id: place for place, node_id in enumerate(nodes)}
+    codes = np.array([position[int(root)] for root in roots], dtype=np.intp)
+    return codes[comp]
+
+
+class _EmstTree:
+    """Single linkage by the Euclidean MST: ``n_clusters -> labels``, scikit-learn's.
+
+    Each cut the MST cannot give exactly (ties) is taken from scikit-learn's tree, built
+    at most once.
+    """
+
+    def __init__(self, X: np.ndarray, params: Mapping[str, object],
+                 edges: tuple[_MstEdges, _MstEdges]) -> None:
+        self._X, self._params = X, dict(params)
+        self._mst, self._graph = edges
+        self._sklearn: Callable[[int], np.ndarray] | None = None
+
+    def exact(self, n_clusters: int) -> np.ndarray | None:
+        """The labels from the MST, or None where scikit-learn's tree is needed."""
+        return _emst_cut(self._X.shape[0], self._mst, self._graph, n_clusters)
+
+    def __call__(self, n_clusters: int) -> np.ndarray:
+        labels = self.exact(n_clusters)
+        if labels is None:
+            if self._sklearn is None:
+                self._sklearn = _sklearn_tree(self._X, self._params)
+            labels = self._sklearn(n_clusters)
+        return labels
+
+
+def _emst_tree(X: np.ndarray, params: Mapping[str, object]
+               ) -> Callable[[int], np.ndarray]:
+    """`_EmstTree` of ``X``, or scikit-learn's tree where qhull cannot triangulate ``X``."""
+    X = np.ascontiguousarray(X, dtype=np.float64)  # as scikit-learn computes
+    edges = _emst(X)
+    if edges is None:
+        return _sklearn_tree(X, params)
+    return _EmstTree(X, params, edges)
+
+
 # --------------------------------------------------------------------------- library calls
 
 
@@ -166,6 +406,8 @@ def agglomerative(X: np.ndarray, n_clusters: int, seed: int | None,
     del seed  # deterministic
     if X.shape[0] == 1:
         return np.zeros(1, dtype=np.intp)
+    if _use_emst(X, params):  # the same labels, from the MST where they are exact
+        return _emst_tree(X, params)(n_clusters)
     from sklearn.cluster import AgglomerativeClustering
 
     return AgglomerativeClustering(n_clusters=n_clusters, **params).fit_predict(X)
@@ -181,10 +423,18 @@ def agglomerative_tree(X: np.ndarray, **params: object) -> Callable[[int], np.nd
     Without connectivity scikit-learn always builds the whole tree and cuts it by
     undoing its last ``n_clusters - 1`` merges, as `cut_linkage` does: the partition is
     the same, and `_cut_children` numbers it as scikit-learn does (the labels of
-    `agglomerative`).
+    `agglomerative`). Single linkage in 1 to 3 dimensions is cut from the Euclidean MST
+    where that gives the same labels (`MST_SINGLE_LINKAGE`).
     """
     if X.shape[0] == 1:
         return _ONE_POINT_TREE
+    if _use_emst(X, params):
+        return _emst_tree(X, params)
+    return _sklearn_tree(X, params)
+
+
+def _sklearn_tree(X: np.ndarray, params: Mapping[str, object]) -> Callable[[int], np.ndarray]:
+    """scikit-learn's whole tree of ``X``, cut by `_cut_children`."""
     from sklearn.cluster import AgglomerativeClustering
 
     children = AgglomerativeClustering(n_clusters=1, **params).fit(X).children_

@@ -392,7 +392,7 @@ class FeatureTargetProblem(DatasetProblem):
                 f"metric={self.metric!r}, constraints={list(self.constraints)})")
 
 
-def _space_arrays(point: Any, feature_names: Any, mean: Any, scale: Any,
+def space_arrays(point: Any, feature_names: Any, mean: Any, scale: Any,
                   components: Any) -> tuple[tuple[str, ...], np.ndarray, np.ndarray,
                                             np.ndarray, np.ndarray]:
     """The checked projection of `SpaceTargetProblem`: names, mean, scale, axes, point."""
@@ -465,7 +465,7 @@ class SpaceTargetProblem(FeatureTargetProblem):
             if key in kwargs:
                 raise TypeError(f"SpaceTargetProblem takes no {key}: the target is point")
         (self.feature_names, self.space_mean, self.space_scale, self.components,
-         self.point) = _space_arrays(point, feature_names, mean, scale, components)
+         self.point) = space_arrays(point, feature_names, mean, scale, components)
         loaded = np.any(self.components != 0, axis=0)
         measured = [n for n, used in zip(self.feature_names, loaded, strict=True)
                     if used and n in TARGETABLE_FEATURES]

@@ -113,27 +113,28 @@ COMMAND_LINE_OPTIONS: tuple[Option, ...] = (
            commands=("suite",)),
     Option(None, "workers", "int", 1, "runs at once: local processes or dask workers "
            f"(at most one per run to do, and {MAX_WORKERS})", low=1, high=MAX_WORKERS,
-           commands=("suite",)),
+           commands=("suite", "fill")),
     Option(None, "backend", "str", SUITE_BACKENDS[0],
            "local processes or dask.distributed", choices=SUITE_BACKENDS,
-           commands=("suite",)),
+           commands=("suite", "fill")),
     Option(None, "scheduler", "str", None,
            "an existing dask scheduler, e.g. tcp://host:8786 (default: a local cluster of "
-           "--workers workers)", metavar="ADDRESS", commands=("suite",)),
+           "--workers workers)", metavar="ADDRESS", commands=("suite", "fill")),
     Option(None, "preset", "str", None,
            "named settings of a study for every configuration (hawks-tevc: the HAWKS "
            "paper's; see hawks_deap.presets): [ga] preset of each, over the grid's own",
            choices=preset_names, metavar="PRESET", commands=("suite",)),
     Option(None, "quiet", "bool", False,
            "no progress bar and no summary (the bar is also off when stderr is not a "
-           "terminal)", commands=(*COMMANDS, "suite")),
+           "terminal)", commands=(*COMMANDS, "suite", "fill")),
     # features, plot
     Option(None, "paths", "str", None, "a dataset or run directory, a folder of them, a "
            "suite's folder, or a clustering-benchmarks battery folder or NAME.data.gz",
-           positional=True, metavar="PATH", nargs="+", commands=(*_COLLECTION, "export")),
+           positional=True, metavar="PATH", nargs="+",
+           commands=(*_COLLECTION, "export", "fill")),
     Option(None, "labels", "int", 0, "reference partition of battery datasets: "
            "NAME.labels{K}.gz (label 0 is noise)", low=0, metavar="K",
-           commands=(*_COLLECTION, "export")),
+           commands=(*_COLLECTION, "export", "fill")),
     Option(None, "metric", "str", "sqeuclidean",
            "distance of the silhouette features; sqeuclidean is HAWKS' choice",
            choices=silhouette_metric_names, commands=("features",)),
@@ -187,6 +188,19 @@ COMMAND_LINE_OPTIONS: tuple[Option, ...] = (
     Option(None, "overwrite", "bool", False,
            "replace datasets hawks-deap wrote, or (isa) an existing metadata.csv",
            commands=("export",)),
+    # fill
+    Option(None, "out", "str", None, "the fill's folder (a fill's folder with the same "
+           "plan resumes)", metavar="DIR", required=True, commands=("fill",)),
+    Option(None, "n", "int", 50, "gaps to fill (one run each)", low=1, commands=("fill",)),
+    Option(None, "cell", "float", 0.25, "side of the grid's cells, in the space's "
+           "standardised units (coverage counts the region's cells that hold a dataset)",
+           low=0.0, low_open=True, commands=("fill",)),
+    Option(None, "min_margin", "float", 0.1, "how far inside the generator's reach a "
+           "target must be: the free features' standardised margin", commands=("fill",)),
+    Option(None, "config", "str", None, "TOML file with the runs' [dataset] (n_samples, "
+           "min_size, ...), [constraints] and [ga] settings (defaults: hawks-deap "
+           "target's, with 250 generations)", metavar="FILE.toml", commands=("fill",)),
+    Option(None, "seed", "int", 0, "suite seed of the runs", low=0, commands=("fill",)),
     # verify
     Option(None, "runs", "str", None, "a run directory written by generate, versus or a "
            "suite (its runs/NAME)", positional=True, metavar="RUN", nargs="+",

@@ -32,6 +32,7 @@ loop's default" and such a setting is recorded only when set.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar
@@ -42,7 +43,8 @@ from hawks_deap.settings.options import COMMANDS, Option
 
 __all__ = [
     "ConstraintSettings", "DatasetSettings", "GASettings", "IndexObjective", "RunSettings",
-    "SECTIONS", "VersusObjective", "setting_options",
+    "SECTIONS", "TargetObjective", "VersusObjective", "parse_assignments", "parse_point",
+    "setting_options",
 ]
 
 
@@ -228,6 +230,180 @@ class VersusObjective(_Section):
                          check=_check_score, commands=("versus",))
 
 
+def parse_assignments(text: str) -> dict[str, float]:
+    """``"name=value,name=value"`` as ``{name: value}`` (finite numbers, distinct names).
+
+    The text form of a feature target's ``targets``, ``weights`` and ``scale`` on the
+    command line and in TOML (one string: a grid's list would be a grid axis).
+
+    Parameters
+    ----------
+    text : str
+        E.g. ``"silhouette=0.3, connectivity=0.8"`` (spaces ignored).
+
+    Returns
+    -------
+    dict of str to float
+
+    Raises
+    ------
+    ValueError
+        For an empty text, an item without ``=``, a repeated name or a value that is not
+        a finite number, naming it.
+    """
+    out: dict[str, float] = {}
+    for item in (t.strip() for t in str(text).split(",")):
+        name, sep, number = (part.strip() for part in item.partition("="))
+        if not sep or not name:
+            raise ValueError(f"{item!r} is not name=value (e.g. 'silhouette=0.3')")
+        if name in out:
+            raise ValueError(f"{name!r} is given twice")
+        try:
+            value = float(number)
+        except ValueError:
+            raise ValueError(f"{name}={number!r}: not a number") from None
+        if not math.isfinite(value):
+            raise ValueError(f"{name}={number!r}: not a finite number")
+        out[name] = value
+    return out
+
+
+def parse_point(text: str) -> tuple[float, ...]:
+    """``"x,y"`` as a tuple of finite floats (a point of an instance space).
+
+    Parameters
+    ----------
+    text : str
+        Comma-separated coordinates, e.g. ``"0.5,-1.25"``.
+
+    Returns
+    -------
+    tuple of float
+
+    Raises
+    ------
+    ValueError
+        For a coordinate that is not a finite number.
+    """
+    out = []
+    for part in str(text).split(","):
+        try:
+            value = float(part)
+        except ValueError:
+            raise ValueError(f"{text!r} is not comma-separated numbers (e.g. '0.5,-1.25')"
+                             ) from None
+        if not math.isfinite(value):
+            raise ValueError(f"{text!r} has a coordinate that is not finite")
+        out.append(value)
+    return tuple(out)
+
+
+def _check_targets_text(value: str) -> str:
+    from hawks_deap.problems.features import check_targets
+
+    check_targets(parse_assignments(value))
+    return value
+
+
+def _check_assignments(value: str) -> str:
+    parse_assignments(value)
+    return value
+
+
+def _check_point(value: str) -> str:
+    parse_point(value)
+    return value
+
+
+@dataclass(frozen=True)
+class TargetObjective(_Section):
+    """``[objective]`` of Feature-target mode (``target``): problem features to reach.
+
+    Either ``targets`` (features and their values: `FeatureTargetProblem`), or
+    ``space`` and ``point`` (a point of a saved instance space: `SpaceTargetProblem`).
+
+    Parameters
+    ----------
+    targets : str, optional
+        ``"name=value,..."``: targetable features (``connectivity``, ``eccentricity``,
+        ``silhouette``, ``silhouette_std``) in the raw units of `problem_features`.
+    weights, scale : str, optional
+        ``"name=value,..."``: each targeted feature's weight (default 1) and unit
+        (default 1), as `FeatureTargetProblem`'s.
+    space : str, optional
+        An instance space saved by `InstanceSpace.save` (a JSON file); a relative path
+        is read from the working directory (in a grid file: from the grid's folder).
+    point : str, optional
+        The target point of ``space``: ``"x,y"``, one coordinate per component.
+    """
+
+    SECTION: ClassVar[str] = "objective"
+    targets: str | None = _option(
+        "objective", "targets", "str", None,
+        "features to reach, name=value,... (connectivity, eccentricity, silhouette, "
+        "silhouette_std; raw units)", check=_check_targets_text, nullable=True,
+        commands=("target",))
+    weights: str | None = _option(
+        "objective", "weights", "str", None,
+        "weight of each targeted feature, name=value,... (default 1)",
+        check=_check_assignments, nullable=True, commands=("target",))
+    scale: str | None = _option(
+        "objective", "scale", "str", None,
+        "unit of each targeted feature, name=value,... (e.g. its standard deviation in a "
+        "reference collection; default 1)", check=_check_assignments, nullable=True,
+        commands=("target",))
+    space: str | None = _option(
+        "objective", "space", "str", None,
+        "an instance space saved as JSON (InstanceSpace.save, hawks-deap fill), with "
+        "--point", nullable=True, commands=("target",))
+    point: str | None = _option(
+        "objective", "point", "str", None,
+        "the target point of --space: x,y (one coordinate per component)",
+        check=_check_point, nullable=True, commands=("target",))
+
+    def check(self) -> None:
+        """Either targets, or a space and a point (weights and scale with targets only)."""
+        spaced = (self.space is not None, self.point is not None)
+        if self.targets is None and spaced != (True, True):
+            raise ValueError("Feature-target mode needs --targets, or --space and --point "
+                             f"({'--point' if spaced[0] else '--space'} missing)"
+                             if any(spaced) else
+                             "Feature-target mode needs --targets, or --space and --point")
+        if self.targets is not None and any(spaced):
+            raise ValueError("give either --targets or --space and --point, not both")
+        extra = [k for k in ("weights", "scale") if getattr(self, k) is not None]
+        if self.targets is None and extra:
+            raise ValueError(f"--{extra[0]} weighs --targets; a point of --space has none")
+
+    def problem(self, dataset: Mapping[str, Any], constraints: list[Any]) -> Any:
+        """`FeatureTargetProblem` or `SpaceTargetProblem` of these settings.
+
+        Parameters
+        ----------
+        dataset : mapping
+            ``n_samples``, ``n_clusters``, ``n_dims`` and the layout's keyword arguments.
+        constraints : list of Constraint
+        """
+        if self.targets is not None:
+            from hawks_deap.problems.features import FeatureTargetProblem
+
+            def parsed(text: str | None) -> dict[str, float] | None:
+                return None if text is None else parse_assignments(text)
+
+            return FeatureTargetProblem(**dataset, targets=parse_assignments(self.targets),
+                                        weights=parsed(self.weights),
+                                        scale=parsed(self.scale), constraints=constraints)
+        from hawks_deap.analysis.features import InstanceSpace
+
+        assert self.space is not None and self.point is not None  # (check)
+        space = InstanceSpace.load(self.space)
+        sizes = (dataset["n_samples"], dataset["n_clusters"], dataset["n_dims"])
+        layout = {k: v for k, v in dataset.items()
+                  if k not in ("n_samples", "n_clusters", "n_dims")}
+        return space.target_problem(parse_point(self.point), *sizes,
+                                    constraints=constraints, **layout)
+
+
 @dataclass(frozen=True)
 class ConstraintSettings(_Section):
     """``[constraints]``: a bound ``min_<measure>`` / ``max_<measure>`` per constraint.
@@ -368,9 +544,9 @@ class GASettings(_Section):
 
 #: The sections, in the schema's order; for each command, its objective.
 SECTIONS: tuple[type[_Section], ...] = (DatasetSettings, IndexObjective, VersusObjective,
-                                        ConstraintSettings, GASettings)
+                                        TargetObjective, ConstraintSettings, GASettings)
 _OBJECTIVES: dict[str, type[_Section]] = {"generate": IndexObjective,
-                                          "versus": VersusObjective}
+                                          "versus": VersusObjective, "target": TargetObjective}
 
 
 def setting_options() -> tuple[Option, ...]:
@@ -388,10 +564,10 @@ class RunSettings:
 
     Parameters
     ----------
-    command : {"generate", "versus"}
-        Index mode or Versus mode.
+    command : {"generate", "versus", "target"}
+        Index mode, Versus mode or Feature-target mode.
     dataset : DatasetSettings
-    objective : IndexObjective or VersusObjective
+    objective : IndexObjective, VersusObjective or TargetObjective
         The command's.
     constraints : ConstraintSettings
     ga : GASettings
@@ -406,7 +582,7 @@ class RunSettings:
 
     command: str
     dataset: DatasetSettings
-    objective: IndexObjective | VersusObjective
+    objective: IndexObjective | VersusObjective | TargetObjective
     constraints: ConstraintSettings
     ga: GASettings
 
@@ -426,12 +602,15 @@ class RunSettings:
         name = self.ga.mean_mutation
         needs_target, min_clusters, why = mean_needs(name)
         if needs_target and self.command != "generate":
+            # (a feature target's silhouette would do, but one rule is simpler to state)
             raise ValueError(f"--mean-mutation {name} ([ga] mean_mutation) needs a target "
                              "index value: Index mode (generate) only")
         if self.dataset.n_clusters < min_clusters:
             raise ValueError(f"--mean-mutation {name} ([ga] mean_mutation = {name!r}) needs "
                              f"--n-clusters >= {min_clusters} ([dataset] n_clusters)"
                              + (f": {why}" if why else ""))
+        if isinstance(self.objective, TargetObjective):
+            self.objective.check()
         if isinstance(self.objective, VersusObjective):
             missing = [r for r in ("winner", "loser") if getattr(self.objective, r) is None]
             if missing:
@@ -487,12 +666,15 @@ class RunSettings:
                 **self.constraints.values(), **self.ga.values()}
 
     def problem(self) -> Any:
-        """The problem these settings describe (`IndexProblem` or `VersusProblem`)."""
+        """The problem these settings describe (Index, Versus, feature or space target)."""
         d = self.dataset
         layout = {k: getattr(d, k) for k in ("equal_sizes", "min_size", "initial_mean_upper",
                                              "initial_cov_upper") if getattr(d, k) is not None}
         constraints = self.constraints.constraints()
         o = self.objective
+        if isinstance(o, TargetObjective):
+            return o.problem({"n_samples": d.n_samples, "n_clusters": d.n_clusters,
+                              "n_dims": d.n_dims, **layout}, constraints)
         if isinstance(o, IndexObjective):
             from hawks_deap.problems.index import IndexProblem
 

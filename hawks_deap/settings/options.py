@@ -16,7 +16,7 @@ from typing import Any
 __all__ = ["COMMANDS", "NONE", "Option"]
 
 #: Commands whose settings the schema describes.
-COMMANDS: tuple[str, ...] = ("generate", "versus")
+COMMANDS: tuple[str, ...] = ("generate", "versus", "target")
 
 #: The word that disables an optional setting (e.g. a constraint): ``--max-overlap none``
 #: on the command line, ``max_overlap = "none"`` in TOML.

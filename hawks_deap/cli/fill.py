@@ -1,0 +1,57 @@
+"""``hawks-deap fill PATH... --n 50 --out DIR``: evolve datasets into an instance space's gaps."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from hawks_deap.cli.common import EXIT_OK, EXIT_USAGE, UsageError, check_dask_options
+
+
+def prepare(args: argparse.Namespace) -> Callable[[], int]:
+    """Validate ``fill``'s arguments; returns the function that does the work."""
+    from hawks_deap.campaign import fill as fill_module
+    from hawks_deap.campaign import suite as suite_module
+    from hawks_deap.settings import config
+
+    check_dask_options(args, "the fill")
+    settings = {}
+    if args.config is not None:
+        settings = config.load_toml(args.config)
+    try:
+        fill_module.check_settings(settings)
+        fill_module.check_fill_dir(Path(args.out))
+    except (TypeError, ValueError) as error:
+        raise UsageError(str(error)) from None
+    missing = [p for p in args.paths if not Path(p).exists()]
+    if missing:
+        raise UsageError(f"argument PATH: {missing[0]} does not exist")
+
+    def run() -> int:
+        progress = not args.quiet and sys.stderr.isatty()
+        client = None
+        if args.backend == "dask":
+            client = suite_module.connect_dask(min(args.workers, args.n), args.scheduler)
+        try:
+            report = fill_module.run_fill(
+                args.paths, args.out, n=args.n, cell=args.cell, min_margin=args.min_margin,
+                settings=settings, seed=args.seed, labels=args.labels,
+                workers=1 if client else args.workers, backend=args.backend,
+                client=client, progress=progress)
+        except suite_module.SuiteBusy as error:  # found only once the run starts
+            print(f"hawks-deap fill: error: {error}", file=sys.stderr)
+            return EXIT_USAGE
+        finally:
+            if client is not None:
+                suite_module.close_dask(client)
+        if not args.quiet:
+            cov, dist = report["coverage"], report["distance"]
+            print(f"wrote {args.out}: {report['runs']['done']} of {report['runs']['planned']} "
+                  f"gaps filled; coverage {cov['before']:.3f} -> {cov['after']:.3f} "
+                  f"({100 * cov['relative_gain']:+.1f}%); distance to target: median "
+                  f"{dist['median']:.3g}, {dist['within_0.1']} within 0.1")
+        return EXIT_OK
+
+    return run
