@@ -9,7 +9,9 @@ What each feature costs per evaluation, and where it comes from:
 - ``silhouette``: the evaluation engine (`hawks_deap.evaluation.Evaluator.silhouette`,
   incremental and cached by gene), exactly as `IndexProblem`;
 - ``silhouette_std``: the silhouette widths of the sampled points
-  (`hawks_deap.evaluation.silhouette_samples`, O(N^2 D)): the engine keeps only their mean;
+  (`hawks_deap.evaluation.silhouette_samples`: the engine's closed form, O(N K D), with
+  the squared Euclidean distance, the default; O(N^2 D) time and O(N) memory with the
+  Euclidean one): the incremental engine keeps only their mean;
 - ``connectivity``, ``eccentricity``: the exact feature functions on the sampled points
   (a KD-tree, O(N L log N); one SVD per cluster). The eccentricity is measured on the
   points, as the paper's feature, not read from the genes' variances: a gene's ratio
