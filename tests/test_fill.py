@@ -400,7 +400,7 @@ def test_fill_command_line(small_collection, tmp_path):
                        "--min-margin", "-2", "--config", "quick.toml", "--out", "f",
                        cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert "2 of 2 gaps filled; coverage" in done.stdout
+    assert "2 of 2 gaps run; coverage" in done.stdout
     bad = _hawks_deap("fill", str(small_collection[0]), "--n", "0", "--out", "g",
                       cwd=tmp_path)
     assert bad.returncode == 2 and "--n" in bad.stderr

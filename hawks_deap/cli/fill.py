@@ -48,10 +48,12 @@ def prepare(args: argparse.Namespace) -> Callable[[], int]:
                 suite_module.close_dask(client)
         if not args.quiet:
             cov, dist = report["coverage"], report["distance"]
+            gain = ("" if cov["relative_gain"] is None  # (no region cell held a dataset)
+                    else f" ({100 * cov['relative_gain']:+.1f}%)")
+            median = "n/a" if dist["median"] is None else f"{dist['median']:.3g}"
             print(f"wrote {args.out}: {report['runs']['done']} of {report['runs']['planned']} "
-                  f"gaps filled; coverage {cov['before']:.3f} -> {cov['after']:.3f} "
-                  f"({100 * cov['relative_gain']:+.1f}%); distance to target: median "
-                  f"{dist['median']:.3g}, {dist['within_0.1']} within 0.1")
+                  f"gaps run; coverage {cov['before']:.3f} -> {cov['after']:.3f}{gain}; "
+                  f"distance to target: median {median}, {dist['within_0.1']} within 0.1")
         return EXIT_OK
 
     return run
