@@ -160,9 +160,12 @@ def plan_fill(paths: Sequence[str | os.PathLike], n: int = 50, *, cell: float = 
     # a dataset a hawks-deap run saved records its problem: the generator reached it
     generated = np.array([isinstance((d.metadata or {}).get("problem"), Mapping)
                           for d in datasets])
-    dataset = sections["dataset"]
-    n_samples = int(dataset.get("n_samples", 1000))
-    min_size = int(dataset.get("min_size") or 10)
+    flat = {k: v for table_ in sections.values() for k, v in table_.items()}
+    # N and the smallest cluster size as the runs' problems will have them (their defaults
+    # are the settings' and the problem's own)
+    probe = RunSettings.from_values("target", {**flat, "targets": "silhouette=0.5",
+                                               "n_clusters": 2, "n_dims": 2}).problem()
+    n_samples, min_size = int(probe.n_samples), int(probe.min_size)
     # K and D as far as the generated datasets show the generator's behaviour: a real
     # dataset of 100 clusters widens the space, not what the box was measured on
     reached = generated if generated.any() else np.ones(len(names), dtype=bool)
@@ -173,7 +176,6 @@ def plan_fill(paths: Sequence[str | os.PathLike], n: int = 50, *, cell: float = 
                                   n_dims=range(2, max(d_max, 2) + 1), n_samples=n_samples,
                                   min_size=min_size)
     plan = plan_gaps(points, reach, n, cell=cell, min_margin=min_margin)
-    flat = {k: v for table_ in sections.values() for k, v in table_.items()}
     return FillPlan(names, [item.group for item in items], points, space, plan, generated,
                     flat)
 
