@@ -330,7 +330,8 @@ class Reach:
         lows = np.array([zf[group_of.ravel() == g].min(axis=0) for g in range(len(groups))])
         highs = np.array([zf[group_of.ravel() == g].max(axis=0) for g in range(len(groups))])
         fixed = np.zeros((len(pairs), len(names)))
-        entropy = {k: _layout_entropy(n_samples, k, min_size) for k, _ in pairs}
+        # once per K (each K appears with every D)
+        entropy = {k: _layout_entropy(n_samples, k, min_size) for k in {k for k, _ in pairs}}
         for row, (k, d) in enumerate(pairs):
             fixed[row, names.index("n_clusters")] = k
             fixed[row, names.index("dimensionality")] = d
