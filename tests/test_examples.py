@@ -1,10 +1,13 @@
 """Every example runs with --quick."""
 
+import importlib.util
 import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
+from scipy import stats
 
 EXAMPLES = sorted((Path(__file__).parent.parent / "examples").glob("*.py"))
 
@@ -77,8 +80,42 @@ def test_fidelity_index_quick_and_its_report_of_the_first_runs_only(tmp_path):
     assert "| all | final-fittest | hawks-tevc |" in full  # the "all" runs, substituted
     assert "| any | final-top-ranked | default |" in full  # the authors' script's pick
     assert "Eccentricity aggregation alone: the 8 runs" in full
+    # items 1 and 3 of issue 36: one row per returned individual, its chi-square recomputed
+    # from the win counts of the Table I row above it (our counts against the paper's)
+    head = full.index("| returns | same dataset as final-fittest |")
+    tests = {line.split(" | ")[0][2:]: line.split(" | ")
+             for line in full[head:].splitlines()[2:5]}
+    assert set(tests) == {"best-feasible", "final-fittest", "final-top-ranked"}
+    assert tests["final-fittest"][1].split("/")[0] == tests["final-fittest"][1].split("/")[1]
+    spec = importlib.util.spec_from_file_location("fidelity_index", script)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    for cand, cells in tests.items():
+        shares = next(line for line in full.splitlines()
+                      if line.startswith(f"| any | {cand} | hawks-tevc |")).split(" | ")[3:10]
+        n = int(cells[1].split("/")[1])
+        ours = [round(float(x) * n) for x in shares]
+        paper = module.paper_counts(n)
+        theirs = [paper[a] for a in (*module.ALGORITHMS, "tied")]
+        assert sum(ours) == sum(theirs) == n
+        table = np.array([ours, theirs])
+        chi2, _, dof, _ = stats.chi2_contingency(table[:, table.sum(axis=0) > 0])
+        assert cells[2] == f"{chi2:.2f} ({dof})"
     none = run("report", "--all-runs", "0")  # as `evolve --all-runs 0` makes it
     assert "| all |" not in none and "Eccentricity aggregation" not in none
     row = "| any | best-feasible | default |"
     assert [line for line in none.splitlines() if line.startswith(row)] == [
         line for line in full.splitlines() if line.startswith(row)]  # "any" rows unchanged
+
+
+def test_the_papers_table_i_shares_are_counts_of_448_datasets():
+    # the chi-square of issue 36 item 1 compares counts: the paper's shares must be
+    # whole numbers of its 448 datasets at its printed precision ("tied" is their rest)
+    script = Path(__file__).parent.parent / "benchmarks" / "fidelity_index.py"
+    spec = importlib.util.spec_from_file_location("fidelity_index", script)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    counts = module.paper_counts(448)
+    assert sum(counts.values()) == 448
+    for name, share in module.PAPER_TABLE_I.items():
+        assert abs(counts[name] / 448 - share) <= 0.0005 + 1e-12, name
