@@ -435,3 +435,13 @@ def test_the_benchmark_suite_is_the_papers_grid_with_two_runs(tmp_path):
     (tmp_path / "paper.toml").write_text(GRID.format(**{**FULL, "runs": 2}))
     paper = hs.load_suite(tmp_path / "paper.toml")
     assert [t.seed for t in paper.tasks()] == [t.seed for t in suite.tasks()]
+
+
+def test_fill_on_an_unreachable_scheduler_is_a_usage_error_and_writes_nothing(tmp_path):
+    # the suite's rule (tests/test_suite.py), through the one backend helper both share
+    (tmp_path / "collection").mkdir()
+    r = _hawks_deap("fill", "collection", "--n", "2", "--out", "fill", "--backend", "dask",
+                    "--scheduler", "tcp://127.0.0.1:1", cwd=tmp_path)
+    assert r.returncode == 2, r.stderr
+    assert "tcp://127.0.0.1:1" in r.stderr and "Traceback" not in r.stderr
+    assert not (tmp_path / "fill").exists()

@@ -235,6 +235,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_FAILURE
         try:
             return run()
+        except UsageError as error:  # refused once the work starts (a lock, a scheduler)
+            print(f"{prog}: error: {error}", file=sys.stderr)
+            return EXIT_USAGE
+        except ImportError as error:  # an extra the work needs (dask) is not installed
+            print(f"{prog}: error: {error}", file=sys.stderr)
+            return EXIT_FAILURE
         except OSError as error:  # a full disk, a folder that vanished, ...
             where = f" ({error.filename})" if error.filename else ""
             print(f"{prog}: error: cannot write{where}: {error.strerror or error}",

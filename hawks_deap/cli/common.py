@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -189,3 +190,31 @@ def check_dask_options(args: argparse.Namespace, work: str) -> None:
     if args.scheduler is not None and args.workers != 1:
         raise UsageError(f"--workers {args.workers} starts a LocalCluster of that many "
                          f"workers; with --scheduler the scheduler's workers run {work}")
+
+
+@contextlib.contextmanager
+def suite_backend(args: argparse.Namespace, tasks: int) -> Iterator[Any]:
+    """The dask client a suite-like command runs on, or None for the other backends.
+
+    With ``--backend dask`` a client of ``--scheduler`` or of a LocalCluster of
+    ``min(--workers, tasks)`` workers, connected when the work starts (not while the
+    arguments are checked) and closed after it, however it ends. An unreachable
+    ``--scheduler``, and another run holding the output folder's lock, are found only once
+    the work starts: they become a `UsageError` (exit code 2), as if the command line had
+    been refused.
+    """
+    from hawks_deap.campaign import suite as suite_module
+
+    client = None
+    if args.backend == "dask":
+        try:
+            client = suite_module.connect_dask(min(args.workers, tasks), args.scheduler)
+        except ValueError as error:  # an unreachable --scheduler: the command line's fault
+            raise UsageError(str(error)) from None
+    try:
+        yield client
+    except suite_module.SuiteBusy as error:
+        raise UsageError(str(error)) from None
+    finally:
+        if client is not None:
+            suite_module.close_dask(client)

@@ -7,13 +7,12 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from hawks_deap.cli.common import EXIT_OK, EXIT_USAGE, UsageError, check_dask_options
+from hawks_deap.cli.common import EXIT_OK, UsageError, check_dask_options, suite_backend
 
 
 def prepare(args: argparse.Namespace) -> Callable[[], int]:
     """Validate ``fill``'s arguments; returns the function that does the work."""
     from hawks_deap.campaign import fill as fill_module
-    from hawks_deap.campaign import suite as suite_module
     from hawks_deap.settings import config
 
     check_dask_options(args, "the fill")
@@ -31,21 +30,13 @@ def prepare(args: argparse.Namespace) -> Callable[[], int]:
 
     def run() -> int:
         progress = not args.quiet and sys.stderr.isatty()
-        client = None
-        if args.backend == "dask":
-            client = suite_module.connect_dask(min(args.workers, args.n), args.scheduler)
-        try:
+        with suite_backend(args, args.n) as client:
+            # (the client's workers run the fill: --workers made its LocalCluster)
             report = fill_module.run_fill(
                 args.paths, args.out, n=args.n, cell=args.cell, min_margin=args.min_margin,
                 settings=settings, seed=args.seed, labels=args.labels,
                 workers=1 if client else args.workers, backend=args.backend,
                 client=client, progress=progress)
-        except suite_module.SuiteBusy as error:  # found only once the run starts
-            print(f"hawks-deap fill: error: {error}", file=sys.stderr)
-            return EXIT_USAGE
-        finally:
-            if client is not None:
-                suite_module.close_dask(client)
         if not args.quiet:
             cov, dist = report["coverage"], report["distance"]
             gain = ("" if cov["relative_gain"] is None  # (no region cell held a dataset)

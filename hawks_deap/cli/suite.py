@@ -7,7 +7,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from hawks_deap.cli.common import EXIT_OK, EXIT_USAGE, check_dask_options, hawks_notes
+from hawks_deap.cli.common import EXIT_OK, check_dask_options, hawks_notes, suite_backend
 
 
 def prepare(args: argparse.Namespace) -> Callable[[], int]:
@@ -29,23 +29,14 @@ def prepare(args: argparse.Namespace) -> Callable[[], int]:
               f"configurations x {grid.runs:,} runs); a long campaign", file=sys.stderr)
     out = Path(args.out)
     suite_module.check_output(out, grid)
-    client = None
-    if args.backend == "dask":
-        client = suite_module.connect_dask(min(args.workers, total), args.scheduler)
 
     def run() -> int:
         progress = not args.quiet and sys.stderr.isatty()
-        try:
+        with suite_backend(args, total) as client:
             # (the client's workers run the suite: --workers made its LocalCluster)
             path = suite_module.run_suite(grid, out, workers=1 if client else args.workers,
                                           backend=args.backend, progress=progress,
                                           client=client)
-        except suite_module.SuiteBusy as error:  # found only once the run starts
-            print(f"hawks-deap suite: error: {error}", file=sys.stderr)
-            return EXIT_USAGE
-        finally:
-            if client is not None:
-                suite_module.close_dask(client)
         if not args.quiet:
             n = len(suite_module.read_summary(out))
             print(f"wrote {path}: {n} runs ({len(grid.configurations)} configurations x "
