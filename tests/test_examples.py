@@ -119,3 +119,18 @@ def test_the_papers_table_i_shares_are_counts_of_448_datasets():
     assert sum(counts.values()) == 448
     for name, share in module.PAPER_TABLE_I.items():
         assert abs(counts[name] / 448 - share) <= 0.0005 + 1e-12, name
+
+
+def test_bench_startup_times_the_command_against_a_checkout(tmp_path):
+    # this tree against itself: both sides must write the same dataset (the script checks)
+    # and the table must hold both sides' medians
+    root = Path(__file__).parent.parent
+    r = subprocess.run([sys.executable, str(root / "benchmarks" / "bench_startup.py"),
+                        "--baseline", str(root), "--seeds", "1", "--repeats", "1"],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "same datasets on both sides" in r.stdout and "| this tree (" in r.stdout
+    bad = subprocess.run([sys.executable, str(root / "benchmarks" / "bench_startup.py"),
+                          "--baseline", str(tmp_path)], capture_output=True, text=True,
+                         cwd=tmp_path, timeout=60)
+    assert bad.returncode == 2 and "no hawks_deap/ folder" in bad.stderr

@@ -9,6 +9,7 @@ names what changed between two records. The reproducibility contract that reads 
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import json
 import os
@@ -55,12 +56,43 @@ def _owner(filepath: str) -> str | None:
     return None
 
 
+#: File names of the OpenMP runtime a scikit-learn wheel ships (Linux, macOS, Windows).
+_OPENMP_RUNTIMES = ("libgomp", "libomp", "libiomp5", "vcomp")
+
+
+def _load_sklearn_openmp() -> bool:
+    """Load the OpenMP runtime scikit-learn's wheel ships, without importing scikit-learn.
+
+    Importing ``sklearn.cluster`` only to load it costs about 1 s (scipy.stats, pandas),
+    most of a short ``generate``'s start-up; an Index run never needs scikit-learn. False
+    when no such file is listed (a conda or system build links a shared runtime): the
+    caller then imports scikit-learn.
+    """
+    try:
+        files = importlib_metadata.files("scikit-learn") or []
+    except importlib_metadata.PackageNotFoundError:
+        return False
+    for file in files:
+        name = file.name.lower()
+        if name.startswith(_OPENMP_RUNTIMES) and (".so" in name
+                                                  or name.endswith((".dylib", ".dll"))):
+            try:
+                ctypes.CDLL(str(file.locate()))
+            except OSError:
+                return False
+            return True
+    return False
+
+
 def _native_libraries() -> list[dict[str, Any]]:
     # load the libraries hawks-deap computes with before listing them, so that the list
     # does not depend on what the process happened to import first
+    # (tests/test_provenance.py: a fresh process records what one that clustered does)
     import scipy.linalg  # noqa: F401
-    import sklearn.cluster  # noqa: F401
     from threadpoolctl import threadpool_info
+
+    if not _load_sklearn_openmp():
+        import sklearn.cluster  # noqa: F401
 
     found = []
     for info in threadpool_info():
