@@ -249,15 +249,20 @@ def markdown(result: dict[str, Any]) -> str:
                      f"{'yes' if h['holds'] else 'no'} |")
     lines += ["", "n per source: " + ", ".join(f"{k} {v}" for k, v in result["n"].items())
               + f" (total {sum(result['n'].values())})"]
+    return "\n".join(lines + tail_lines(result, RULES))
+
+
+def tail_lines(result: dict[str, Any], rules: dict[str, str]) -> list[str]:
+    """The report's end: the datasets left out, the rules and the verdicts."""
+    lines = []
     skipped = result["skipped"]
     if 0 < len(skipped) <= 10:
         lines.append("left out: " + ", ".join(f"{s['name']} ({s['reason']})" for s in skipped))
     elif skipped:  # (each was printed as it was left out; all are in the JSON)
         lines.append(f"left out: {len(skipped)} datasets (listed in the JSON)")
-    lines += ["", "Rules:"] + [f"- {k}: {v}" for k, v in RULES.items()] + ["", "Verdicts:"]
-    lines += [f"- {v['claim']}: **{v['verdict']}** ({v['evidence']})"
-              for v in result["verdicts"]]
-    return "\n".join(lines)
+    lines += ["", "Rules:"] + [f"- {k}: {v}" for k, v in rules.items()] + ["", "Verdicts:"]
+    return lines + [f"- {v['claim']}: **{v['verdict']}** ({v['evidence']})"
+                    for v in result["verdicts"]]
 
 
 def figure(rows: list[dict[str, Any]], space: InstanceSpace, dpi: int, path: Path) -> None:

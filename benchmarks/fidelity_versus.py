@@ -44,6 +44,7 @@ import hawks_deap as hd
 from hawks_deap.analysis.features import FEATURE_NAMES, problem_features
 from hawks_deap.campaign import hawks_json as hj
 from hawks_deap.campaign import suite as hs
+from hawks_deap.campaign.summary import summary_rows
 from hawks_deap.clustering import get_algorithm
 from hawks_deap.metrics import adjusted_rand_index
 
@@ -112,26 +113,34 @@ def mean_sd(values: list[float]) -> str:
     return f"{np.mean(values):.3f} ({np.std(values, ddof=1):.3f})" if len(values) > 1 else "-"
 
 
+def read_runs(out: Path) -> list[tuple[Path, dict[str, str], hd.Dataset]]:
+    """The finished runs of the campaign in ``out`` (one suite per winner, a partial
+    campaign too): (suite folder, summary row, returned dataset), winners in `ALGORITHMS`
+    order. The run's own scores are in the dataset's ``metadata["record"]``."""
+    found = []
+    for winner in ALGORITHMS:
+        folder = out / winner
+        if (folder / "summary.csv").exists():
+            found += [(folder, row, hd.Dataset.load(folder / row["path"]))
+                      for row in summary_rows(folder)]
+    return found
+
+
 def stage_report(out: Path) -> None:
     pairs: dict[tuple[str, str], list[dict]] = {}
     feats = []
-    for winner in ALGORITHMS:
-        folder = out / winner
-        if not (folder / "summary.csv").exists():
-            continue
-        for row in hs.summary_rows(folder):
-            ds = hd.Dataset.load(folder / row["path"])
-            preset = row.get("preset") or None
-            record = ds.metadata["record"]  # the run's own scores (ARI, the default score)
-            rec = {"winner": float(record["winner_score"]),
-                   "loser": float(record["loser_score"]),
-                   "feasible": bool(record["feasible"])}
-            for role in ("winner", "loser"):
-                name = row[role]
-                rec[f"{role}_rerun"] = (rerun_ari(ds.X, ds.y, name, preset, int(row["seed"]))
-                                        if name in STOCHASTIC else rec[role])
-            pairs.setdefault((row["winner"], row["loser"]), []).append(rec)
-            feats.append([problem_features(ds.X, ds.y)[k] for k in FEATURE_NAMES])
+    for _, row, ds in read_runs(out):
+        preset = row.get("preset") or None
+        record = ds.metadata["record"]  # the run's own scores (ARI, the default score)
+        rec = {"winner": float(record["winner_score"]),
+               "loser": float(record["loser_score"]),
+               "feasible": bool(record["feasible"])}
+        for role in ("winner", "loser"):
+            name = row[role]
+            rec[f"{role}_rerun"] = (rerun_ari(ds.X, ds.y, name, preset, int(row["seed"]))
+                                    if name in STOCHASTIC else rec[role])
+        pairs.setdefault((row["winner"], row["loser"]), []).append(rec)
+        feats.append([problem_features(ds.X, ds.y)[k] for k in FEATURE_NAMES])
     print("Fig. 5a, per ordered pair: mean (sd) ARI of the winner and of the loser on the "
           "returned datasets, their gap, the share of runs with a gap >= 0.9, and how many "
           "returned datasets meet the constraints (overlap, eigenvalue ratio)")
@@ -190,6 +199,7 @@ def stage_initial(out: Path, datasets: int, config: Path = CONFIG) -> None:
     path.write_text(json.dumps(versus_config(config, "gmm", 1, False), indent=2) + "\n")
     task = versus_suite(path, "hawks-tevc").tasks()[0]
     problem = build_problem(task.command, task.values)
+    assert isinstance(problem, hd.VersusProblem), type(problem)  # (a Versus config)
     rng = np.random.default_rng(0)
     feats, ratios = [], []
     for _ in range(datasets):
