@@ -1,8 +1,10 @@
 """The ``hawks-deap`` command: one module per command, a table of them, and `main`.
 
-- `generate`, `versus`, `features`, `plot`, `export`, `suite`, `verify`: each command's
-  ``prepare(args)``, which validates everything and returns the function that works;
-- `common`: exit codes, `UsageError`, a run's settings, collections of datasets;
+- `generate`, `versus`, `target`, `features`, `plot`, `export`, `suite`, `fill`, `verify`:
+  each command's ``prepare(args)``, which validates everything and returns the function
+  that works;
+- `common`: exit codes, `UsageError`, a run's settings, collections of datasets, the dask
+  backend of `suite` and `fill`;
 - `app`: `SUBCOMMANDS` (name -> summary, description, ``prepare``), the parser, `main`.
 """
 
