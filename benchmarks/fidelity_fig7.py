@@ -199,9 +199,8 @@ def axis_tests(index: np.ndarray, versus: np.ndarray) -> list[dict[str, float]]:
 
 
 def cell_keys(grid: CoverageGrid, points: np.ndarray) -> list[tuple[int, ...]]:
-    """The cell of each point, by the grid's origin and side (also beyond its box)."""
-    index = np.floor((np.asarray(points, dtype=float) - grid.origin) / grid.cell)
-    return [tuple(int(v) for v in row) for row in index.astype(np.int64)]
+    """The cell of each point (`CoverageGrid.cell_index`, also beyond its box), as keys."""
+    return [tuple(int(v) for v in row) for row in grid.cell_index(points)]
 
 
 def _in_region(grid: CoverageGrid, key: tuple[int, ...]) -> bool:

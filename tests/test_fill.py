@@ -445,3 +445,19 @@ def test_fill_on_an_unreachable_scheduler_is_a_usage_error_and_writes_nothing(tm
     assert r.returncode == 2, r.stderr
     assert "tcp://127.0.0.1:1" in r.stderr and "Traceback" not in r.stderr
     assert not (tmp_path / "fill").exists()
+
+
+def test_cell_index_brackets_each_point_and_agrees_with_occupied():
+    rng = np.random.default_rng(5)
+    grid = CoverageGrid.from_region(rng.normal(size=(30, 2)), cell=0.25)
+    points = rng.normal(scale=2.0, size=(200, 2))  # many outside the box
+    index = grid.cell_index(points)
+    low = grid.origin + index * grid.cell
+    assert np.all(low <= points) and np.all(points < low + grid.cell)
+    by_hand = np.zeros(grid.shape, dtype=bool)
+    for row in index:  # brute force: the cells of the points inside the box
+        if all(0 <= k < s for k, s in zip(row, grid.shape, strict=True)):
+            by_hand[tuple(row)] = True
+    assert np.array_equal(grid.occupied(points), by_hand)
+    with pytest.raises(ValueError, match="points"):
+        grid.cell_index(np.zeros((3, 3)))

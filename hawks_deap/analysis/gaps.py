@@ -120,6 +120,24 @@ class CoverageGrid:
         """Every cell's centre, shape (n_cells, d), in ``numpy.ravel`` order of ``shape``."""
         return self._centres_of(self.origin, self.shape, self.cell)
 
+    def cell_index(self, points: Any) -> np.ndarray:
+        """The cell of each point: integer indices along each axis, shape (n, d).
+
+        Cells continue beyond the grid's box at the same side, so a point outside it gets
+        indices below 0 or at least ``shape`` (`occupied` leaves those out).
+
+        Parameters
+        ----------
+        points : array of shape (n, d)
+            Coordinates in the space.
+
+        Returns
+        -------
+        numpy.ndarray of int64, shape (n, d)
+        """
+        points = _points("points", points, len(self.shape))
+        return np.floor((points - self.origin) / self.cell).astype(np.int64)
+
     def occupied(self, points: Any) -> np.ndarray:
         """Cells holding at least one of ``points`` (in the region or not).
 
@@ -132,8 +150,7 @@ class CoverageGrid:
         -------
         numpy.ndarray of bool, shape ``shape``
         """
-        points = _points("points", points, len(self.shape))
-        index = np.floor((points - self.origin) / self.cell).astype(np.int64)
+        index = self.cell_index(points)
         within = np.all((index >= 0) & (index < np.array(self.shape)), axis=1)
         out = np.zeros(self.shape, dtype=bool)
         out[tuple(index[within].T)] = True
