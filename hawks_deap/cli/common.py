@@ -193,11 +193,12 @@ def check_dask_options(args: argparse.Namespace, work: str) -> None:
 
 
 @contextlib.contextmanager
-def suite_backend(args: argparse.Namespace, tasks: int) -> Iterator[Any]:
-    """The dask client a suite-like command runs on, or None for the other backends.
+def suite_backend(args: argparse.Namespace, tasks: int) -> Iterator[dict[str, Any]]:
+    """The keyword arguments ``workers``, ``backend``, ``client`` of a suite-like run.
 
-    With ``--backend dask`` a client of ``--scheduler`` or of a LocalCluster of
-    ``min(--workers, tasks)`` workers, connected when the work starts (not while the
+    For `run_suite` and `run_fill`. ``client`` is None except with ``--backend dask``: then
+    a client of ``--scheduler`` or of a LocalCluster of ``min(--workers, tasks)`` workers,
+    connected when the work starts (not while the
     arguments are checked) and closed after it, however it ends. An unreachable
     ``--scheduler``, and another run holding the output folder's lock, are found only once
     the work starts: they become a `UsageError` (exit code 2), as if the command line had
@@ -212,7 +213,10 @@ def suite_backend(args: argparse.Namespace, tasks: int) -> Iterator[Any]:
         except ValueError as error:  # an unreachable --scheduler: the command line's fault
             raise UsageError(str(error)) from None
     try:
-        yield client
+        # With a client its workers run the tasks (--workers sized its LocalCluster), so the
+        # parent runs one task stream.
+        yield {"workers": 1 if client else args.workers, "backend": args.backend,
+               "client": client}
     except suite_module.SuiteBusy as error:
         raise UsageError(str(error)) from None
     finally:

@@ -30,13 +30,11 @@ def prepare(args: argparse.Namespace) -> Callable[[], int]:
 
     def run() -> int:
         progress = not args.quiet and sys.stderr.isatty()
-        with suite_backend(args, args.n) as client:
-            # (the client's workers run the fill: --workers made its LocalCluster)
+        with suite_backend(args, args.n) as backend:
             report = fill_module.run_fill(
                 args.paths, args.out, n=args.n, cell=args.cell, min_margin=args.min_margin,
-                settings=settings, seed=args.seed, labels=args.labels,
-                workers=1 if client else args.workers, backend=args.backend,
-                client=client, progress=progress)
+                settings=settings, seed=args.seed, labels=args.labels, progress=progress,
+                **backend)
         if not args.quiet:
             cov, dist = report["coverage"], report["distance"]
             gain = ("" if cov["relative_gain"] is None  # (no region cell held a dataset)

@@ -32,11 +32,8 @@ def prepare(args: argparse.Namespace) -> Callable[[], int]:
 
     def run() -> int:
         progress = not args.quiet and sys.stderr.isatty()
-        with suite_backend(args, total) as client:
-            # (the client's workers run the suite: --workers made its LocalCluster)
-            path = suite_module.run_suite(grid, out, workers=1 if client else args.workers,
-                                          backend=args.backend, progress=progress,
-                                          client=client)
+        with suite_backend(args, total) as backend:
+            path = suite_module.run_suite(grid, out, progress=progress, **backend)
         if not args.quiet:
             n = len(suite_module.read_summary(out))
             print(f"wrote {path}: {n} runs ({len(grid.configurations)} configurations x "
