@@ -32,6 +32,10 @@ def test_the_record_is_the_spaces_transform_and_the_distance_falls(space):
     expected = fitted.transform(features_table([result.best_dataset()]))[0]
     np.testing.assert_allclose(coords, expected, rtol=0, atol=1e-9)
     assert best.fitness.values[0] == pytest.approx(np.linalg.norm(coords - point), abs=1e-12)
+    # the coordinates' distance is the fitness exactly, and there is no silhouette target
+    assert best.fitness.values[0] == result.problem.distance(
+        {n: best.record[f"feature_{n}"] for n in result.problem.targets})
+    assert "index" not in best.record
     assert best.fitness.values[0] < result.logbook[0]["fitness_best"]
 
 

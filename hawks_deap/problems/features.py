@@ -368,7 +368,11 @@ class FeatureTargetProblem(DatasetProblem):
                 record["index"] = values["silhouette"]
             # X is not passed: the overlap's fast path works from the genes
             record.update(self.constraint_record(individual))
-        return Evaluation((self.distance(values),), record, layout.key)
+        return Evaluation((self._fitness(values, record),), record, layout.key)
+
+    def _fitness(self, values: Mapping[str, float], record: dict[str, Any]) -> float:
+        """The fitness of measured values (`distance`); a subclass may add to ``record``."""
+        return self.distance(values)
 
     def mutation_context(self) -> dict[str, Any]:
         """The silhouette target, for PSO-informed mutation (none without one)."""
@@ -517,29 +521,20 @@ class SpaceTargetProblem(FeatureTargetProblem):
         -------
         float
         """
-        p = self.project(values)
+        return self._distance_to_point(self.project(values))
+
+    def _distance_to_point(self, p: np.ndarray) -> float:
         return float(np.linalg.norm(p - self.point)) if np.all(np.isfinite(p)) else math.inf
 
-    def evaluate(self, individual: Genotype, eval_seed: int | None = None) -> Evaluation:
-        """``(distance,)`` with the record (features, coordinates, constraints).
+    def _fitness(self, values: Mapping[str, float], record: dict[str, Any]) -> float:
+        """`distance` from one projection, whose coordinates go to the record.
 
-        Parameters
-        ----------
-        individual : Genotype
-            An individual under the current layout (`prepare` must have been called).
-        eval_seed : int, optional
-            Ignored (the features are deterministic).
-
-        Returns
-        -------
-        Evaluation
+        The record gets ``space_0``, ... and loses ``index`` (no silhouette target here).
         """
-        evaluation = super().evaluate(individual, eval_seed)
-        values = {n: evaluation.record[f"feature_{n}"] for n in self.targets}
-        evaluation.record.update({f"space_{i}": float(c)
-                                  for i, c in enumerate(self.project(values))})
-        evaluation.record.pop("index", None)  # no silhouette target here
-        return evaluation
+        p = self.project(values)
+        record.pop("index", None)
+        record.update({f"space_{i}": float(c) for i, c in enumerate(p)})
+        return self._distance_to_point(p)
 
     def mutation_context(self) -> dict[str, Any]:
         """Nothing: no silhouette target (PSO-informed mutation needs one)."""
