@@ -118,6 +118,25 @@ class TimingMap:
         self._payload = dill.dumps(problem, protocol=dill.HIGHEST_PROTOCOL)
 
 
+class TimedAlgorithm:
+    """A problem's winner or loser with each call's seconds appended to ``log``."""
+
+    def __init__(self, algorithm: Any, log: list[float]) -> None:
+        self.algorithm, self.log = algorithm, log
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        t = time.perf_counter()
+        try:
+            return self.algorithm(*args, **kwargs)
+        finally:
+            self.log.append(time.perf_counter() - t)
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "algorithm":  # (not set yet while unpickling)
+            raise AttributeError(name)
+        return getattr(self.algorithm, name)
+
+
 def versus_trace(args: argparse.Namespace, seed: int) -> dict[str, Any]:
     """Serial timing trace, the measured serial and 2-worker walls, the pool's start."""
     import hawks_deap as hd
@@ -148,6 +167,9 @@ def versus_trace(args: argparse.Namespace, seed: int) -> dict[str, Any]:
             raise AssertionError("n_jobs=1 and n_jobs=2 gave different datasets")
     timing = TimingMap(cold=args.cold)
     p = problem()
+    clustering: dict[str, list[float]] = {"winner": [], "loser": []}
+    p.winner = TimedAlgorithm(p.winner, clustering["winner"])  # type: ignore[assignment]
+    p.loser = TimedAlgorithm(p.loser, clustering["loser"])  # type: ignore[assignment]
     original_prepare = p.prepare
 
     def prepare(*a: Any, **k: Any) -> Any:  # capture the prepared problem, caches empty
@@ -170,7 +192,19 @@ def versus_trace(args: argparse.Namespace, seed: int) -> dict[str, Any]:
         previous = end + aside
     tail = t + traced - previous
     traced -= sum(call[4] for call in timing.calls)
-    return {"walls": walls, "traced": traced, "pool_start": pool_start,
+    # what if an individual's two clusterings were two tasks (not built): the first
+    # carries the rest of the evaluation (points, overlap, scores)
+    n_warm = sum(len(c[2]) for c in timing.calls)
+    if len(clustering["winner"]) != n_warm or len(clustering["loser"]) != n_warm:
+        raise RuntimeError("not one winner and one loser call per evaluation")
+    loses, split = iter(clustering["loser"]), []
+    for call in timing.calls:
+        tasks = []
+        for d in call[2]:
+            lo = next(loses)
+            tasks += [d - lo, lo]
+        split.append(tasks)
+    return {"walls": walls, "traced": traced, "split": split, "pool_start": pool_start,
             "parent": sum(gaps) + tail,
             "warm": [c[2] for c in timing.calls], "cold": [c[3] for c in timing.calls]}
 
@@ -202,7 +236,7 @@ def run_versus(args: argparse.Namespace) -> None:
                "pool_start": trace["pool_start"], "c": c, "evals": len(evals),
                "eval_median": statistics.median(evals)}
         base = versus_model(trace, 1, 0.0, "warm")
-        for which in ("warm", "cold") if args.cold else ("warm",):
+        for which in ("warm", "cold", "split") if args.cold else ("warm", "split"):
             for w in WORKERS[1:]:
                 row[f"{which}{w}"] = base / versus_model(trace, w, c, which)
         rows.append(row)
@@ -216,7 +250,7 @@ def run_versus(args: argparse.Namespace) -> None:
     print()
     print("| evaluation times | " + " | ".join(f"{w} jobs" for w in WORKERS[1:]) + " |")
     print("|---|" + "---|" * (len(WORKERS) - 1))
-    for which in ("warm", "cold") if args.cold else ("warm",):
+    for which in ("warm", "cold", "split") if args.cold else ("warm", "split"):
         cells = [statistics.median(r[f"{which}{w}"] for r in rows) for w in WORKERS[1:]]
         spread = [(min(r[f"{which}{w}"] for r in rows), max(r[f"{which}{w}"] for r in rows))
                   for w in WORKERS[1:]]
