@@ -28,7 +28,7 @@ predicted by drawing each configuration's durations from its measured ones (boot
 ``--draws`` times; median and 5-95% range).
 
     python benchmarks/predict_scaling.py versus [--generations 30] [--seeds 3]
-    python benchmarks/predict_scaling.py suite [--runs 4] [--draws 200]
+    python benchmarks/predict_scaling.py suite [--runs 4] [--draws 200] [--repeats 3]
     python benchmarks/predict_scaling.py {versus,suite} --quick      # smoke runs
 """
 
@@ -299,70 +299,101 @@ def worker_start(workers: int, tmp: Path) -> float:
     return time.perf_counter() - t
 
 
-def run_suite_model(args: argparse.Namespace) -> None:
+def suite_order(runs: int, n: int, g: int, tmp: Path) -> list[str]:
+    """The configuration ids of a suite of ``runs`` runs each, in the order it runs them."""
     from hawks_deap.campaign import suite as hs
 
+    grid = tmp / f"order-{runs}.toml"
+    grid.write_text(_grid(runs, n, g))
+    tasks = sorted(hs.load_suite(grid).tasks(), key=lambda t: (-hs.cost_estimate(t), t.run))
+    return [t.config_id for t in tasks]
+
+
+def measure_suite(args: argparse.Namespace, n: int, g: int, tmp: Path) -> dict[str, Any]:
+    """One round: each run's duration with 1 worker, the 2-worker wall, workers' start."""
+    from hawks_deap.campaign import suite as hs
+
+    for task, out in warm_tasks(tmp / "warm", 1):  # this process's imports first
+        hs.run_task(task, out)
+    grid = tmp / "grid.toml"
+    grid.write_text(_grid(args.runs, n, g))
+    suite = hs.load_suite(grid)
+    stamps: list[tuple[str, float]] = []
+    t0 = time.perf_counter()
+    hs.run_suite(suite, tmp / "one", workers=1,
+                 on_row=lambda row: stamps.append((row["config_id"], time.perf_counter())))
+    serial = time.perf_counter() - t0
+    durations, previous = [], t0
+    for config, t in stamps:
+        durations.append((config, t - previous))
+        previous = t
+    start2 = worker_start(2, tmp)
+    t = time.perf_counter()
+    hs.run_suite(suite, tmp / "two", workers=2)
+    wall2 = time.perf_counter() - t
+    runs = [d for _, d in durations]
+    c = fit_overhead(lambda c: makespan([d + c for d in runs], 2, start2), wall2)
+    return {"durations": durations, "serial": serial, "wall2": wall2, "start2": start2,
+            "c": c}
+
+
+def predict_suite(m: dict[str, Any], durations: list[float], workers: int) -> float:
+    """The runs' summed durations over their modelled wall time on ``workers`` cores."""
+    start = m["start2"] if workers > 1 else 0.0
+    return sum(durations) / makespan([d + m["c"] for d in durations], workers, start)
+
+
+def run_suite_model(args: argparse.Namespace) -> None:
     n, g = (200, 3) if args.quick else (1000, 100)
     rng = np.random.default_rng(0)
+    rounds = []
+    print(f"# suites (bench_suite.py grid, N = {n}, G = {g}, {args.runs} runs a "
+          f"configuration); {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}",
+          flush=True)
+    rows: dict[str, list[list[float]]] = {}  # row label -> per round, one value a W
     with tempfile.TemporaryDirectory() as tmp_name:
-        tmp = Path(tmp_name)
-        for task, out in warm_tasks(tmp / "warm", 1):  # this process's imports first
-            hs.run_task(task, out)
-        grid = tmp / "grid.toml"
-        grid.write_text(_grid(args.runs, n, g))
-        suite = hs.load_suite(grid)
-        stamps: list[tuple[str, float]] = []
-        t0 = time.perf_counter()
-        hs.run_suite(suite, tmp / "one", workers=1,
-                     on_row=lambda row: stamps.append((row["config_id"],
-                                                       time.perf_counter())))
-        serial = time.perf_counter() - t0
-        durations, previous = [], t0
-        for config, t in stamps:
-            durations.append((config, t - previous))
-            previous = t
-        start2 = worker_start(2, tmp)
-        t = time.perf_counter()
-        hs.run_suite(suite, tmp / "two", workers=2)
-        wall2 = time.perf_counter() - t
-        start16 = worker_start(min(16, os.cpu_count() or 1), tmp)
-    runs = [d for _, d in durations]
-    print(f"# suite of {len(runs)} runs (bench_suite.py grid, N = {n}, G = {g}); "
-          f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
-    print(f"1 worker: {serial:.1f} s (runs {min(runs):.2f}-{max(runs):.2f} s, sum "
-          f"{sum(runs):.1f} s); 2 workers: {wall2:.1f} s (measured x{serial / wall2:.2f}); "
-          f"worker start with a first run: 2 workers {start2:.2f} s, "
-          f"{min(16, os.cpu_count() or 1)} here {start16:.2f} s")
-    c = fit_overhead(lambda c: makespan([d + c for d in runs], 2, start2), wall2)
-    print(f"fitted cost per run: {1e3 * c:.1f} ms")
-
-    def predict(durations: list[float], workers: int) -> float:
-        return sum(durations) / makespan([d + c for d in durations], workers,
-                                         start2 if workers > 1 else 0.0)
-
+        for r in range(args.repeats):
+            tmp = Path(tmp_name) / f"round-{r}"
+            tmp.mkdir()
+            m = measure_suite(args, n, g, tmp)
+            rounds.append(m)
+            runs = [d for _, d in m["durations"]]
+            print(f"round {r}: 1 worker {m['serial']:.1f} s (runs {min(runs):.2f}-"
+                  f"{max(runs):.2f} s), 2 workers {m['wall2']:.1f} s (measured "
+                  f"x{m['serial'] / m['wall2']:.2f}); worker start with a first run "
+                  f"{m['start2']:.2f} s; fitted cost per run {1e3 * m['c']:.1f} ms",
+                  flush=True)
+            label = f"{len(runs)} (measured durations, the suite's order)"
+            rows.setdefault(label, []).append([predict_suite(m, runs, w)
+                                               for w in WORKERS[1:]])
+            # the suite orders by an estimate; what the true longest-first order gives
+            label = f"{len(runs)}, true longest first (a perfect estimate)"
+            lpt = sorted(runs, reverse=True)
+            rows.setdefault(label, []).append([predict_suite(m, lpt, w)
+                                               for w in WORKERS[1:]])
+            # more runs: each configuration's durations drawn from its measured ones, in
+            # the order the larger suite runs them
+            by_config: dict[str, list[float]] = {}
+            for config, d in m["durations"]:
+                by_config.setdefault(config, []).append(d)
+            for factor in args.scale:
+                order = suite_order(args.runs * factor, n, g, tmp)
+                draws = [[predict_suite(m, [float(rng.choice(by_config[c])) for c in order],
+                                        w) for w in WORKERS[1:]]
+                         for _ in range(args.draws)]
+                label = f"{len(order)} (durations drawn, median of {args.draws} draws)"
+                rows.setdefault(label, []).append(list(np.median(draws, axis=0)))
     print("\n| runs | " + " | ".join(f"{w} workers" for w in WORKERS[1:]) + " |")
     print("|---|" + "---|" * (len(WORKERS) - 1))
-    print(f"| {len(runs)} (measured durations) | "
-          + " | ".join(f"{predict(runs, w):.2f}x" for w in WORKERS[1:]) + " |")
-    # more runs: each configuration's durations drawn from its measured ones, in the
-    # suite's order (longest estimate first, run index next: configurations interleave)
-    by_config: dict[str, list[float]] = {}
-    for config, d in durations:
-        by_config.setdefault(config, []).append(d)
-    order = [config for config, _ in durations[:len(by_config)]]  # estimate order
-    for factor in args.scale:
-        draws = {w: [] for w in WORKERS[1:]}
-        for _ in range(args.draws):
-            sample = [float(rng.choice(by_config[cfg]))
-                      for _ in range(args.runs * factor) for cfg in order]
-            for w in WORKERS[1:]:
-                draws[w].append(predict(sample, w))
-        cells = [f"{np.median(v):.2f}x ({np.quantile(v, 0.05):.2f}-{np.quantile(v, 0.95):.2f})"
-                 for v in draws.values()]
-        print(f"| {len(runs) * factor} (drawn, {args.draws} draws) | " + " | ".join(cells)
-              + " |")
-    print("\nspeed-up: the runs' summed durations over the modelled wall time on idle "
-          "cores (worker start and per-run cost included)")
+    for label, values in rows.items():
+        per_w = np.array(values)
+        cells = [f"{np.median(v):.2f}x ({v.min():.2f}-{v.max():.2f})" for v in per_w.T]
+        print(f"| {label} | " + " | ".join(cells) + " |")
+    measured = [m["serial"] / m["wall2"] for m in rounds]
+    print(f"\nmeasured 2 workers here: median x{statistics.median(measured):.2f} "
+          f"({', '.join(f'{x:.2f}' for x in measured)}); speed-up: the runs' summed "
+          f"durations over the modelled wall time on idle cores (worker start and per-run "
+          f"cost included), median over {args.repeats} rounds (min-max)")
 
 
 def main() -> None:
@@ -380,11 +411,13 @@ def main() -> None:
     parser.add_argument("--scale", type=int, nargs="*", default=[4],
                         help="suite: also predict this many times the runs (drawn)")
     parser.add_argument("--draws", type=int, default=200)
+    parser.add_argument("--repeats", type=int, default=3,
+                        help="suite: rounds of measurement (medians over them)")
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args()
     if args.quick:
         args.seeds, args.generations, args.n_samples = 1, 2, 300
-        args.runs, args.draws = 1, 5
+        args.runs, args.draws, args.repeats = 1, 5, 1
     if args.what == "versus":
         run_versus(args)
     else:
