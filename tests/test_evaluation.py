@@ -409,6 +409,11 @@ def test_byte_lru_respects_budget_and_evicts_least_recent():
         one.put(key, value)
     many.put_many([k for k, _ in values], [v for _, v in values])
     assert list(one._data) == list(many._data) and one.stats() == many.stats()
+    # get_many is gets in order: the same values, recency order and counts (duplicates too)
+    lookups = ["z", "nope", "x", "w", "z", "x", "nope"]
+    single = [one.get(k) for k in lookups]
+    assert [v is w for v, w in zip(many.get_many(lookups), single, strict=True)] == [True] * 7
+    assert list(one._data) == list(many._data) and one.stats() == many.stats()
     state = (list(many._data), many.stats())
     with pytest.raises(ValueError, match="same length"):  # keys and values must pair up
         many.put_many(["q", "r"], [np.zeros(3)])
