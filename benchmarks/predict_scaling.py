@@ -16,7 +16,9 @@ the first free worker) gives a generation ``parent + makespan(d_i + c)``; ``c`` 
 to a real ``n_jobs=2`` run of the same seed, and the pool's start is measured. Two
 bounds on the evaluation times: "warm", the serial run's own (its caches hold every
 earlier gene), and "cold", each individual evaluated again by a fresh copy of the
-problem whose caches are empty (a worker that never saw its parents).
+problem whose caches are empty (a worker that never saw its parents). Two what-ifs, not
+built: "split", an individual's two clusterings as two tasks, and "ordered", each
+generation's tasks longest first (a perfect cost estimate).
 
 ``suite``: the grid of ``bench_suite.py`` (12 configurations, N = 1000, G = 100) with
 ``--runs`` runs each, run with 1 worker in this process to time each run (after a
@@ -47,6 +49,9 @@ from typing import Any
 import numpy as np
 
 WORKERS = (1, 2, 4, 5, 8, 10, 16)
+#: The Versus rows: the serial run's evaluation times, a cold cache's, an individual's two
+#: clusterings as two tasks (not built), each generation's tasks longest first (not built).
+KINDS = ("warm", "cold", "split", "ordered")
 
 
 def makespan(durations: Sequence[float], workers: int, start: float = 0.0) -> float:
@@ -204,7 +209,10 @@ def versus_trace(args: argparse.Namespace, seed: int) -> dict[str, Any]:
             lo = next(loses)
             tasks += [d - lo, lo]
         split.append(tasks)
-    return {"walls": walls, "traced": traced, "split": split, "pool_start": pool_start,
+    # what if each generation's evaluations went longest first (a perfect cost estimate)
+    ordered = [sorted(c[2], reverse=True) for c in timing.calls]
+    return {"walls": walls, "traced": traced, "split": split, "ordered": ordered,
+            "pool_start": pool_start,
             "parent": sum(gaps) + tail,
             "warm": [c[2] for c in timing.calls], "cold": [c[3] for c in timing.calls]}
 
@@ -236,7 +244,7 @@ def run_versus(args: argparse.Namespace) -> None:
                "pool_start": trace["pool_start"], "c": c, "evals": len(evals),
                "eval_median": statistics.median(evals)}
         base = versus_model(trace, 1, 0.0, "warm")
-        for which in ("warm", "cold", "split") if args.cold else ("warm", "split"):
+        for which in KINDS if args.cold else KINDS[:1] + KINDS[2:]:
             for w in WORKERS[1:]:
                 row[f"{which}{w}"] = base / versus_model(trace, w, c, which)
         rows.append(row)
@@ -250,7 +258,7 @@ def run_versus(args: argparse.Namespace) -> None:
     print()
     print("| evaluation times | " + " | ".join(f"{w} jobs" for w in WORKERS[1:]) + " |")
     print("|---|" + "---|" * (len(WORKERS) - 1))
-    for which in ("warm", "cold", "split") if args.cold else ("warm", "split"):
+    for which in KINDS if args.cold else KINDS[:1] + KINDS[2:]:
         cells = [statistics.median(r[f"{which}{w}"] for r in rows) for w in WORKERS[1:]]
         spread = [(min(r[f"{which}{w}"] for r in rows), max(r[f"{which}{w}"] for r in rows))
                   for w in WORKERS[1:]]
