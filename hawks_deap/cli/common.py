@@ -198,8 +198,8 @@ def suite_backend(args: argparse.Namespace, tasks: int) -> Iterator[dict[str, An
 
     For `run_suite` and `run_fill`. ``client`` is None except with ``--backend dask``: then
     a client of ``--scheduler`` or of a LocalCluster of ``min(--workers, tasks)`` workers,
-    connected when the work starts (not while the
-    arguments are checked) and closed after it, however it ends. An unreachable
+    connected when the work starts (not while the arguments are checked) and closed
+    after it, however it ends. An unreachable
     ``--scheduler``, and another run holding the output folder's lock, are found only once
     the work starts: they become a `UsageError` (exit code 2), as if the command line had
     been refused.
