@@ -120,6 +120,9 @@ def measure(name: str, seeds: int) -> str:
         for mode in runs:
             runs[mode].append(run_child({"cfg": CONFIGS[name], "seed": seed, "mode": mode}))
     same = all(len({runs[m][s]["population"] for m in runs}) == 1 for s in range(seeds))
+    for seed in range(seeds):  # the spread behind the medians (stderr: the table stays whole)
+        print(f"{name} seed {seed}: wall s " + ", ".join(
+            f"{mode} {runs[mode][seed]['wall']:.2f}" for mode in runs), file=sys.stderr)
     fixed = json.loads(subprocess.run(
         [sys.executable, __file__, "--fixed", name], capture_output=True, text=True,
         check=True, env={**os.environ, "OPENBLAS_NUM_THREADS": "1"}).stdout.splitlines()[-1])
