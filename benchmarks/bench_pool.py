@@ -17,6 +17,7 @@ more workers split the caches further and send more messages, so it is an upper 
 
     python benchmarks/bench_pool.py --configs a b c --seeds 3
     python benchmarks/bench_pool.py --configs scale --seeds 1
+    python benchmarks/bench_pool.py --items --configs n20k n50k scale --seeds 3
 """
 
 from __future__ import annotations
@@ -37,6 +38,9 @@ CONFIGS = {
     "b": dict(n_samples=1000, n_clusters=10, n_dims=20, target=0.9),
     "c": dict(n_samples=2000, n_clusters=30, n_dims=50, target=0.2),
     "scale": dict(n_samples=100_000, n_clusters=20, n_dims=2, target=0.5),
+    # between c and scale, for where a pool's tasks become single evaluations (--items)
+    "n20k": dict(n_samples=20_000, n_clusters=20, n_dims=2, target=0.5),
+    "n50k": dict(n_samples=50_000, n_clusters=20, n_dims=2, target=0.5),
 }
 GENERATIONS = 100
 POPULATION = 10
@@ -53,8 +57,12 @@ def run_one(spec: dict) -> dict:
     import hawks_deap as hd
     from hawks_deap.algorithms import pool
 
-    if spec["mode"] == "pool":
+    if spec["mode"] in ("pool", "batch", "item"):
         pool.POOL_MIN_WORK = 0
+    if spec["mode"] == "batch":  # one batch per worker at any size
+        pool.ITEM_MIN_WORK = 1 << 62
+    elif spec["mode"] == "item":  # one evaluation per task at any size
+        pool.ITEM_MIN_WORK = 0
     n_jobs = 1 if spec["mode"] == "serial" else 2
     problem = _problem(spec["cfg"])
     t0, c0 = time.perf_counter(), time.process_time()
@@ -143,11 +151,35 @@ def measure(name: str, seeds: int) -> str:
             f"{'yes' if same else 'NO'} |")
 
 
+def measure_items(name: str, seeds: int) -> str:
+    """A pool's batches against single-evaluation tasks (both forced), and serial."""
+    from hawks_deap.algorithms.pool import ITEM_MIN_WORK
+
+    runs: dict[str, list[dict]] = {"serial": [], "batch": [], "item": []}
+    for seed in range(seeds):
+        for mode in runs:
+            runs[mode].append(run_child({"cfg": CONFIGS[name], "seed": seed, "mode": mode}))
+        print(f"{name} seed {seed}: wall s " + ", ".join(
+            f"{mode} {runs[mode][seed]['wall']:.2f}" for mode in runs), file=sys.stderr)
+    same = all(len({runs[m][s]["population"] for m in runs}) == 1 for s in range(seeds))
+    wall = {m: statistics.median(r["wall"] for r in runs[m]) for m in runs}
+    ratios = [b["wall"] / i["wall"] for b, i in zip(runs["batch"], runs["item"], strict=True)]
+    cfg = CONFIGS[name]
+    work = cfg["n_samples"] * (cfg["n_clusters"] + cfg["n_dims"])
+    side = "item" if work >= ITEM_MIN_WORK else "batch"
+    return (f"| {name} | {work:,} | {wall['serial']:.2f} | {wall['batch']:.2f} | "
+            f"{wall['item']:.2f} | {statistics.median(ratios):.2f}x ("
+            f"{', '.join(f'{r:.2f}' for r in ratios)}) | "
+            f"{wall['serial'] / wall[side]:.2f}x ({side}) | {'yes' if same else 'NO'} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--configs", nargs="+", default=["a", "b", "c"],
                         choices=list(CONFIGS))
     parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--items", action="store_true",
+                        help="instead: batches against one evaluation per task")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--fixed", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -160,6 +192,17 @@ def main() -> None:
     if args.seeds < 1:
         parser.error(f"--seeds must be at least 1, got {args.seeds}")
     load = os.getloadavg()[0]
+    if args.items:
+        print(f"P={POPULATION}, G={GENERATIONS}, seeds 0..{args.seeds - 1}, serial / pool of "
+              f"2 with one batch per worker / pool of 2 with one evaluation per task, "
+              f"interleaved; {os.cpu_count()} CPUs, load average {load:.1f} at start")
+        print("| config | N (K + D) | serial wall s | batches wall s | items wall s | "
+              "batches / items, per seed | serial / what n_jobs=2 now does | same result |")
+        print("|---|---|---|---|---|---|---|---|")
+        for name in args.configs:
+            print(measure_items(name, args.seeds), flush=True)
+        print(f"load average at the end {os.getloadavg()[0]:.1f}")
+        return
     print(f"P={POPULATION}, G={GENERATIONS}, seeds 0..{args.seeds - 1}, serial / pool "
           f"(n_jobs=2 forced) / auto (n_jobs=2, evolve decides) interleaved; "
           f"{os.cpu_count()} CPUs, load average {load:.1f} at start")

@@ -292,6 +292,64 @@ def test_serial_reason_never_refuses_versus_or_unknown_costs():
     assert serial_reason(Opaque(), 2) is None
 
 
+def test_evaluation_work_by_hand():
+    from hawks_deap.algorithms.pool import ITEM_MIN_WORK, evaluation_work
+
+    problem = hd.IndexProblem(2000, 5, 2, target=0.5)
+    assert evaluation_work(problem) is None  # not prepared: no layout yet
+    problem.prepare(np.random.default_rng(0))
+    assert evaluation_work(problem) == 2000 * (5 + 2)
+    big = hd.IndexProblem(100_000, 20, 2, target=0.5)
+    big.prepare(np.random.default_rng(0))
+    assert evaluation_work(big) == 2_200_000 >= ITEM_MIN_WORK  # the scale config
+
+    class Opaque:  # a user's problem whose layout says nothing of N and D
+        layout = object()
+        n_clusters = 3
+
+    assert evaluation_work(Opaque()) is None
+
+
+@pytest.mark.parametrize("offset, per_item", [(0, True), (1, False)])
+def test_heavy_index_evaluations_go_one_per_task(monkeypatch, offset, per_item):
+    """At ITEM_MIN_WORK and above a pool sends one evaluation per task; the map's result,
+    and a run's, do not depend on it."""
+    from hawks_deap.algorithms import pool as pool_module
+
+    problem = hd.IndexProblem(300, 4, 2, 0.5, constraints=[hd.Overlap(max=0.1)])
+    problem.prepare(np.random.default_rng(0))
+    monkeypatch.setattr(pool_module, "ITEM_MIN_WORK", 300 * (4 + 2) + offset)
+    rng = np.random.default_rng(1)
+    individuals = [problem.random_individual(rng) for _ in range(5)]
+    sent = []
+    real = pool_module.ProblemPool._run
+
+    def spy(self, func, items):
+        sent.append(len(items))
+        return real(self, func, items)
+
+    monkeypatch.setattr(pool_module.ProblemPool, "_run", spy)
+
+    def evaluate():
+        with pool_module.ProblemPool(problem, 2, start_method="spawn") as pool:
+            assert pool.per_item is per_item
+            return pool.map(problem.evaluate, individuals)
+
+    values = run_with_timeout(evaluate)
+    assert sent == [5 if per_item else 2]  # tasks: one per individual, or per worker
+    assert [tuple(v) for v in values] == [tuple(problem.evaluate(i)) for i in individuals]
+
+
+def test_a_run_is_the_same_with_batches_or_single_tasks(monkeypatch, pool_always):
+    from hawks_deap.algorithms import pool as pool_module
+
+    serial = _run_csv()
+    monkeypatch.setattr(pool_module, "ITEM_MIN_WORK", 0)
+    assert run_with_timeout(lambda: _run_csv(n_jobs=2)) == serial
+    monkeypatch.setattr(pool_module, "ITEM_MIN_WORK", 1 << 62)
+    assert run_with_timeout(lambda: _run_csv(n_jobs=2)) == serial
+
+
 def test_a_cheap_run_with_n_jobs_evaluates_serially_and_says_why(monkeypatch, caplog):
     import logging
 

@@ -65,6 +65,32 @@ DEFAULT_START_METHOD: str | None = None
 POOL_MIN_WORK = 5_000_000
 
 
+#: Work of one evaluation, N x (K + D), from which an Index-mode pool sends evaluations one
+#: per task (as Versus mode's) rather than one batch per worker: a batch pays for its
+#: messages and its overlap pairs computed together, but at this size a generation's
+#: genotypes no longer share a prefetch (`hawks_deap.evaluation.Tuning.prefetch_points`)
+#: and a task's message is small beside its evaluation, so taking the next individual
+#: as soon as a worker is free balances the two workers' shares. Measured with
+#: ``benchmarks/bench_pool.py --items`` (BENCHMARKS.md, "n_jobs=2 in Index mode").
+ITEM_MIN_WORK = 1_000_000
+
+
+def evaluation_work(problem: Any) -> int | None:
+    """``N x (K + D)``, the work of one evaluation of ``problem``.
+
+    None if the problem and its layout do not give N, K and D (an unprepared problem,
+    or one of the user's whose cost is unknown).
+    """
+    layout = getattr(problem, "layout", None)
+    n_samples = getattr(layout, "n_samples", None)
+    n_clusters = getattr(problem, "n_clusters", None)
+    n_dims = getattr(layout, "n_dims", None)
+    if not (isinstance(n_samples, int) and isinstance(n_clusters, int)
+            and isinstance(n_dims, int)):
+        return None
+    return n_samples * (n_clusters + n_dims)
+
+
 def serial_reason(problem: Any, population_size: int) -> str | None:
     """Why a pool would make a run of ``problem`` slower than serial; None if it may pay.
 
@@ -87,16 +113,16 @@ def serial_reason(problem: Any, population_size: int) -> str | None:
     """
     if problem.parallel_by_default:
         return None
-    layout = problem.layout
-    n_samples = getattr(layout, "n_samples", None)
-    n_dims = getattr(layout, "n_dims", None)
-    if not isinstance(n_samples, int) or not isinstance(n_dims, int):
+    each = evaluation_work(problem)
+    if each is None:
         return None
-    work = population_size * n_samples * (problem.n_clusters + n_dims)
+    work = population_size * each
     if work >= POOL_MIN_WORK:
         return None
-    return (f"P x N x (K + D) = {population_size} x {n_samples} x ({problem.n_clusters} + "
-            f"{n_dims}) = {work:,} < {POOL_MIN_WORK:,} (POOL_MIN_WORK): evaluations this "
+    n_samples, n_dims = problem.layout.n_samples, problem.layout.n_dims
+    return (f"P x N x (K + D) = {population_size} x {n_samples} x "
+            f"({problem.n_clusters} + {n_dims}) = {work:,} < {POOL_MIN_WORK:,} "
+            f"(POOL_MIN_WORK): evaluations this "
             f"cheap run faster in one process than a pool's messages and split caches "
             f"allow, so the run evaluates serially (results never depend on n_jobs)")
 
@@ -256,7 +282,8 @@ class ProblemPool:
         self._layout = None if problem is None else problem.layout
         # expensive evaluations go one per task, for balance; cheap ones one batch per
         # worker, since the pool's per-task cost would dominate
-        self.per_item = problem is None or problem.parallel_by_default
+        self.per_item = (problem is None or problem.parallel_by_default
+                         or (evaluation_work(problem) or 0) >= ITEM_MIN_WORK)
         payload = dill.dumps(problem, protocol=dill.HIGHEST_PROTOCOL)
         self._timeout_error = multiprocess.TimeoutError
         self._pool = ctx.Pool(self.n_jobs, initializer=_install,
