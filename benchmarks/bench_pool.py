@@ -18,6 +18,7 @@ more workers split the caches further and send more messages, so it is an upper 
     python benchmarks/bench_pool.py --configs a b c --seeds 3
     python benchmarks/bench_pool.py --configs scale --seeds 1
     python benchmarks/bench_pool.py --items --configs n20k n50k scale --seeds 3
+    python benchmarks/bench_pool.py --affinity --configs scale --seeds 3
 """
 
 from __future__ import annotations
@@ -52,6 +53,50 @@ def _problem(cfg: dict) -> Any:
     return hd.IndexProblem(**cfg, constraints=[hd.Overlap(max=0.1)])
 
 
+class AffinityMap:
+    """What-if (not built): each individual to the worker that has evaluated most of its
+    genes, as many to each as balance allows (one single-process pool per worker, so a
+    task can be addressed to one); one batch per worker per generation."""
+
+    def __init__(self, workers: int) -> None:
+        self.workers, self.pools = workers, None
+        self.seen: list[set] = [set() for _ in range(workers)]
+
+    def __call__(self, func: Any, items: Any) -> list:
+        import math
+
+        import dill
+        import multiprocess
+
+        from hawks_deap.algorithms import pool
+
+        items = list(items)
+        if self.pools is None:  # the problem is prepared by the first call
+            payload = dill.dumps(func.problem, protocol=dill.HIGHEST_PROTOCOL)
+            ctx = multiprocess.get_context("fork")
+            self.pools = [ctx.Pool(1, initializer=pool._install, initargs=(payload, 1))
+                          for _ in range(self.workers)]
+        cap = math.ceil(len(items) / self.workers)
+        batches: list[list] = [[] for _ in range(self.workers)]
+        where = []
+        for individual, seed in items:
+            keys = {gene.key for gene in individual}
+            w = max((w for w in range(self.workers) if len(batches[w]) < cap),
+                    key=lambda w: (len(keys & self.seen[w]), -len(batches[w])))
+            batches[w].append((individual, seed))
+            where.append((w, len(batches[w]) - 1))
+            self.seen[w] |= keys
+        pending = [self.pools[w].apply_async(pool._evaluate_batch, (pool._wire(b),))
+                   if b else None for w, b in enumerate(batches)]
+        values = [pool._unwire(r.get()) if r is not None else [] for r in pending]
+        return [values[w][i] for w, i in where]
+
+    def close(self) -> None:
+        for p in self.pools or []:
+            p.close()
+            p.join()
+
+
 def run_one(spec: dict) -> dict:
     """One seeded run; ``mode``: serial, pool (forced) or auto (evolve decides)."""
     import hawks_deap as hd
@@ -65,9 +110,13 @@ def run_one(spec: dict) -> dict:
         pool.ITEM_MIN_WORK = 0
     n_jobs = 1 if spec["mode"] == "serial" else 2
     problem = _problem(spec["cfg"])
+    affinity = AffinityMap(2) if spec["mode"] == "affinity" else None
     t0, c0 = time.perf_counter(), time.process_time()
     result = hd.evolve(problem, population_size=POPULATION, generations=GENERATIONS,
-                       seed=spec["seed"], n_jobs=n_jobs)
+                       seed=spec["seed"], **({"map": affinity} if affinity else
+                                             {"n_jobs": n_jobs}))
+    if affinity is not None:
+        affinity.close()
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     return {"wall": wall, "cpu": cpu, "workers_cpu": children.ru_utime + children.ru_stime,
@@ -151,6 +200,21 @@ def measure(name: str, seeds: int) -> str:
             f"{'yes' if same else 'NO'} |")
 
 
+def measure_affinity(name: str, seeds: int) -> str:
+    """What n_jobs=2 does against the affinity what-if, interleaved per seed."""
+    runs: dict[str, list[dict]] = {"auto": [], "affinity": []}
+    for seed in range(seeds):
+        for mode in runs:
+            runs[mode].append(run_child({"cfg": CONFIGS[name], "seed": seed, "mode": mode}))
+    same = all(len({runs[m][s]["population"] for m in runs}) == 1 for s in range(seeds))
+    ratios = [a["wall"] / b["wall"] for a, b in zip(runs["auto"], runs["affinity"],
+                                                     strict=True)]
+    walls = {m: ", ".join(f"{r['wall']:.2f}" for r in runs[m]) for m in runs}
+    return (f"| {name} | {walls['auto']} | {walls['affinity']} | "
+            f"{statistics.median(ratios):.2f}x ({', '.join(f'{r:.2f}' for r in ratios)}) | "
+            f"{'yes' if same else 'NO'} |")
+
+
 def measure_items(name: str, seeds: int) -> str:
     """A pool's batches against single-evaluation tasks (both forced), and serial."""
     from hawks_deap.algorithms.pool import ITEM_MIN_WORK
@@ -180,6 +244,8 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--items", action="store_true",
                         help="instead: batches against one evaluation per task")
+    parser.add_argument("--affinity", action="store_true",
+                        help="instead: n_jobs=2 against the affinity what-if")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--fixed", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -191,27 +257,31 @@ def main() -> None:
         return
     if args.seeds < 1:
         parser.error(f"--seeds must be at least 1, got {args.seeds}")
-    load = os.getloadavg()[0]
-    if args.items:
-        print(f"P={POPULATION}, G={GENERATIONS}, seeds 0..{args.seeds - 1}, serial / pool of "
-              f"2 with one batch per worker / pool of 2 with one evaluation per task, "
-              f"interleaved; {os.cpu_count()} CPUs, load average {load:.1f} at start")
-        print("| config | N (K + D) | serial wall s | batches wall s | items wall s | "
-              "batches / items, per seed | serial / what n_jobs=2 now does | same result |")
-        print("|---|---|---|---|---|---|---|---|")
-        for name in args.configs:
-            print(measure_items(name, args.seeds), flush=True)
-        print(f"load average at the end {os.getloadavg()[0]:.1f}")
-        return
-    print(f"P={POPULATION}, G={GENERATIONS}, seeds 0..{args.seeds - 1}, serial / pool "
-          f"(n_jobs=2 forced) / auto (n_jobs=2, evolve decides) interleaved; "
-          f"{os.cpu_count()} CPUs, load average {load:.1f} at start")
-    print("| config | serial wall s | pool wall s | auto wall s | serial CPU s | pool CPU s "
-          "(parent + workers) | idle 2 cores | workers' extra CPU | idle 16 cores | "
-          "pool start ms | round trip / serial, 10 cached evals, ms | same result |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    seeds = f"P={POPULATION}, G={GENERATIONS}, seeds 0..{args.seeds - 1}"
+    experiments = {  # what the flags choose: (first line, table header, one row per config)
+        "affinity": (f"{seeds}: n_jobs=2 as evolve does it, against each individual sent "
+                     f"to the worker that saw most of its genes (AffinityMap)",
+                     "| config | n_jobs=2 wall s per seed | affinity wall s per seed | "
+                     "n_jobs=2 / affinity | same result |", measure_affinity),
+        "items": (f"{seeds}, serial / pool of 2 with one batch per worker / pool of 2 with "
+                  f"one evaluation per task, interleaved",
+                  "| config | N (K + D) | serial wall s | batches wall s | items wall s | "
+                  "batches / items, per seed | serial / what n_jobs=2 now does | "
+                  "same result |", measure_items),
+        "pools": (f"{seeds}, serial / pool (n_jobs=2 forced) / auto (n_jobs=2, evolve "
+                  f"decides) interleaved",
+                  "| config | serial wall s | pool wall s | auto wall s | serial CPU s | "
+                  "pool CPU s (parent + workers) | idle 2 cores | workers' extra CPU | "
+                  "idle 16 cores | pool start ms | round trip / serial, 10 cached evals, "
+                  "ms | same result |", measure),
+    }
+    first, header, row = experiments["affinity" if args.affinity else
+                                     "items" if args.items else "pools"]
+    print(f"{first}; {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at start")
+    print(header)
+    print("|" + "---|" * header.count(" | ") + "---|")
     for name in args.configs:
-        print(measure(name, args.seeds), flush=True)
+        print(row(name, args.seeds), flush=True)
     print(f"load average at the end {os.getloadavg()[0]:.1f}")
 
 
