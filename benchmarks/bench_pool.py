@@ -42,6 +42,9 @@ CONFIGS = {
     # between c and scale, for where a pool's tasks become single evaluations (--items)
     "n20k": dict(n_samples=20_000, n_clusters=20, n_dims=2, target=0.5),
     "n50k": dict(n_samples=50_000, n_clusters=20, n_dims=2, target=0.5),
+    # near POOL_MIN_WORK: P N (K + D) of 2,200,000 (low and high dimension) and 4,400,000
+    "n10k": dict(n_samples=10_000, n_clusters=20, n_dims=2, target=0.5),
+    "b7k": dict(n_samples=7_000, n_clusters=10, n_dims=20, target=0.9),
 }
 GENERATIONS = 100
 POPULATION = 10

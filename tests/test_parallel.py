@@ -274,6 +274,12 @@ def test_serial_reason_by_hand():
     big = hd.IndexProblem(100_000, 20, 2, target=0.5)
     big.prepare(np.random.default_rng(0))
     assert serial_reason(big, 10) is None  # 22,000,000: the scale config
+    # measured faster with a pool (BENCHMARKS, "Where the pool starts to pay"), and c not
+    for n, k, d, pooled in [(10_000, 20, 2, True), (7_000, 10, 20, True),
+                            (2_000, 30, 50, False)]:
+        problem = hd.IndexProblem(n, k, d, target=0.5)
+        problem.prepare(np.random.default_rng(0))
+        assert (serial_reason(problem, 10) is None) is pooled, (n, k, d)
 
 
 def test_serial_reason_never_refuses_versus_or_unknown_costs():

@@ -61,8 +61,11 @@ DEFAULT_START_METHOD: str | None = None
 #: shared machine (load 6 on 2 cores) two processes were slower in wall time at every
 #: size. The workers spent 2.2x (a), 2.6x (b), 1.7x (c), 1.26x (scale) the CPU time of
 #: the evaluations they took over: each worker's caches see only its share of each
-#: generation's genes and of its overlap batch. Hence a pool only well above c.
-POOL_MIN_WORK = 5_000_000
+#: generation's genes and of its overlap batch. Hence a pool only above c. Between c
+#: and scale, on an idle machine (wall time, serial against a forced pool, 3 seeds):
+#: N=10,000, K=20, D=2 (2,200,000) 1.17x, N=7,000, K=10, D=20 (2,200,000) 1.11x,
+#: N=20,000, K=20, D=2 (4,400,000) 1.09x and 1.27x (two runs); every seed faster.
+POOL_MIN_WORK = 2_000_000
 
 
 #: Work of one evaluation, N x (K + D), from which an Index-mode pool sends evaluations one
