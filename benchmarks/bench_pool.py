@@ -61,8 +61,8 @@ class AffinityMap:
     genes, as many to each as balance allows (one single-process pool per worker, so a
     task can be addressed to one); one batch per worker per generation."""
 
-    def __init__(self, workers: int) -> None:
-        self.workers, self.pools = workers, None
+    def __init__(self, workers: int, dynamic: bool = False) -> None:
+        self.workers, self.pools, self.dynamic = workers, None, dynamic
         self.seen: list[set] = [set() for _ in range(workers)]
 
     def __call__(self, func: Any, items: Any) -> list:
@@ -79,6 +79,8 @@ class AffinityMap:
             ctx = multiprocess.get_context("fork")
             self.pools = [ctx.Pool(1, initializer=pool._install, initargs=(payload, 1))
                           for _ in range(self.workers)]
+        if self.dynamic:
+            return self._dynamic(items, pool)
         cap = math.ceil(len(items) / self.workers)
         batches: list[list] = [[] for _ in range(self.workers)]
         where = []
@@ -93,6 +95,31 @@ class AffinityMap:
                    if b else None for w, b in enumerate(batches)]
         values = [pool._unwire(r.get()) if r is not None else [] for r in pending]
         return [values[w][i] for w, i in where]
+
+    def _dynamic(self, items: list, pool: Any) -> list:
+        """A free worker takes the waiting individual that shares most genes with what it
+        has evaluated (balance of single tasks, and warm caches where possible)."""
+        assert self.pools is not None
+        keys = [{gene.key for gene in individual} for individual, _ in items]
+        waiting, running, free = list(range(len(items))), {}, list(range(self.workers))
+        results: list = [None] * len(items)
+        while waiting or running:
+            while free and waiting:
+                w = free.pop(0)
+                i = max(waiting, key=lambda i: (len(keys[i] & self.seen[w]), -i))
+                waiting.remove(i)
+                self.seen[w] |= keys[i]
+                running[w] = (self.pools[w].apply_async(
+                    pool._evaluate_batch, (pool._wire([items[i]]),)), i)
+            done = [w for w, (r, _) in running.items() if r.ready()]
+            if not done:
+                time.sleep(0.0005)
+                continue
+            for w in done:
+                r, i = running.pop(w)
+                results[i] = pool._unwire(r.get())[0]
+                free.append(w)
+        return results
 
     def close(self) -> None:
         for p in self.pools or []:
@@ -113,7 +140,8 @@ def run_one(spec: dict) -> dict:
         pool.ITEM_MIN_WORK = 0
     n_jobs = 1 if spec["mode"] == "serial" else 2
     problem = _problem(spec["cfg"])
-    affinity = AffinityMap(2) if spec["mode"] == "affinity" else None
+    affinity = (AffinityMap(2, dynamic=spec["mode"] == "dynamic")
+                if spec["mode"] in ("affinity", "dynamic") else None)
     t0, c0 = time.perf_counter(), time.process_time()
     result = hd.evolve(problem, population_size=POPULATION, generations=GENERATIONS,
                        seed=spec["seed"], **({"map": affinity} if affinity else
@@ -205,17 +233,21 @@ def measure(name: str, seeds: int) -> str:
 
 def measure_affinity(name: str, seeds: int) -> str:
     """What n_jobs=2 does against the affinity what-if, interleaved per seed."""
-    runs: dict[str, list[dict]] = {"auto": [], "affinity": []}
+    runs: dict[str, list[dict]] = {"auto": [], "affinity": [], "dynamic": []}
     for seed in range(seeds):
         for mode in runs:
             runs[mode].append(run_child({"cfg": CONFIGS[name], "seed": seed, "mode": mode}))
     same = all(len({runs[m][s]["population"] for m in runs}) == 1 for s in range(seeds))
-    ratios = [a["wall"] / b["wall"] for a, b in zip(runs["auto"], runs["affinity"],
-                                                     strict=True)]
     walls = {m: ", ".join(f"{r['wall']:.2f}" for r in runs[m]) for m in runs}
-    return (f"| {name} | {walls['auto']} | {walls['affinity']} | "
-            f"{statistics.median(ratios):.2f}x ({', '.join(f'{r:.2f}' for r in ratios)}) | "
-            f"{'yes' if same else 'NO'} |")
+
+    def versus(mode: str) -> str:
+        ratios = [a["wall"] / b["wall"] for a, b in zip(runs["auto"], runs[mode],
+                                                         strict=True)]
+        return (f"{statistics.median(ratios):.2f}x "
+                f"({', '.join(f'{r:.2f}' for r in ratios)})")
+
+    return (f"| {name} | {walls['auto']} | {walls['affinity']} | {walls['dynamic']} | "
+            f"{versus('affinity')} | {versus('dynamic')} | {'yes' if same else 'NO'} |")
 
 
 def measure_items(name: str, seeds: int) -> str:
@@ -263,9 +295,11 @@ def main() -> None:
     seeds = f"P={POPULATION}, G={GENERATIONS}, seeds 0..{args.seeds - 1}"
     experiments = {  # what the flags choose: (first line, table header, one row per config)
         "affinity": (f"{seeds}: n_jobs=2 as evolve does it, against each individual sent "
-                     f"to the worker that saw most of its genes (AffinityMap)",
+                     f"to the worker that saw most of its genes (AffinityMap: balanced by "
+                     f"count, or dynamic: a free worker takes the best waiting one)",
                      "| config | n_jobs=2 wall s per seed | affinity wall s per seed | "
-                     "n_jobs=2 / affinity | same result |", measure_affinity),
+                     "dynamic affinity wall s per seed | n_jobs=2 / affinity | "
+                     "n_jobs=2 / dynamic | same result |", measure_affinity),
         "items": (f"{seeds}, serial / pool of 2 with one batch per worker / pool of 2 with "
                   f"one evaluation per task, interleaved",
                   "| config | N (K + D) | serial wall s | batches wall s | items wall s | "
