@@ -263,8 +263,14 @@ def measure_items(name: str, seeds: int) -> str:
     same = all(len({runs[m][s]["population"] for m in runs}) == 1 for s in range(seeds))
     wall = {m: statistics.median(r["wall"] for r in runs[m]) for m in runs}
     ratios = [b["wall"] / i["wall"] for b, i in zip(runs["batch"], runs["item"], strict=True)]
-    cfg = CONFIGS[name]
-    work = cfg["n_samples"] * (cfg["n_clusters"] + cfg["n_dims"])
+    import numpy as np
+
+    from hawks_deap.algorithms.pool import evaluation_work
+
+    problem = _problem(CONFIGS[name])
+    problem.prepare(np.random.default_rng(0))
+    work = evaluation_work(problem)  # the pool's own N (K + D)
+    assert work is not None
     side = "item" if work >= ITEM_MIN_WORK else "batch"
     return (f"| {name} | {work:,} | {wall['serial']:.2f} | {wall['batch']:.2f} | "
             f"{wall['item']:.2f} | {statistics.median(ratios):.2f}x ("
