@@ -13,8 +13,8 @@ evaluation times the median number of evaluations of the fast runs ("est.").
 
     python benchmarks/bench_index.py [--seeds 3] [--naive-seeds 3] [--configs a b c scale]
                                      [--euclidean] [--blas-threads 1] [--quick]
-    python benchmarks/bench_index.py --baseline OTHER_CHECKOUT [--repeats 3] [--configs a b c]
-                                     [--n-jobs 1] [--baseline-n-jobs 1]
+    python benchmarks/bench_index.py --baseline OTHER_CHECKOUT [--repeats 3]
+                                     [--configs a b c [scale]] [--n-jobs 1] [--baseline-n-jobs 1]
                                      [--baseline-env HAWKS_DEAP_COMPILED=0]
 
 The second form times this tree against another checkout's ``hawks_deap`` (e.g. a
@@ -196,7 +196,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--naive-seeds", type=int, default=3)
-    parser.add_argument("--configs", nargs="+", default=list(CONFIGS), choices=list(CONFIGS))
+    parser.add_argument("--configs", nargs="+", choices=list(CONFIGS),
+                        help="default: all; with --baseline, a b c (scale only if named)")
     parser.add_argument("--euclidean", action=argparse.BooleanOptionalAction, default=True,
                         help="also config a with the Euclidean silhouette (default: yes)")
     parser.add_argument("--blas-threads", type=int, default=1,
@@ -242,8 +243,8 @@ def main() -> None:
               "load average |")
         print("|---|---|---|---|---|---|---|---|---|---|")
         baseline_env = dict(kv.split("=", 1) for kv in args.baseline_env)
-        jobs = [(name, "sqeuclidean") for name in args.configs if name != "scale"]
-        if args.euclidean and "a" in args.configs:
+        jobs = [(name, "sqeuclidean") for name in args.configs or ["a", "b", "c"]]
+        if args.euclidean and "a" in (args.configs or ["a"]):
             jobs.insert(1, ("a", "euclidean"))
         for name, metric in jobs:
             print(compare(name, CONFIGS[name], metric, list(range(args.seeds)), args.repeats,
@@ -251,6 +252,7 @@ def main() -> None:
                           baseline_env),
                   flush=True)
         return
+    args.configs = args.configs or list(CONFIGS)
     seeds = list(range(1 if args.quick else args.seeds))
     naive_seeds = list(range(1 if args.quick else min(args.naive_seeds, args.seeds)))
     generations = 2 if args.quick else 100

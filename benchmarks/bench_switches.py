@@ -11,7 +11,10 @@ medians and the ratio (off / on: above 1.05 the mechanism pays its keep).
 Switches: ``prefetch`` (a generation's missing overlap pairs computed together),
 ``reach_bound`` (genes whose pairs are provably empty skip their thresholds),
 ``z_certificates`` (2-D shape certificates from the slot's neighbour tables),
-``direct_silhouette`` (the whole K x N centroid block at small N K D).
+``direct_silhouette`` (the whole K x N centroid block at small N K D), ``grid_pass``
+(at D = 2, one compiled pass over the whole dataset instead of cached pairs of genes;
+both arms then run the compiled kernels from the start, loaded before the clock starts,
+as in a process that has switched to them: a suite's worker).
 """
 
 from __future__ import annotations
@@ -30,13 +33,15 @@ CONFIGS = {
     "b": dict(n_samples=1000, n_clusters=10, n_dims=20, target=0.9),
     "c": dict(n_samples=2000, n_clusters=30, n_dims=50, target=0.2),
 }
-SWITCHES = ("prefetch", "reach_bound", "z_certificates", "direct_silhouette")
+SWITCHES = ("prefetch", "reach_bound", "z_certificates", "direct_silhouette", "grid_pass")
+#: Switches measured on the compiled path (both arms).
+COMPILED = ("grid_pass",)
 
 
 def _switch_off(name: str):
     """The problem factory's keyword arguments and patches that turn ``name`` off."""
     import hawks_deap as hd
-    from hawks_deap.evaluation import Tuning, _overlap, _thresholds
+    from hawks_deap.evaluation import Tuning, _compiled, _overlap, _thresholds
 
     if name == "prefetch":
         hd.problems.base.DatasetProblem.prefetch = lambda self, individuals: None
@@ -46,13 +51,18 @@ def _switch_off(name: str):
         _thresholds._Z_LEVELS = -1
     elif name == "direct_silhouette":
         return Tuning(direct_silhouette=0)
+    elif name == "grid_pass":
+        _compiled.GRID_DIMS = -1
     return None
 
 
 def run_child(spec: dict) -> dict:
     import hawks_deap as hd
-    from hawks_deap.evaluation import Evaluator
+    from hawks_deap.evaluation import Evaluator, _compiled
 
+    if spec["compiled"]:
+        _compiled.set_compiled(True)
+        _compiled.available()  # numba imported and the kernels loaded before the clock
     tuning = _switch_off(spec["off"]) if spec["off"] else None
     problem = hd.IndexProblem(**CONFIGS[spec["config"]], constraints=[hd.Overlap(max=0.1)])
     if tuning is not None:  # the problem's evaluator, with these path sizes
@@ -87,8 +97,9 @@ def main() -> None:
         for config in args.configs:
             off, on, same = [], [], True
             for seed in range(args.seeds):
-                a = child({"config": config, "seed": seed, "off": switch})
-                b = child({"config": config, "seed": seed, "off": None})
+                spec = {"config": config, "seed": seed, "compiled": switch in COMPILED}
+                a = child({**spec, "off": switch})
+                b = child({**spec, "off": None})
                 off.append(a["wall"])
                 on.append(b["wall"])
                 same &= a["digest"] == b["digest"]

@@ -19,6 +19,7 @@ from scipy.spatial.distance import cdist
 
 import hawks_deap as hd
 from hawks_deap.evaluation import _compiled, _kernels
+from hawks_deap.evaluation.reference import overlap_flags
 
 numba = pytest.importorskip("numba")
 
@@ -122,6 +123,62 @@ def test_capture_test_over_several_targets(seed, d, n_genes, grid):
     np.testing.assert_array_equal(got, want)
 
 
+def brute_flags(X: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """Overlap flags from the full block: a foreign point at the smallest positive s."""
+    block = cdist(X, X, "sqeuclidean")
+    block[block <= 0.0] = np.inf
+    nearest = block == block.min(axis=1, keepdims=True)
+    foreign = codes[None, :] != codes[:, None]
+    return (nearest & foreign & np.isfinite(block)).any(axis=1)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 4), st.integers(1, 5),
+       st.sampled_from(["random", "grid", "grid-shifted", "line", "clumps"]))
+def test_grid_pass_equals_brute_force_and_kd_tree(seed, d, k, kind):
+    """The whole-dataset grid pass: ties, duplicates, flat and clumped data."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 250))
+    if kind == "random":
+        X = rng.normal(size=(n, d)) * rng.uniform(0.01, 100, size=d)
+    elif kind == "line":  # zero extent on every axis but one
+        X = np.zeros((n, d))
+        X[:, -1] = rng.integers(0, 9, n) * 0.3
+    elif kind == "clumps":  # a few dense clumps far apart: crowded cells, refined once
+        X = rng.normal(size=(3, d))[rng.integers(0, 3, n)] * 1e4 + rng.normal(size=(n, d))
+    else:
+        X = grid_points(rng, n, d, 5, 0.1, 1e3 if kind == "grid-shifted" else 0.0)
+    codes = rng.integers(0, k, n).astype(np.intp)
+    got = _compiled.grid_overlap_flags(X, codes)
+    np.testing.assert_array_equal(got, brute_flags(X, codes))
+    np.testing.assert_array_equal(got, overlap_flags(X, codes))
+
+
+def test_grid_pass_of_degenerate_data():
+    codes = np.array([0, 1, 1])
+    assert _compiled.grid_overlap_flags(np.zeros((0, 2)), codes[:0]).shape == (0,)
+    np.testing.assert_array_equal(_compiled.grid_overlap_flags(np.ones((3, 2)), codes),
+                                  [False] * 3)  # no positive distance at all
+    # a duplicate pair of two clusters (s = 0 ignored), and a tie own / foreign at 25
+    X = np.array([[0.0, 0.0], [0.0, 0.0], [3.0, 4.0]])
+    np.testing.assert_array_equal(_compiled.grid_overlap_flags(X, codes), [True, False, True])
+    np.testing.assert_array_equal(overlap_flags(X, codes), [True, False, True])
+    huge = np.array([[-1e308, 0.0], [1e308, 1.0], [0.0, 2.0]])  # extent overflows
+    assert _compiled.grid_overlap_flags(huge, codes) is None
+
+
+def test_two_dimensions_take_the_grid_pass_and_cache_no_pairs():
+    problem = hd.IndexProblem(n_samples=600, n_clusters=4, n_dims=2, target=0.5,
+                              constraints=[hd.Overlap(max=0.1)])
+    hd.evolve(problem, population_size=6, generations=3, seed=1)
+    assert not [k for k in problem.evaluator.store.cache._data if k[0] == "o"]
+    _compiled.set_compiled(False)
+    problem = hd.IndexProblem(n_samples=600, n_clusters=4, n_dims=2, target=0.5,
+                              constraints=[hd.Overlap(max=0.1)])
+    hd.evolve(problem, population_size=6, generations=3, seed=1)
+    assert [k for k in problem.evaluator.store.cache._data if k[0] == "o"]
+
+
 def test_squared_distance_bits_are_the_sequential_sum():
     """No fused multiply-add: every distance has the bits of cdist's sequential sum."""
     from hawks_deap.evaluation import _numba_kernels as nk
@@ -196,10 +253,10 @@ def test_a_process_switches_after_enough_work_with_the_same_results(monkeypatch)
     monkeypatch.setitem(_compiled._state, "tried", False)
     monkeypatch.setitem(_compiled._state, "kernels", None)
     seen = []
-    real = _compiled.sweep_hits
-    monkeypatch.setattr(_compiled, "sweep_hits", lambda *a: seen.append(1) or real(*a))
+    real = _compiled.grid_overlap_flags
+    monkeypatch.setattr(_compiled, "grid_overlap_flags", lambda *a: seen.append(1) or real(*a))
     got = hd.evolve(hd.IndexProblem(**cfg), population_size=8, generations=20, seed=4)
-    assert _compiled._state["work"] >= 2000 and seen  # switched mid-run
+    assert _compiled._state["work"] >= 2000 and seen  # switched mid-run (D = 2: the grid)
     assert [i.fitness.values for i in got.population] == \
         [i.fitness.values for i in want.population]
     assert got.best_dataset().X.tobytes() == want.best_dataset().X.tobytes()

@@ -34,13 +34,19 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["SWITCH_WORK", "available", "own_nn_sweep", "set_compiled", "sweep_hits"]
+__all__ = ["GRID_DIMS", "SWITCH_WORK", "available", "grid_overlap_flags", "own_nn_sweep",
+           "set_compiled", "sweep_hits"]
 
 ENV = "HAWKS_DEAP_COMPILED"
 
 #: Candidate points a process tests on the numpy path before it switches to the compiled
 #: kernels (when numba imports): the import's cost in candidates, see above.
 SWITCH_WORK = 1_500_000
+
+#: Dimension in which an evaluation's overlap is one compiled pass over the whole dataset
+#: (`grid_overlap_flags`) instead of cached pairs of genes: measured faster at D = 2
+#: (BENCHMARKS.md, "One compiled pass in two dimensions").
+GRID_DIMS = 2
 
 _state: dict[str, Any] = {"forced": None, "kernels": None, "tried": False, "work": 0}
 
@@ -96,7 +102,7 @@ def _build() -> dict[str, Any]:
     """Compile (or load from numba's on-disk cache) the kernels."""
     from hawks_deap.evaluation import _numba_kernels as nk
 
-    return {"hits": nk.sweep_hits, "own": nk.own_sweep}
+    return {"hits": nk.sweep_hits, "own": nk.own_sweep, "grid": nk.grid_flags}
 
 
 def own_nn_sweep(P: np.ndarray) -> np.ndarray:
@@ -159,3 +165,17 @@ def sweep_hits(X: np.ndarray, offs: np.ndarray, point: np.ndarray, o: np.ndarray
     return _state["kernels"]["hits"](X, np.asarray(point, dtype=np.intp),
                                      np.ascontiguousarray(o, dtype=float),
                                      np.asarray(tgt, dtype=np.intp), T, keys, offs, axis)
+
+
+def grid_overlap_flags(X: np.ndarray, codes: np.ndarray) -> np.ndarray | None:
+    """Per-point overlap flags of X (`overlap_flags`), compiled, from a grid of cells.
+
+    One pass over the whole dataset, the values of the exact reference bit for bit;
+    cells on the two axes of largest extent (`_numba_kernels.grid_flags`). None if an
+    extent is not finite (the caller takes another path). Requires `available`.
+    """
+    # the bounds are the kernel's: numpy's X.min(axis=0) of an (N, 2) array costs as
+    # much as a tenth of the pass
+    flags, ok = _state["kernels"]["grid"](np.ascontiguousarray(X, dtype=float),
+                                          np.ascontiguousarray(codes, dtype=np.intp))
+    return flags if ok else None

@@ -8,10 +8,12 @@ first evaluation that needs it. Every function is compiled once and cached on di
 
 from __future__ import annotations
 
+import math
+
 import numba
 import numpy as np
 
-__all__ = ["lower", "own_sweep", "sq", "sweep_hits"]
+__all__ = ["grid_flags", "lower", "own_sweep", "sq", "sweep_hits"]
 
 _jit = numba.njit(cache=True, nogil=True, error_model="numpy")
 
@@ -108,3 +110,114 @@ def own_sweep(T: np.ndarray, key: np.ndarray, a: int) -> np.ndarray:
                 best = s
         out[i] = best
     return out
+
+
+@_jit
+def grid_flags(X: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, bool]:
+    """Overlap flags of every row of X: its nearest neighbour lies in another cluster.
+
+    Row i is flagged iff ``min {s : foreign} <= min {s : own}`` over positive ``s``
+    (the pair criterion ``0 < s(x, y) <= o(x)``, ties to a foreign point flagged). The
+    rows go into square cells of side h on the two axes a0, a1 of largest extent (a
+    counting sort), about one row per cell of the bounding box; each row scans rings of
+    cells around its own until the gap to the unscanned cells alone, less ``margin``
+    (the rounding of the cell arithmetic), exceeds the best ``s`` so far: every unscanned
+    y has ``s >= t_a >= gap ** 2`` (see `sweep_hits`). Also False if an extent is not
+    finite (the flags are then meaningless).
+    """
+    n, dims = X.shape
+    if n == 0:
+        return np.zeros(0, dtype=np.bool_), True
+    lo = np.full(dims, np.inf)
+    hi = np.full(dims, -np.inf)
+    for i in range(n):
+        for d in range(dims):
+            lo[d] = min(lo[d], X[i, d])
+            hi[d] = max(hi[d], X[i, d])
+    extent = hi - lo
+    a0 = int(np.argmax(extent))
+    a1 = a0
+    for d in range(dims):
+        if d != a0 and (a1 == a0 or extent[d] > extent[a1]):
+            a1 = d
+    e0, e1 = extent[a0], extent[a1]
+    scale = 0.0
+    for d in range(dims):
+        scale = max(scale, abs(lo[d]), abs(hi[d]))
+    # (e0 / h) (e1 / h) <= n and e0 / h, e1 / h <= n: at most 2 n + 1 cells
+    h = max(math.sqrt(e0 * e1 / n), (e0 + e1) / n)
+    if not (math.isfinite(h) and math.isfinite(e0) and math.isfinite(e1)):
+        return np.zeros(n, dtype=np.bool_), False
+    if h == 0.0:  # one point repeated: no positive distance, no overlap
+        return np.zeros(n, dtype=np.bool_), True
+    margin = 1e-9 * (scale + e0 + e1)
+    lo0, lo1 = lo[a0], lo[a1]
+    cx = np.empty(n, dtype=np.intp)
+    cy = np.empty(n, dtype=np.intp)
+    for attempt in range(2):
+        nx = ny = 1
+        for i in range(n):
+            cx[i] = int((X[i, a0] - lo0) / h)
+            cy[i] = int((X[i, a1] - lo1) / h)
+            nx = max(nx, cx[i] + 1)
+            ny = max(ny, cy[i] + 1)
+        start = np.zeros(nx * ny + 1, dtype=np.intp)
+        for i in range(n):
+            start[cx[i] * ny + cy[i] + 1] += 1
+        occupied = 0
+        for c in range(nx * ny):
+            occupied += start[c + 1] > 0
+            start[c + 1] += start[c]
+        # clustered data crowd a few cells of the bounding box: refine once, to about
+        # two points an occupied cell (measured best; at most 4 times the cells)
+        if attempt == 1 or n <= 3 * occupied:
+            break
+        h *= max(0.5, math.sqrt(2.0 * occupied / n))
+    fill = start[:-1].copy()
+    order = np.empty(n, dtype=np.intp)
+    for i in range(n):
+        c = cx[i] * ny + cy[i]
+        order[fill[c]] = i
+        fill[c] += 1
+    T = np.empty((n, dims))
+    lab = np.empty(n, dtype=codes.dtype)
+    for r in range(n):
+        T[r] = X[order[r]]
+        lab[r] = codes[order[r]]
+    out = np.zeros(n, dtype=np.bool_)
+    for r in range(n):
+        i = order[r]
+        q = T[r]
+        li = lab[r]
+        ci, cj = cx[i], cy[i]
+        own = np.inf
+        oth = np.inf
+        ring = 0
+        while True:
+            i0, i1, j0, j1 = ci - ring, ci + ring, cj - ring, cj + ring
+            for a in range(max(i0, 0), min(i1, nx - 1) + 1):
+                edge = a == i0 or a == i1
+                b = j0
+                while b <= j1:
+                    if 0 <= b < ny:
+                        c = a * ny + b
+                        for k in range(start[c], start[c + 1]):
+                            s = sq(T, k, q)
+                            if s > 0.0:
+                                if lab[k] == li:
+                                    own = min(own, s)
+                                else:
+                                    oth = min(oth, s)
+                    if edge or j1 == j0:
+                        b += 1
+                    else:
+                        b += j1 - j0
+            if i0 <= 0 and j0 <= 0 and i1 >= nx - 1 and j1 >= ny - 1:
+                break
+            gap = min(q[a0] - (lo0 + i0 * h), (lo0 + (i1 + 1) * h) - q[a0],
+                      q[a1] - (lo1 + j0 * h), (lo1 + (j1 + 1) * h) - q[a1]) - margin
+            if gap > 0.0 and gap * gap > min(own, oth):
+                break
+            ring += 1
+        out[i] = oth <= own and oth < np.inf
+    return out, True

@@ -8,6 +8,11 @@ the two genes. Each pair's captured points are cached under the two gene keys, s
 offspring computes only the pairs that involve a gene never seen before; all of a
 genotype's (or a generation's, `prefetch_overlap`) missing pairs are pruned and tested
 together (`overlap_pairs`).
+
+With the compiled kernels in use (`hawks_deap.evaluation._compiled`) and two dimensions,
+none of this runs: one compiled pass over the whole dataset on a grid of cells
+(`grid_overlap_flags`) costs less than the cached pairs (BENCHMARKS.md, "One compiled
+pass in two dimensions"), needs no cache, and gives the same values.
 """
 
 from __future__ import annotations
@@ -61,6 +66,8 @@ class Table:
 
 def overlap(store: GeneStore, genotype: Sequence) -> float:
     keys, genes = store.genes(genotype)
+    if _grid_pass(store):
+        return _overlap_full(store, genes)
     pairs = store.pairs
     ckeys = [("o", j, keys[j], m, keys[m]) for j, m in pairs]
     entries = store.cache.get_many(ckeys)
@@ -97,6 +104,8 @@ def prefetch_overlap(store: GeneStore, genotypes: Sequence[Sequence]) -> None:
     left to its own evaluation); pairs whose pass would exceed the whole-dataset
     budget are left to the genotypes' evaluations too.
     """
+    if _grid_pass(store):  # nothing is cached on that path
+        return
     sizes = store.sizes
     pairs = store.pairs
     todo: dict[tuple, Sequence] = {}  # cache key -> a genotype with that pair
@@ -431,12 +440,28 @@ def _dense_side_hits(store: GeneStore, t: Table, J: np.ndarray, M: np.ndarray,
                              seg_of_partner[partner_of_pair[pair_c[mine]]]]
     return hit
 
+def _grid_pass(store: GeneStore) -> bool:
+    """Whether this evaluation takes the compiled whole-dataset pass (two dimensions).
+
+    Only once the process uses the compiled kernels: the numpy path's work counts
+    towards their switch as before (`_compiled.available`).
+    """
+    return store.layout.n_dims == _compiled.GRID_DIMS and _compiled.available()
+
+
 def _overlap_full(store: GeneStore, genes: list[GeneEntry]) -> float:
     """Overlap from one plain pass over the whole dataset (no pair is cached).
 
-    `overlap_flags` on the concatenated points: one KD-tree, the 3 nearest neighbours
-    of every point (more only for ties and duplicates). Equivalent to the pair
-    criterion ``0 < s(x, y) <= o(x)`` for a foreign y, and needs no ``o``.
+    The compiled grid pass where `_grid_pass` holds; otherwise `overlap_flags` on the
+    concatenated points: one KD-tree, the 3 nearest neighbours of every point (more only
+    for ties and duplicates). Both are equivalent to the pair criterion
+    ``0 < s(x, y) <= o(x)`` for a foreign y, and need no ``o``.
     """
     X = store.points(genes)
-    return float(np.count_nonzero(overlap_flags(X, store.codes)) / X.shape[0])
+    flags = None
+    # a KD-tree pass tests each point against its 3 nearest: 3 N candidates to the switch
+    if _compiled.available(3 * X.shape[0]) and store.layout.n_dims == _compiled.GRID_DIMS:
+        flags = _compiled.grid_overlap_flags(X, store.codes)
+    if flags is None:
+        flags = overlap_flags(X, store.codes)
+    return float(np.count_nonzero(flags) / X.shape[0])
