@@ -13,7 +13,8 @@ import math
 import numba
 import numpy as np
 
-__all__ = ["grid_flags", "lower", "own_sweep", "sq", "sweep_hits"]
+__all__ = ["grid_cells", "grid_flags", "grid_frame", "lower", "own_sweep", "ring_scan", "sq",
+           "sweep_hits"]
 
 _jit = numba.njit(cache=True, nogil=True, error_model="numpy")
 
@@ -113,21 +114,15 @@ def own_sweep(T: np.ndarray, key: np.ndarray, a: int) -> np.ndarray:
 
 
 @_jit
-def grid_flags(X: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, bool]:
-    """Overlap flags of every row of X: its nearest neighbour lies in another cluster.
+def grid_frame(X: np.ndarray) -> tuple[int, int, float, float, float, float, int]:
+    """The grid of `grid_flags`: axes a0, a1 of largest extent, their lows, cell side h.
 
-    Row i is flagged iff ``min {s : foreign} <= min {s : own}`` over positive ``s``
-    (the pair criterion ``0 < s(x, y) <= o(x)``, ties to a foreign point flagged). The
-    rows go into square cells of side h on the two axes a0, a1 of largest extent (a
-    counting sort), about one row per cell of the bounding box; each row scans rings of
-    cells around its own until the gap to the unscanned cells alone, less ``margin``
-    (the rounding of the cell arithmetic), exceeds the best ``s`` so far: every unscanned
-    y has ``s >= t_a >= gap ** 2`` (see `sweep_hits`). Also False if an extent is not
-    finite (the flags are then meaningless).
+    Cells of side h on the bounding box: ``(e0 / h) (e1 / h) <= n`` and ``e0 / h, e1 / h
+    <= n``, so about one row per cell and at most 2 n + 1 cells. ``margin`` bounds the
+    rounding of the cell arithmetic. Status 0: a grid; 1: one point repeated (no positive
+    distance); 2: an extent is not finite.
     """
     n, dims = X.shape
-    if n == 0:
-        return np.zeros(0, dtype=np.bool_), True
     lo = np.full(dims, np.inf)
     hi = np.full(dims, -np.inf)
     for i in range(n):
@@ -144,14 +139,25 @@ def grid_flags(X: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, bool]:
     scale = 0.0
     for d in range(dims):
         scale = max(scale, abs(lo[d]), abs(hi[d]))
-    # (e0 / h) (e1 / h) <= n and e0 / h, e1 / h <= n: at most 2 n + 1 cells
     h = max(math.sqrt(e0 * e1 / n), (e0 + e1) / n)
+    status = 0
     if not (math.isfinite(h) and math.isfinite(e0) and math.isfinite(e1)):
-        return np.zeros(n, dtype=np.bool_), False
-    if h == 0.0:  # one point repeated: no positive distance, no overlap
-        return np.zeros(n, dtype=np.bool_), True
-    margin = 1e-9 * (scale + e0 + e1)
-    lo0, lo1 = lo[a0], lo[a1]
+        status = 2
+    elif h == 0.0:
+        status = 1
+    return a0, a1, lo[a0], lo[a1], h, 1e-9 * (scale + e0 + e1), status
+
+
+@_jit
+def grid_cells(X: np.ndarray, a0: int, a1: int, lo0: float, lo1: float, h: float
+               ) -> tuple[np.ndarray, np.ndarray, int, int, np.ndarray, float]:
+    """Each row's cell (cx, cy), the grid's size and its rows' start per cell, and h.
+
+    A counting sort: cell c = cx * ny + cy holds the rows ``start[c]:start[c + 1]`` of
+    the sorted order. Clustered data crowd a few cells of the bounding box: h is refined
+    once, to about two rows an occupied cell (measured best; at most 4 times the cells).
+    """
+    n = X.shape[0]
     cx = np.empty(n, dtype=np.intp)
     cy = np.empty(n, dtype=np.intp)
     for attempt in range(2):
@@ -168,11 +174,67 @@ def grid_flags(X: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, bool]:
         for c in range(nx * ny):
             occupied += start[c + 1] > 0
             start[c + 1] += start[c]
-        # clustered data crowd a few cells of the bounding box: refine once, to about
-        # two points an occupied cell (measured best; at most 4 times the cells)
         if attempt == 1 or n <= 3 * occupied:
             break
         h *= max(0.5, math.sqrt(2.0 * occupied / n))
+    return cx, cy, nx, ny, start, h
+
+
+@_jit
+def ring_scan(T: np.ndarray, lab: np.ndarray, q: np.ndarray, li: int, ci: int, cj: int,
+              start: np.ndarray, nx: int, ny: int, a0: int, a1: int, lo0: float,
+              lo1: float, h: float, margin: float) -> tuple[float, float]:
+    """Smallest positive ``s`` from q to its own cluster (li) and to the others.
+
+    Rings of cells around q's cell (ci, cj), until the gap to the unscanned cells alone,
+    less ``margin``, exceeds the best ``s`` so far: every unscanned y has ``s >= t_a >=
+    gap ** 2`` (see `sweep_hits`), so neither minimum can change any more where it
+    matters (ties are scanned: the stop is strict).
+    """
+    own = np.inf
+    oth = np.inf
+    ring = 0
+    while True:
+        i0, i1, j0, j1 = ci - ring, ci + ring, cj - ring, cj + ring
+        for a in range(max(i0, 0), min(i1, nx - 1) + 1):
+            edge = a == i0 or a == i1
+            b = j0
+            while b <= j1:
+                if 0 <= b < ny:
+                    c = a * ny + b
+                    for k in range(start[c], start[c + 1]):
+                        s = sq(T, k, q)
+                        if s > 0.0:
+                            if lab[k] == li:
+                                own = min(own, s)
+                            else:
+                                oth = min(oth, s)
+                b += 1 if edge or j1 == j0 else j1 - j0  # inner rows: both ends only
+        if i0 <= 0 and j0 <= 0 and i1 >= nx - 1 and j1 >= ny - 1:
+            return own, oth
+        gap = min(q[a0] - (lo0 + i0 * h), (lo0 + (i1 + 1) * h) - q[a0],
+                  q[a1] - (lo1 + j0 * h), (lo1 + (j1 + 1) * h) - q[a1]) - margin
+        if gap > 0.0 and gap * gap > min(own, oth):
+            return own, oth
+        ring += 1
+
+
+@_jit
+def grid_flags(X: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, bool]:
+    """Overlap flags of every row of X: its nearest neighbour lies in another cluster.
+
+    Row i is flagged iff ``min {s : foreign} <= min {s : own}`` over positive ``s``
+    (the pair criterion ``0 < s(x, y) <= o(x)``, ties to a foreign point flagged): the
+    rows sorted into the cells of `grid_frame` / `grid_cells`, each scanned by
+    `ring_scan`. Also False if an extent is not finite (the flags are then meaningless).
+    """
+    n, dims = X.shape
+    if n == 0:
+        return np.zeros(0, dtype=np.bool_), True
+    a0, a1, lo0, lo1, h, margin, status = grid_frame(X)
+    if status:
+        return np.zeros(n, dtype=np.bool_), status == 1
+    cx, cy, nx, ny, start, h = grid_cells(X, a0, a1, lo0, lo1, h)
     fill = start[:-1].copy()
     order = np.empty(n, dtype=np.intp)
     for i in range(n):
@@ -187,37 +249,7 @@ def grid_flags(X: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, bool]:
     out = np.zeros(n, dtype=np.bool_)
     for r in range(n):
         i = order[r]
-        q = T[r]
-        li = lab[r]
-        ci, cj = cx[i], cy[i]
-        own = np.inf
-        oth = np.inf
-        ring = 0
-        while True:
-            i0, i1, j0, j1 = ci - ring, ci + ring, cj - ring, cj + ring
-            for a in range(max(i0, 0), min(i1, nx - 1) + 1):
-                edge = a == i0 or a == i1
-                b = j0
-                while b <= j1:
-                    if 0 <= b < ny:
-                        c = a * ny + b
-                        for k in range(start[c], start[c + 1]):
-                            s = sq(T, k, q)
-                            if s > 0.0:
-                                if lab[k] == li:
-                                    own = min(own, s)
-                                else:
-                                    oth = min(oth, s)
-                    if edge or j1 == j0:
-                        b += 1
-                    else:
-                        b += j1 - j0
-            if i0 <= 0 and j0 <= 0 and i1 >= nx - 1 and j1 >= ny - 1:
-                break
-            gap = min(q[a0] - (lo0 + i0 * h), (lo0 + (i1 + 1) * h) - q[a0],
-                      q[a1] - (lo1 + j0 * h), (lo1 + (j1 + 1) * h) - q[a1]) - margin
-            if gap > 0.0 and gap * gap > min(own, oth):
-                break
-            ring += 1
+        own, oth = ring_scan(T, lab, T[r], lab[r], cx[i], cy[i], start, nx, ny, a0, a1,
+                             lo0, lo1, h, margin)
         out[i] = oth <= own and oth < np.inf
     return out, True
