@@ -486,8 +486,13 @@ def _signal_when_working(args, sig, delay, cwd, workers=2):
     import signal
     import time
 
+    # Ctrl-C as a terminal delivers it: a test run started in the background by a shell
+    # without job control inherits SIGINT ignored, and so would the command
+    restore = None if os.name == "nt" else (
+        lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     proc = subprocess.Popen([sys.executable, "-m", "hawks_deap.cli", *args], cwd=cwd,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=restore)
     try:
         if os.path.exists(f"/proc/{proc.pid}/stat"):
             _wait_until(proc, lambda: sum(cpu >= 3.0 for cpu in _descendants(
