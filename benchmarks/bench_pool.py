@@ -201,16 +201,24 @@ def run_child(spec: dict) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def measure(name: str, seeds: int) -> str:
-    """One table row: medians over the seeds of the three ways, interleaved."""
-    runs: dict[str, list[dict]] = {"serial": [], "pool": [], "auto": []}
+def interleaved(name: str, seeds: int, modes: tuple[str, ...]) -> tuple[dict, bool]:
+    """Child runs of config ``name`` in each mode, seed by seed, and whether they agree.
+
+    Each seed's wall times go to stderr as they come (the table on stdout stays whole).
+    """
+    runs: dict[str, list[dict]] = {mode: [] for mode in modes}
     for seed in range(seeds):
         for mode in runs:
             runs[mode].append(run_child({"cfg": CONFIGS[name], "seed": seed, "mode": mode}))
-    same = all(len({runs[m][s]["population"] for m in runs}) == 1 for s in range(seeds))
-    for seed in range(seeds):  # the spread behind the medians (stderr: the table stays whole)
         print(f"{name} seed {seed}: wall s " + ", ".join(
             f"{mode} {runs[mode][seed]['wall']:.2f}" for mode in runs), file=sys.stderr)
+    same = all(len({runs[m][s]["population"] for m in runs}) == 1 for s in range(seeds))
+    return runs, same
+
+
+def measure(name: str, seeds: int) -> str:
+    """One table row: medians over the seeds of the three ways, interleaved."""
+    runs, same = interleaved(name, seeds, ("serial", "pool", "auto"))
     fixed = json.loads(subprocess.run(
         [sys.executable, __file__, "--fixed", name], capture_output=True, text=True,
         check=True, env={**os.environ, "OPENBLAS_NUM_THREADS": "1"}).stdout.splitlines()[-1])
@@ -233,11 +241,7 @@ def measure(name: str, seeds: int) -> str:
 
 def measure_affinity(name: str, seeds: int) -> str:
     """What n_jobs=2 does against the affinity what-if, interleaved per seed."""
-    runs: dict[str, list[dict]] = {"auto": [], "affinity": [], "dynamic": []}
-    for seed in range(seeds):
-        for mode in runs:
-            runs[mode].append(run_child({"cfg": CONFIGS[name], "seed": seed, "mode": mode}))
-    same = all(len({runs[m][s]["population"] for m in runs}) == 1 for s in range(seeds))
+    runs, same = interleaved(name, seeds, ("auto", "affinity", "dynamic"))
     walls = {m: ", ".join(f"{r['wall']:.2f}" for r in runs[m]) for m in runs}
 
     def versus(mode: str) -> str:
@@ -254,13 +258,7 @@ def measure_items(name: str, seeds: int) -> str:
     """A pool's batches against single-evaluation tasks (both forced), and serial."""
     from hawks_deap.algorithms.pool import ITEM_MIN_WORK
 
-    runs: dict[str, list[dict]] = {"serial": [], "batch": [], "item": []}
-    for seed in range(seeds):
-        for mode in runs:
-            runs[mode].append(run_child({"cfg": CONFIGS[name], "seed": seed, "mode": mode}))
-        print(f"{name} seed {seed}: wall s " + ", ".join(
-            f"{mode} {runs[mode][seed]['wall']:.2f}" for mode in runs), file=sys.stderr)
-    same = all(len({runs[m][s]["population"] for m in runs}) == 1 for s in range(seeds))
+    runs, same = interleaved(name, seeds, ("serial", "batch", "item"))
     wall = {m: statistics.median(r["wall"] for r in runs[m]) for m in runs}
     ratios = [b["wall"] / i["wall"] for b, i in zip(runs["batch"], runs["item"], strict=True)]
     import numpy as np

@@ -440,13 +440,14 @@ def _dense_side_hits(store: GeneStore, t: Table, J: np.ndarray, M: np.ndarray,
                              seg_of_partner[partner_of_pair[pair_c[mine]]]]
     return hit
 
-def _grid_pass(store: GeneStore) -> bool:
+def _grid_pass(store: GeneStore, work: int = 0) -> bool:
     """Whether this evaluation takes the compiled whole-dataset pass (two dimensions).
 
-    Only once the process uses the compiled kernels: the numpy path's work counts
-    towards their switch as before (`_compiled.available`).
+    Only once the process uses the compiled kernels: ``work`` (candidates a numpy pass
+    would test) counts towards their switch whatever the dimension, as the numpy path's
+    own work does (`_compiled.available`).
     """
-    return store.layout.n_dims == _compiled.GRID_DIMS and _compiled.available()
+    return _compiled.available(work) and store.layout.n_dims == _compiled.GRID_DIMS
 
 
 def _overlap_full(store: GeneStore, genes: list[GeneEntry]) -> float:
@@ -460,7 +461,7 @@ def _overlap_full(store: GeneStore, genes: list[GeneEntry]) -> float:
     X = store.points(genes)
     flags = None
     # a KD-tree pass tests each point against its 3 nearest: 3 N candidates to the switch
-    if _compiled.available(3 * X.shape[0]) and store.layout.n_dims == _compiled.GRID_DIMS:
+    if _grid_pass(store, 3 * X.shape[0]):
         flags = _compiled.grid_overlap_flags(X, store.codes)
     if flags is None:
         flags = overlap_flags(X, store.codes)
