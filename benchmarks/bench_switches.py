@@ -7,6 +7,7 @@ the default are timed back to back, each in a fresh child process; the table giv
 medians and the ratio (off / on: above 1.05 the mechanism pays its keep).
 
     python benchmarks/bench_switches.py [--configs a b c] [--seeds 3] [--switches ...]
+    python benchmarks/bench_switches.py --switches grid_pass --grid-dims 3 --configs 3a 3b 3c 3d
 
 Switches: ``prefetch`` (a generation's missing overlap pairs computed together),
 ``reach_bound`` (genes whose pairs are provably empty skip their thresholds),
@@ -14,7 +15,9 @@ Switches: ``prefetch`` (a generation's missing overlap pairs computed together),
 ``direct_silhouette`` (the whole K x N centroid block at small N K D), ``grid_pass``
 (at D = 2, one compiled pass over the whole dataset instead of cached pairs of genes;
 both arms then run the compiled kernels from the start, loaded before the clock starts,
-as in a process that has switched to them: a suite's worker).
+as in a process that has switched to them: a suite's worker). ``--grid-dims D`` measures
+the grid pass where it is not the default: its "on" arm sets ``_compiled.GRID_DIMS = D``
+(configs 3a-3d have D = 3).
 """
 
 from __future__ import annotations
@@ -32,6 +35,11 @@ CONFIGS = {
     "a": dict(n_samples=2000, n_clusters=5, n_dims=2, target=0.5),
     "b": dict(n_samples=1000, n_clusters=10, n_dims=20, target=0.9),
     "c": dict(n_samples=2000, n_clusters=30, n_dims=50, target=0.2),
+    # three dimensions, for ``grid_pass --grid-dims 3``
+    "3a": dict(n_samples=2000, n_clusters=5, n_dims=3, target=0.5),
+    "3b": dict(n_samples=2000, n_clusters=30, n_dims=3, target=0.5),
+    "3c": dict(n_samples=5000, n_clusters=10, n_dims=3, target=0.5),
+    "3d": dict(n_samples=20_000, n_clusters=10, n_dims=3, target=0.5),
 }
 SWITCHES = ("prefetch", "reach_bound", "z_certificates", "direct_silhouette", "grid_pass")
 #: Switches measured on the compiled path (both arms).
@@ -63,6 +71,8 @@ def run_child(spec: dict) -> dict:
     if spec["compiled"]:
         _compiled.set_compiled(True)
         _compiled.available()  # numba imported and the kernels loaded before the clock
+    if spec.get("grid_dims") is not None and not spec["off"]:
+        _compiled.GRID_DIMS = spec["grid_dims"]
     tuning = _switch_off(spec["off"]) if spec["off"] else None
     problem = hd.IndexProblem(**CONFIGS[spec["config"]], constraints=[hd.Overlap(max=0.1)])
     if tuning is not None:  # the problem's evaluator, with these path sizes
@@ -86,18 +96,22 @@ def main() -> None:
     parser.add_argument("--configs", nargs="+", default=list(CONFIGS), choices=list(CONFIGS))
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--switches", nargs="+", default=list(SWITCHES), choices=SWITCHES)
+    parser.add_argument("--grid-dims", type=int,
+                        help="grid_pass: the dimension of its 'on' arm (default: the package's)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         print(json.dumps(run_child(json.loads(args.child))))
         return
-    print("| switch | config | off: wall s (median) | on (default) | off / on | same result |")
+    on = f"on (GRID_DIMS = {args.grid_dims})" if args.grid_dims is not None else "on (default)"
+    print(f"| switch | config | off: wall s (median) | {on} | off / on | same result |")
     print("|---|---|---|---|---|---|")
     for switch in args.switches:
         for config in args.configs:
             off, on, same = [], [], True
             for seed in range(args.seeds):
-                spec = {"config": config, "seed": seed, "compiled": switch in COMPILED}
+                spec = {"config": config, "seed": seed, "compiled": switch in COMPILED,
+                        "grid_dims": args.grid_dims if switch == "grid_pass" else None}
                 a = child({**spec, "off": switch})
                 b = child({**spec, "off": None})
                 off.append(a["wall"])
