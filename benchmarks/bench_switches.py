@@ -15,7 +15,9 @@ Switches: ``prefetch`` (a generation's missing overlap pairs computed together),
 ``direct_silhouette`` (the whole K x N centroid block at small N K D), ``grid_pass``
 (at D = 2, one compiled pass over the whole dataset instead of cached pairs of genes;
 both arms then run the compiled kernels from the start, loaded before the clock starts,
-as in a process that has switched to them: a suite's worker). ``--grid-dims D`` measures
+as in a process that has switched to them: a suite's worker), ``compiled_silhouette``
+(at D = 2 and N K up to 2^18, the squared-Euclidean silhouette by one compiled pass; also
+on the compiled path; config 2m: N = 20,000, K = 10). ``--grid-dims D`` measures
 the grid pass where it is not the default: its "on" arm sets ``_compiled.GRID_DIMS = D``
 (configs 3a-3d have D = 3).
 """
@@ -40,10 +42,13 @@ CONFIGS = {
     "3b": dict(n_samples=2000, n_clusters=30, n_dims=3, target=0.5),
     "3c": dict(n_samples=5000, n_clusters=10, n_dims=3, target=0.5),
     "3d": dict(n_samples=20_000, n_clusters=10, n_dims=3, target=0.5),
+    # two dimensions, N K at the numpy silhouette's whole-block limit (2^18)
+    "2m": dict(n_samples=20_000, n_clusters=10, n_dims=2, target=0.5),
 }
-SWITCHES = ("prefetch", "reach_bound", "z_certificates", "direct_silhouette", "grid_pass")
+SWITCHES = ("prefetch", "reach_bound", "z_certificates", "direct_silhouette", "grid_pass",
+            "compiled_silhouette")
 #: Switches measured on the compiled path (both arms).
-COMPILED = ("grid_pass",)
+COMPILED = ("grid_pass", "compiled_silhouette")
 
 
 def _switch_off(name: str):
@@ -61,6 +66,12 @@ def _switch_off(name: str):
         return Tuning(direct_silhouette=0)
     elif name == "grid_pass":
         _compiled.GRID_DIMS = -1
+    elif name == "compiled_silhouette":  # the silhouette alone sees the numpy path
+        from types import SimpleNamespace
+
+        from hawks_deap.evaluation import _silhouette
+
+        _silhouette._compiled = SimpleNamespace(available=lambda work=0: False)
     return None
 
 

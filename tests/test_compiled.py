@@ -179,6 +179,59 @@ def test_two_dimensions_take_the_grid_pass_and_cache_no_pairs():
     assert [k for k in problem.evaluator.store.cache._data if k[0] == "o"]
 
 
+def _two_dim_genotype(rng, k: int, grid: bool):
+    """K two-dimensional genes: rotated Gaussians, or unit genes at integer means (ties)."""
+    from hawks_deap.genome.genotype import Cluster, Genotype
+
+    genes = []
+    for _ in range(k):
+        if grid:
+            genes.append(Cluster(rng.integers(0, 4, 2).astype(float), np.ones(2), np.eye(2)))
+            continue
+        t = rng.uniform(0, np.pi)
+        rot = np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
+        genes.append(Cluster(rng.normal(size=2) * 3.0, rng.uniform(0.05, 2.0, 2), rot))
+    return Genotype(genes)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from([(0, 1 << 40), (1 << 40, 1 << 40), (0, 0)]),
+       st.booleans())
+def test_silhouette_in_two_dimensions_has_the_numpy_paths_bits(seed, sizes, grid):
+    """The compiled per-point silhouette where the numpy path takes the whole block (from
+    cached blocks, or one block per call): the same bits, singletons and ties included,
+    and scikit-learn's value; sizes reduced slot by slot keep the numpy path."""
+    import sklearn.metrics
+
+    from hawks_deap.evaluation import Evaluator, Tuning
+    from hawks_deap.genome.genotype import Layout
+
+    rng = np.random.default_rng(seed)
+    counts = rng.integers(1, 40, size=int(rng.integers(2, 7))).tolist()
+    if grid:  # points on an integer grid: many equal distances and duplicates
+        layout = Layout(counts, 2, z=[grid_points(rng, n, 2, 3) for n in counts])
+    else:
+        layout = Layout(counts, 2, rng=rng)
+    g = _two_dim_genotype(rng, len(counts), grid)
+    tuning = Tuning(direct_silhouette=sizes[0], slotwise_silhouette=sizes[1])
+    _compiled.set_compiled(True)  # each example (the fixture runs once per test)
+    calls = []
+    real = _compiled.silhouette_points
+    _compiled.silhouette_points = lambda *a: calls.append(1) or real(*a)
+    try:
+        got = Evaluator(layout, tuning=tuning).silhouette(g)
+    finally:
+        _compiled.silhouette_points = real
+    assert bool(calls) == (sizes[1] > 0)  # not slot by slot
+    _compiled.set_compiled(False)
+    want = Evaluator(layout, tuning=tuning).silhouette(g)
+    assert got == want
+    X, y = layout.sample(g)
+    if len(np.unique(y)) > 1:
+        ref = sklearn.metrics.silhouette_score(X, y, metric="sqeuclidean")
+        assert got == pytest.approx(ref, rel=1e-12, abs=1e-12)
+
+
 def test_squared_distance_bits_are_the_sequential_sum():
     """No fused multiply-add: every distance has the bits of cdist's sequential sum."""
     from hawks_deap.evaluation import _numba_kernels as nk

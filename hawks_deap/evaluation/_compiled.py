@@ -1,5 +1,8 @@
 """Compiled (numba) exact kernels for the low-dimensional overlap, optional.
 
+(And, in two dimensions, the squared-Euclidean silhouette point by point,
+`silhouette_points`: every operation that of the numpy path, in its order.)
+
 The overlap's decisions are predicates on exact squared distances ``s(x, y)``, summed
 coordinate by coordinate in order (`hawks_deap.evaluation._kernels`): whichever way the
 candidates are found, the answer is that of a brute-force pass. The kernels here find
@@ -35,7 +38,7 @@ from typing import Any
 import numpy as np
 
 __all__ = ["GRID_DIMS", "SWITCH_WORK", "available", "grid_overlap_flags", "own_nn_sweep",
-           "set_compiled", "sweep_hits"]
+           "set_compiled", "silhouette_points", "sweep_hits"]
 
 ENV = "HAWKS_DEAP_COMPILED"
 
@@ -102,7 +105,8 @@ def _build() -> dict[str, Any]:
     """Compile (or load from numba's on-disk cache) the kernels."""
     from hawks_deap.evaluation import _numba_kernels as nk
 
-    return {"hits": nk.sweep_hits, "own": nk.own_sweep, "grid": nk.grid_flags}
+    return {"hits": nk.sweep_hits, "own": nk.own_sweep, "grid": nk.grid_flags,
+            "silhouette": nk.silhouette_2d}
 
 
 def own_nn_sweep(P: np.ndarray) -> np.ndarray:
@@ -179,3 +183,18 @@ def grid_overlap_flags(X: np.ndarray, codes: np.ndarray) -> np.ndarray | None:
     flags, ok = _state["kernels"]["grid"](np.ascontiguousarray(X, dtype=float),
                                           np.ascontiguousarray(codes, dtype=np.intp))
     return flags if ok else None
+
+
+def silhouette_points(X: np.ndarray, offs: np.ndarray, centroids: np.ndarray,
+                      scatter: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Per-point squared-Euclidean silhouette of two-dimensional X, compiled.
+
+    Slot m holds rows ``offs[m]:offs[m + 1]``, with centroid ``centroids[m]``, scatter
+    (sum of squared distances to it) ``scatter[m]`` and ``counts[m]`` points (floats).
+    The values of `hawks_deap.evaluation._silhouette` point by point, bit for bit
+    (`_numba_kernels.silhouette_2d`); the caller reduces them as the numpy path does.
+    Requires `available`.
+    """
+    return _state["kernels"]["silhouette"](
+        np.ascontiguousarray(X, dtype=float), np.asarray(offs, dtype=np.intp),
+        np.ascontiguousarray(centroids, dtype=float), scatter / counts, scatter, counts)

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 from scipy.spatial.distance import cdist
 
+from hawks_deap.evaluation import _compiled
 from hawks_deap.evaluation._cache import GeneEntry, GeneStore
 from hawks_deap.evaluation._kernels import (
     BLOCK_ELEMENTS,
@@ -40,18 +41,37 @@ def silhouette_sq(store: GeneStore, keys: list[str], genes: list[GeneEntry]) -> 
     genotype it was last evaluated in, with their keys; only the columns whose gene
     changed since are measured again, in one ``cdist`` call for all slots (every value
     is the same whichever path computed it). Small problems reduce the blocks together,
-    large ones slot by slot (no N x K copy); the choice depends only on N and K.
+    large ones slot by slot (no N x K copy); the choice depends only on N and K. With the
+    compiled kernels in use, D = 2 and N K up to `store.tuning.slotwise_silhouette`, one
+    compiled pass gives every point's value instead (`_compiled.silhouette_points`), the
+    same bits, reduced as the numpy path reduces them (BENCHMARKS.md, "A compiled
+    silhouette in two dimensions").
     """
     k = len(keys)
     centroids = np.stack([e.centroid for e in genes])
     scatter = np.array([e.scatter for e in genes])
-    if store.layout.n_samples * k * store.layout.n_dims <= store.tuning.direct_silhouette:
+    direct = store.layout.n_samples * k * store.layout.n_dims <= store.tuning.direct_silhouette
+    slotwise = store.layout.n_samples * k > store.tuning.slotwise_silhouette
+    if store.layout.n_dims == 2 and not slotwise and _compiled.available():
+        # where the numpy path measures or reduces the whole K x N block at every call,
+        # one compiled pass does it (large N K keep the incremental blocks: measured)
+        s = _compiled.silhouette_points(store.points(genes), store.offsets_arr, centroids,
+                                        scatter, store.counts)
+        return float(s.mean())
+    if direct:
         # one K x N block from scratch is cheaper than the bookkeeping below
         d2 = cdist(centroids, store.points(genes), "sqeuclidean")
         a = d2[store.codes, store.rows]
         d2 += (scatter / store.counts)[:, None]
         d2[store.codes, store.rows] = np.inf
         return _silhouette_from_a_b(store, a, d2.min(axis=0), scatter)
+    return _silhouette_cached(store, keys, genes, centroids, scatter, slotwise)
+
+
+def _silhouette_cached(store: GeneStore, keys: list[str], genes: list[GeneEntry],
+                       centroids: np.ndarray, scatter: np.ndarray, slotwise: bool) -> float:
+    """`silhouette_sq` from each gene's cached block against the centroids (numpy)."""
+    k = len(keys)
     stale: dict[int, list[int]] = {}
     union: set[int] = set()
     for j, e in enumerate(genes):
@@ -82,7 +102,7 @@ def silhouette_sq(store: GeneStore, keys: list[str], genes: list[GeneEntry]) -> 
             ctx_d2[changed] = fresh[[where[m] for m in changed], start:stop]
             start = stop
     spread = scatter / store.counts
-    if store.layout.n_samples * k <= store.tuning.slotwise_silhouette:
+    if not slotwise:
         d2 = np.concatenate([e.ctx_d2 for e in genes], axis=1)
         d2 += spread[:, None]
         return _silhouette_from_a_b(store, np.concatenate([e.own_d2 for e in genes]),
