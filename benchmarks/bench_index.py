@@ -2,19 +2,21 @@
 
 P=10, G=100, p_c=0.7, P_f=0.5, PSO-random mean mutation, overlap <= 0.1; configs
 a (N=2000, K=5, D=2, s_t=0.5), b (N=1000, K=10, D=20, s_t=0.9), c (N=2000, K=30, D=50,
-s_t=0.2) and scale (N=100,000, K=20, D=2, s_t=0.5); seeds 0, 1, 2. Every run is a child
+s_t=0.2), scale (N=100,000, K=20, D=2, s_t=0.5) and m20k (N=20,000, K=10, D=2, s_t=0.5);
+seeds 0, 1, 2. Every run is a child
 process (clean peak resident memory, measured with ``resource.getrusage``). In the same
 run, the same seeds go through ``IndexProblem(evaluator="naive")`` (full
 ``sklearn.metrics.silhouette_score`` plus a full exact nearest-neighbour pass at every
 evaluation): the speed-up is the ratio of median wall times, and the two evaluators must
-select the same individuals and return byte-identical datasets. At N=100,000 a naive run
-is out of reach (each silhouette is O(N^2)): its time is estimated from one timed naive
+select the same individuals and return byte-identical datasets. At N=100,000 and 20,000 a
+naive run is out of reach (each silhouette is O(N^2)): its time is estimated from one timed naive
 evaluation times the median number of evaluations of the fast runs ("est.").
 
-    python benchmarks/bench_index.py [--seeds 3] [--naive-seeds 3] [--configs a b c scale]
+    python benchmarks/bench_index.py [--seeds 3] [--naive-seeds 3] [--configs a b c scale m20k]
                                      [--euclidean] [--blas-threads 1] [--quick]
     python benchmarks/bench_index.py --baseline OTHER_CHECKOUT [--repeats 3]
-                                     [--configs a b c [scale]] [--n-jobs 1] [--baseline-n-jobs 1]
+                                     [--configs a b c [scale m20k]] [--n-jobs 1]
+                                     [--baseline-n-jobs 1]
                                      [--baseline-env HAWKS_DEAP_COMPILED=0]
 
 The second form times this tree against another checkout's ``hawks_deap`` (e.g. a
@@ -45,7 +47,10 @@ CONFIGS = {
     "b": dict(n_samples=1000, n_clusters=10, n_dims=20, target=0.9),
     "c": dict(n_samples=2000, n_clusters=30, n_dims=50, target=0.2),
     "scale": dict(n_samples=100_000, n_clusters=20, n_dims=2, target=0.5),
+    "m20k": dict(n_samples=20_000, n_clusters=10, n_dims=2, target=0.5),
 }
+#: Configs whose naive runs are out of reach: estimated from timed evaluations.
+ESTIMATED = ("scale", "m20k")
 QUICK_SCALE = dict(n_samples=5_000, n_clusters=20, n_dims=2, target=0.5)
 HAWKS_020 = {"a": 29.9, "b": 17.0, "c": 118.3}
 #: Naive evaluations timed (first naive seed) to estimate a naive run out of reach.
@@ -197,7 +202,7 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--naive-seeds", type=int, default=3)
     parser.add_argument("--configs", nargs="+", choices=list(CONFIGS),
-                        help="default: all; with --baseline, a b c (scale only if named)")
+                        help="default: all; with --baseline, a b c (scale, m20k only if named)")
     parser.add_argument("--euclidean", action=argparse.BooleanOptionalAction, default=True,
                         help="also config a with the Euclidean silhouette (default: yes)")
     parser.add_argument("--blas-threads", type=int, default=1,
@@ -273,7 +278,7 @@ def main() -> None:
         if args.quick and name == "scale":
             cfg = dict(QUICK_SCALE)
         row = bench(name, cfg, metric, seeds, naive_seeds, generations,
-                    naive_sample=name == "scale", blas_threads=threads,
+                    naive_sample=name in ESTIMATED, blas_threads=threads,
                     in_process=args.quick, n_jobs=args.n_jobs)
         base_fast = row.get("fast_wall_naive_seeds", row["fast_wall"])
         ratio = row["naive_wall"] / base_fast
