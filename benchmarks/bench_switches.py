@@ -114,6 +114,8 @@ def main() -> None:
     if args.child:
         print(json.dumps(run_child(json.loads(args.child))))
         return
+    if args.grid_dims is not None and args.grid_dims < 1:
+        parser.error(f"--grid-dims must be at least 1, got {args.grid_dims}")
     on = f"on (GRID_DIMS = {args.grid_dims})" if args.grid_dims is not None else "on (default)"
     print(f"| switch | config | off: wall s (median) | {on} | off / on | same result |")
     print("|---|---|---|---|---|---|")

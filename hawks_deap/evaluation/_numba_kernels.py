@@ -14,7 +14,7 @@ import numba
 import numpy as np
 
 __all__ = ["grid_cells", "grid_flags", "grid_frame", "lower", "own_sweep", "ring_scan",
-           "silhouette_2d", "sq", "sweep_hits"]
+           "silhouette_2d", "sq", "sq2", "sweep_hits"]
 
 _jit = numba.njit(cache=True, nogil=True, error_model="numpy")
 
@@ -256,6 +256,14 @@ def grid_flags(X: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, bool]:
 
 
 @_jit
+def sq2(X: np.ndarray, i: int, c0: float, c1: float) -> float:
+    """``(c0 - x_i0)^2 + (c1 - x_i1)^2``: two terms, so the bits of any summation order."""
+    e0 = c0 - X[i, 0]
+    e1 = c1 - X[i, 1]
+    return e0 * e0 + e1 * e1
+
+
+@_jit
 def silhouette_2d(X: np.ndarray, offs: np.ndarray, centroids: np.ndarray,
                   spread: np.ndarray, scatter: np.ndarray, counts: np.ndarray) -> np.ndarray:
     """Per-point squared-Euclidean silhouette ``s(i)`` in two dimensions, closed form.
@@ -263,7 +271,7 @@ def silhouette_2d(X: np.ndarray, offs: np.ndarray, centroids: np.ndarray,
     Slot m holds rows ``offs[m]:offs[m + 1]`` of X. ``d_m(i) = (c_m0 - x_i0)^2 +
     (c_m1 - x_i1)^2`` (a sum of two terms: the same bits in any order, so those of
     ``cdist(centroids, X, "sqeuclidean")``), ``b(i) = min_{m != own} (d_m(i) +
-    spread[m])``, ``a(i) = (d_own(i) n_own + scatter[own]) / (n_own - 1)``, ``s(i) =
+    spread[m])`` (`sq2`), ``a(i) = (d_own(i) n_own + scatter[own]) / (n_own - 1)``, ``s(i) =
     (b - a) / max(a, b)``, 0 where that maximum is not positive or the point is alone in
     its slot: each the operation of the numpy path (`hawks_deap.evaluation._silhouette`)
     in its order, so the same bits. One pass per centroid over the points (no K x N
@@ -276,19 +284,13 @@ def silhouette_2d(X: np.ndarray, offs: np.ndarray, centroids: np.ndarray,
         c0, c1, sp = centroids[m, 0], centroids[m, 1], spread[m]
         lo, hi = offs[m], offs[m + 1]
         for i in range(lo):
-            e0 = c0 - X[i, 0]
-            e1 = c1 - X[i, 1]
-            b[i] = min(b[i], e0 * e0 + e1 * e1 + sp)
+            b[i] = min(b[i], sq2(X, i, c0, c1) + sp)
         for i in range(hi, n):
-            e0 = c0 - X[i, 0]
-            e1 = c1 - X[i, 1]
-            b[i] = min(b[i], e0 * e0 + e1 * e1 + sp)
+            b[i] = min(b[i], sq2(X, i, c0, c1) + sp)
         if counts[m] < 2.0:
             continue  # s = 0 for a point alone in its cluster
         for i in range(lo, hi):
-            e0 = c0 - X[i, 0]
-            e1 = c1 - X[i, 1]
-            own = (e0 * e0 + e1 * e1) * counts[m]
+            own = sq2(X, i, c0, c1) * counts[m]
             own += scatter[m]
             out[i] = own / (counts[m] - 1.0)
     for m in range(centroids.shape[0]):
