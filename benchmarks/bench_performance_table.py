@@ -5,6 +5,8 @@ builds each linkage tree once per dataset and cuts it at K and 2K.
     python benchmarks/bench_performance_table.py --battery ../shared/data/clustering-data-v1/sipu
     python benchmarks/bench_performance_table.py --commands ../shared/data/clustering-data-v1/sipu \
         [--busy 1] [--repeats 3]
+    python benchmarks/bench_performance_table.py --battery ../shared/data/clustering-data-v1/sipu \
+        --baseline OTHER_CHECKOUT [--repeats 3]
 
 The paper's six algorithms on ``--datasets`` HAWKS datasets of N points (D=2, K=5..9,
 `hawks_deap.make_hawks` with 5 generations), or on the datasets of a clustering-benchmarks
@@ -28,7 +30,13 @@ run a fresh process, the variants interleaved ``--repeats`` times (issue 37, ite
     script's ``--as-cli uncapped`` entry);
 (b) on the idle machine: ``--n-jobs 2`` against ``--n-jobs 1``, with and without caps.
 
-Prints each variant's median wall and CPU times (with the load average around each
+``--baseline OTHER_CHECKOUT`` (with ``--battery``) times ``performance_table(datasets,
+seed=0)`` of this tree against another checkout's (e.g. the code before issue 34), each
+call in a fresh child process importing that tree (``PYTHONPATH``), the two alternated
+``--repeats`` times; wall time is the call's, CPU time the child's (its threads
+included); the tables must be equal bit for bit.
+
+``--commands`` prints each variant's median wall and CPU times (with the load average around each
 part: the machine may be shared), the ratios the acceptance asks for, and whether
 every variant printed the same table.
 """
@@ -38,10 +46,12 @@ from __future__ import annotations
 import argparse
 import contextlib
 import functools
+import json
 import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -217,6 +227,51 @@ def commands(args: argparse.Namespace) -> None:
     print(f"identical tables: {len(busy_out | idle_out) == 1}")
 
 
+_TABLE_CHILD = """
+import json, hashlib, sys, time
+try:
+    from hawks_deap.analysis.features import performance_table
+    from hawks_deap.io.batteries import read_battery
+except ImportError:  # a checkout from before the layered package (issue 32)
+    from hawks_deap.features import performance_table
+    from hawks_deap.batteries import read_battery
+data = [d for d in read_battery(sys.argv[1]) if d.n_samples <= int(sys.argv[2])]
+t0 = time.perf_counter()
+values = performance_table(data, seed=0).values
+wall = time.perf_counter() - t0
+print(json.dumps({"wall": wall, "table": hashlib.sha256(values.tobytes()).hexdigest()}))
+"""
+
+
+def against_baseline(args: argparse.Namespace) -> None:
+    """``performance_table`` on the battery, this tree against ``--baseline``."""
+    trees = {"baseline": str(Path(args.baseline).resolve()),
+             "this tree": str(Path(__file__).resolve().parents[1])}
+    wall: dict[str, list[float]] = {name: [] for name in trees}
+    cpu: dict[str, list[float]] = {name: [] for name in trees}
+    tables = set()
+    print(f"load average before: {os.getloadavg()[0]:.2f}")
+    for _ in range(args.repeats):
+        for name, tree in trees.items():
+            c0 = _children_cpu()
+            out = subprocess.run([sys.executable, "-c", _TABLE_CHILD, args.battery,
+                                  str(args.max_points)], capture_output=True, text=True,
+                                 check=True, cwd=tempfile.gettempdir(),
+                                 env={**os.environ, "PYTHONPATH": tree})
+            cpu[name].append(_children_cpu() - c0)
+            row = json.loads(out.stdout)
+            wall[name].append(row["wall"])
+            tables.add(row["table"])
+    print(f"load average after: {os.getloadavg()[0]:.2f}")
+    for label, times in (("wall (the call)", wall), ("CPU (the child)", cpu)):
+        for name, ts in times.items():
+            print(f"{label} {name:10s} median {statistics.median(ts):7.2f} s  ("
+                  + ", ".join(f"{t:.2f}" for t in ts) + ")")
+        old, new = (statistics.median(times[name]) for name in trees)
+        print(f"{label} baseline / this tree: {old / new:.2f}x")
+    print(f"identical tables: {len(tables) == 1}")
+
+
 def main() -> None:
     if len(sys.argv) > 2 and sys.argv[1] == "--as-cli":  # one timed command (--commands)
         raise SystemExit(as_cli(sys.argv[2], sys.argv[3:]))
@@ -230,9 +285,17 @@ def main() -> None:
                         help="time the features command on a battery folder (see above)")
     parser.add_argument("--busy", type=int, default=1,
                         help="spinning processes during part (a) of --commands")
+    parser.add_argument("--baseline", metavar="OTHER_CHECKOUT",
+                        help="with --battery: this tree's performance_table against that "
+                             "checkout's (see above)")
     args = parser.parse_args()
     if args.commands:
         commands(args)
+        return
+    if args.baseline:
+        if not args.battery:
+            parser.error("--baseline needs --battery")
+        against_baseline(args)
         return
     if args.battery:
         from hawks_deap.io.batteries import read_battery

@@ -310,6 +310,32 @@ def test_versus_needs_winner_and_loser(tmp_path, capsys):
     assert not (tmp_path / "v").exists()
 
 
+@pytest.mark.parametrize("command, given, expected", [
+    (["versus", "kmeans++", "single-linkage"], [], 3),  # hd.evolve's: one per core
+    (["versus", "kmeans++", "single-linkage"], ["--n-jobs", "1"], 1),
+    (["generate"], [], 1)])
+def test_the_commands_take_evolves_default_processes(tmp_path, capsys, monkeypatch, command,
+                                                     given, expected):
+    """Without --n-jobs a command runs as `hd.evolve` does: Versus mode one process per core
+    (at most one per individual), Index mode one; --n-jobs overrides it."""
+    from hawks_deap.algorithms import loop
+
+    monkeypatch.setattr(loop.os, "cpu_count", lambda: 3)
+    seen = []
+    execute = loop._Run.execute
+
+    def spy(self, *, n_jobs, **kwargs):
+        seen.append(n_jobs)
+        return execute(self, n_jobs=n_jobs, **kwargs)
+
+    monkeypatch.setattr(loop._Run, "execute", spy)
+    code, _, err = main(capsys, *command, "--n-samples", 60, "--n-clusters", 2,
+                        "--generations", 1, "--population-size", 4, *given,
+                        "--out", tmp_path / "v", "--quiet")
+    assert code == 0, err
+    assert seen == [expected]
+
+
 def test_versus_end_to_end(tmp_path):
     cfg = tmp_path / "vs.toml"
     cfg.write_text('[objective]\nwinner = "gmm"\nloser = "single-linkage"\n'

@@ -129,9 +129,9 @@ def test_resolve_precedence_defaults_file_cli():
     assert values["n_clusters"] == 5           # default
     assert values["min_eccentricity"] is None and values["max_overlap"] == 0.1
     assert set(values) == {o.key for o in options_for("generate")}
-    assert "winner" not in values and "target" in values and values["n_jobs"] == 1
+    assert "winner" not in values and "target" in values and values["n_jobs"] is None
     versus = resolve("versus")
-    assert versus["p_f"] == 0.75 and versus["score"] == "ari" and versus["n_jobs"] == 1
+    assert versus["p_f"] == 0.75 and versus["score"] == "ari" and versus["n_jobs"] is None
     assert "target" not in versus
 
 

@@ -82,7 +82,7 @@ def test_build_problem_and_evolve_options():
     assert isinstance(problem, hd.IndexProblem)
     assert runs.evolve_options(values) == {"population_size": 4, "generations": 3,
                                            "p_crossover": 0.7, "p_f": 0.5,
-                                           "mean_mutation": "pso", "n_jobs": 1,
+                                           "mean_mutation": "pso", "n_jobs": None,
                                            "returns": "best-feasible"}
     with pytest.raises(ValueError, match="--mean-mutation de .* needs --n-clusters >= 3"):
         runs.build_problem("generate", small_values(mean_mutation="de", n_clusters=2))

@@ -133,7 +133,7 @@ def test_the_problem_and_the_loop_settings_come_from_the_sections():
     assert [type(c).__name__ for c in problem.constraints] == ["Overlap", "Eccentricity"]
     assert settings.evolve_options() == {
         "population_size": 10, "generations": 3, "p_crossover": 0.7, "p_f": 0.4,
-        "mean_mutation": "pso", "n_jobs": 1, "returns": "best-feasible"}
+        "mean_mutation": "pso", "n_jobs": None, "returns": "best-feasible"}
     hawks = GASettings(p_mean=0.2, mean_kwargs={"low": 0.0, "high": 1.0})
     assert hawks.evolve_options()["p_mean"] == 0.2
     assert hawks.evolve_options()["mean_kwargs"] == {"low": 0.0, "high": 1.0}

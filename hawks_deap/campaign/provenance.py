@@ -126,7 +126,7 @@ def _logbook_values(rows: list[dict[str, Any]]) -> tuple[tuple[str, ...], np.nda
     return keys, values
 
 
-def verify(path: str | os.PathLike, *, n_jobs: int = 1) -> Verification:
+def verify(path: str | os.PathLike, *, n_jobs: int | None = None) -> Verification:
     """Run a saved run again from its recorded settings and seed, and compare.
 
     The run directory must have been written by ``hawks-deap generate``, ``versus`` or a
@@ -137,8 +137,9 @@ def verify(path: str | os.PathLike, *, n_jobs: int = 1) -> Verification:
     ----------
     path : str or os.PathLike
         The run directory.
-    n_jobs : int
-        Evaluation processes for the repeat (results never depend on it).
+    n_jobs : int, optional
+        Evaluation processes for the repeat (results never depend on it; None:
+        `hawks_deap.evolve`'s default, one per core in Versus mode, 1 otherwise).
 
     Returns
     -------
@@ -156,7 +157,8 @@ def verify(path: str | os.PathLike, *, n_jobs: int = 1) -> Verification:
     from hawks_deap.campaign import runs
     from hawks_deap.io.dataset import GENES_FILE, Dataset
 
-    n_jobs = check_int("n_jobs", n_jobs, minimum=1)
+    if n_jobs is not None:
+        n_jobs = check_int("n_jobs", n_jobs, minimum=1)
     path = Path(path)
     command = check_verifiable(path)
     saved = Dataset.load(path)

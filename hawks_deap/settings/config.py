@@ -205,8 +205,10 @@ COMMAND_LINE_OPTIONS: tuple[Option, ...] = (
     Option(None, "runs", "str", None, "a run directory written by generate, versus or a "
            "suite (its runs/NAME)", positional=True, metavar="RUN", nargs="+",
            commands=("verify",)),
-    Option(None, "n_jobs", "int", 1, "evaluation processes for each repeat (the result "
-           "does not depend on it)", low=1, high=MAX_WORKERS, commands=("verify",)),
+    Option(None, "n_jobs", "int", None, "evaluation processes for each repeat (the result "
+           "does not depend on it; none: one per core for a Versus run, 1 otherwise, as "
+           "hawks_deap.evolve)", low=1, high=MAX_WORKERS, nullable=True,
+           commands=("verify",)),
 )
 
 #: Every option of every command.

@@ -469,8 +469,10 @@ class GASettings(_Section):
         Which individual a run returns (`hawks_deap.algorithms.RETURNS`).
     preset : str, optional
         A preset of `hawks_deap.presets` applied under the given settings.
-    n_jobs : int
-        Evaluation processes.
+    n_jobs : int, optional
+        Evaluation processes (None: `hawks_deap.evolve`'s default, one per core, at most
+        one per individual, for problems that evaluate in parallel by default, as Versus
+        mode; 1 otherwise). Results do not depend on it.
     p_mean, p_cov : float, optional
         Per-gene mutation probabilities (HAWKS configs only; None: 1/K).
     mean_kwargs, cov_kwargs : mapping, optional
@@ -498,9 +500,11 @@ class GASettings(_Section):
                                  "named settings of a study (hawks-tevc: the HAWKS paper's; "
                                  "see hawks_deap.presets); options given in a file or here "
                                  "win over it", choices=preset_names, nullable=True)
-    n_jobs: int = _option("ga", "n_jobs", "int", 1,
-                          "processes that evaluate (a pool of n_jobs workers, at most one per "
-                          "individual; 1: this one)", low=1, high=MAX_WORKERS)
+    n_jobs: int | None = _option("ga", "n_jobs", "int", None,
+                                 "processes that evaluate (a pool of n_jobs workers, at most "
+                                 "one per individual; 1: this process; none: one per core "
+                                 "in Versus mode, 1 otherwise, as hawks_deap.evolve)", low=1,
+                                 high=MAX_WORKERS, nullable=True)
     p_mean: float | None = _hawks_only("per-gene mean mutation probability")
     p_cov: float | None = _hawks_only("per-gene covariance mutation probability")
     mean_kwargs: Mapping[str, Any] | None = _hawks_only("options of the mean operator")
