@@ -320,7 +320,7 @@ def test_the_commands_take_evolves_default_processes(tmp_path, capsys, monkeypat
     (at most one per individual), Index mode one; --n-jobs overrides it."""
     from hawks_deap.algorithms import loop
 
-    monkeypatch.setattr(loop.os, "cpu_count", lambda: 3)
+    monkeypatch.setattr(loop, "usable_cores", lambda: 3)
     seen = []
     execute = loop._Run.execute
 

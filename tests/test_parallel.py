@@ -1,7 +1,10 @@
 """One parallel path: a pool's ``map`` as ``toolbox.map``; the same results from any map."""
 
 import multiprocessing
+import os
 import pickle
+import subprocess
+import sys
 from concurrent.futures import ThreadPoolExecutor
 
 import multiprocess
@@ -400,3 +403,21 @@ def test_genotypes_travel_as_plain_pickle_and_results_come_back(monkeypatch):
                                            for i, ind in enumerate(pop)]
     assert [tuple(r) for r in results] == [tuple(p.evaluate(ind, i))
                                            for i, ind in enumerate(pop)]
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="no CPU affinity masks here")
+def test_usable_cores_are_the_affinity_masks_not_the_machines():
+    """A batch job or taskset gives a process fewer cores than the machine has: Versus
+    mode's default processes and the threads per worker count those it may use."""
+    code = ("import os; os.sched_setaffinity(0, {min(os.sched_getaffinity(0))}); "
+            "from hawks_deap._util.workers import usable_cores, default_threads_per_worker; "
+            "import hawks_deap as hd; from hawks_deap.algorithms.loop import _default_n_jobs; "
+            "p = hd.VersusProblem('kmeans++', 'single-linkage', n_samples=60, n_clusters=2, "
+            "n_dims=2); print(usable_cores(), default_threads_per_worker(1), "
+            "_default_n_jobs(p, None, 10))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, timeout=120).stdout.split()
+    assert out == ["1", "1", "1"]
+    from hawks_deap._util.workers import usable_cores
+
+    assert usable_cores() == len(os.sched_getaffinity(0)) <= (os.cpu_count() or 1)

@@ -19,7 +19,7 @@ from hawks_deap._util.validation import check_int
 
 __all__ = ["MAX_WORKERS", "POLL_SECONDS", "check_not_reimported", "check_workers",
            "default_threads_per_worker", "main_not_reimported", "orphan_check",
-           "quiet_worker", "suite_worker"]
+           "quiet_worker", "suite_worker", "usable_cores"]
 
 #: Seconds between two checks that the workers are alive while `ProblemPool.map` waits.
 POLL_SECONDS = 0.2
@@ -112,9 +112,23 @@ def orphan_check() -> None:
         os._exit(1)
 
 
+def usable_cores() -> int:
+    """The cores this process may run on: its CPU affinity, else ``os.cpu_count()``.
+
+    A batch job (SLURM, PBS), ``taskset`` or a container's cpuset gives a process fewer
+    cores than the machine has: ``os.cpu_count()`` counts the machine's, the affinity
+    mask those the process is allowed. (A CPU-time quota without a cpuset, e.g. docker's
+    ``--cpus``, is not seen by either.)
+    """
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # no affinity masks on this system (macOS, Windows)
+        return max(1, os.cpu_count() or 1)
+
+
 def default_threads_per_worker(n_jobs: int) -> int:
-    """``max(1, os.cpu_count() // n_jobs)``: threads per worker without oversubscription."""
-    return max(1, (os.cpu_count() or 1) // max(1, n_jobs))
+    """``max(1, usable_cores() // n_jobs)``: threads per worker without oversubscription."""
+    return max(1, usable_cores() // max(1, n_jobs))
 
 
 @contextlib.contextmanager

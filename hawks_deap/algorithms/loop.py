@@ -26,7 +26,7 @@ from hawks_deap._util.validation import (
     check_probability,
     int_seed,
 )
-from hawks_deap._util.workers import check_workers
+from hawks_deap._util.workers import check_workers, usable_cores
 from hawks_deap.algorithms.checkpoints import (
     CHECKPOINT_FORMAT,
     check_checkpoint_path,
@@ -148,7 +148,9 @@ def evolve(problem: Problem, *, population_size: int = 10, generations: int = 10
         (1: serial; at most `hawks_deap._util.workers.MAX_WORKERS`, else ``ValueError``;
         at most one per individual are started). Default: serial, except for problems
         whose evaluations are expensive (``parallel_by_default``: Versus mode), which get
-        one process per core (at most one per individual). An Index-mode run too small
+        one process per core this process may run on (its CPU affinity: a batch job's
+        or ``taskset``'s cores, not the machine's), at most one per individual. An
+        Index-mode run too small
         for a pool to pay (``P x N x (K + D)`` below
         `hawks_deap.algorithms.pool.POOL_MIN_WORK`: measured slower with two processes
         than with one) evaluates serially whatever ``n_jobs``, and logs why (logger
@@ -307,11 +309,11 @@ def _default_n_jobs(problem: Problem, map_fn: Callable | None, population_size: 
     """Default ``n_jobs``: 1, or one process per core for expensive problems.
 
     Problems with ``parallel_by_default`` (Versus mode) run without ``map=`` get one
-    process per core, at most one per individual.
+    process per core this process may use (`usable_cores`), at most one per individual.
     """
     if map_fn is not None or not problem.parallel_by_default:
         return 1
-    return max(1, min(os.cpu_count() or 1, population_size))
+    return max(1, min(usable_cores(), population_size))
 
 
 class _Run:
