@@ -216,7 +216,12 @@ def rotation_powers(rotations: np.ndarray, power: float) -> np.ndarray:
         c, v = np.linalg.eigh(sym)
         w = skew @ v
         sine = np.sqrt(np.einsum("kij,kij->kj", w, w))
-        theta = np.arctan2(sine, c)
+        # the C library's atan2, not numpy's: with AVX-512 numpy rounds arctan2's last bit
+        # its own way, which made runs' bytes depend on the CPU's vector width
+        # (BENCHMARKS.md, "Reproducibility across BLAS kernels")
+        theta = np.array([math.atan2(y, x) for y, x in
+                          zip(sine.ravel().tolist(), c.ravel().tolist(), strict=True)]
+                         ).reshape(sine.shape)
         with np.errstate(divide="ignore", invalid="ignore"):
             ratio = np.where(sine > 0.0, np.sin(power * theta) / sine, 0.0)
         out = ((v * np.cos(power * theta)[:, np.newaxis, :] + w * ratio[:, np.newaxis, :])
@@ -241,8 +246,8 @@ def _rotation_power_schur(rotation: np.ndarray, power: float) -> np.ndarray:
     minus_ones = []
     while i < d:
         if i + 1 < d and abs(t[i + 1, i]) > 1e-12:
-            theta = np.arctan2(t[i + 1, i] - t[i, i + 1], t[i, i] + t[i + 1, i + 1])
-            c, s = np.cos(power * theta), np.sin(power * theta)
+            theta = math.atan2(t[i + 1, i] - t[i, i + 1], t[i, i] + t[i + 1, i + 1])
+            c, s = math.cos(power * theta), math.sin(power * theta)
             tp[i, i], tp[i, i + 1], tp[i + 1, i], tp[i + 1, i + 1] = c, -s, s, c
             i += 2
         else:
@@ -254,7 +259,7 @@ def _rotation_power_schur(rotation: np.ndarray, power: float) -> np.ndarray:
     # det(R) = +1 makes the number of -1 eigenvalues even: pair them as rotations by pi.
     if len(minus_ones) % 2:
         raise ValueError("rotation must be a proper rotation (determinant +1)")
-    c, s = np.cos(power * np.pi), np.sin(power * np.pi)
+    c, s = math.cos(power * math.pi), math.sin(power * math.pi)
     for a, b in zip(minus_ones[::2], minus_ones[1::2], strict=True):
         tp[a, a], tp[a, b], tp[b, a], tp[b, b] = c, -s, s, c
     return z @ tp @ z.T

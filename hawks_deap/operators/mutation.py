@@ -17,6 +17,7 @@ checked with a generator of known output.
 from __future__ import annotations
 
 import inspect
+import math
 from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any, NamedTuple
@@ -390,7 +391,11 @@ def _apply_cov(draws: Sequence[_CovDraw], power: float) -> None:
             q = rotation_powers(haar_from_normals(np.stack([g.normals for g in group])),
                                 power)
             for qi, (individual, cluster, gene, _, x) in zip(q, group, strict=True):
-                variances = gene.variances * np.exp(x - 1.0 / d)
+                # the C library's exp, not numpy's: with AVX-512 numpy rounds exp's last
+                # bit its own way, which made runs' bytes depend on the CPU's vector width
+                # (BENCHMARKS.md, "Reproducibility across BLAS kernels")
+                scale = np.array([math.exp(t) for t in (x - 1.0 / d).tolist()])
+                variances = gene.variances * scale
                 rotation = rotation_product(qi, gene.rotation)  # BLAS-free in 2-D
                 individual[cluster] = gene.with_shape(variances, rotation)
 
