@@ -118,18 +118,16 @@ def environment() -> dict[str, Any]:
     import scipy.linalg  # noqa: F401 - load scipy's BLAS before listing the libraries
     from threadpoolctl import threadpool_info
 
+    from hawks_deap.io.environment import numpy_dispatch
+
     versions = {}
     for dist in ("numpy", "scipy", "scikit-learn", "deap"):
         try:
             versions[dist] = metadata.version(dist)
         except metadata.PackageNotFoundError:
             versions[dist] = None
-    try:  # numpy's own SIMD kernels (e.g. AVX512_SKX sin/cos) are picked per CPU too
-        from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
-
-        dispatch = sorted(f for f in __cpu_dispatch__ if __cpu_features__.get(f))
-    except ImportError:
-        dispatch = None
+    # numpy's own SIMD kernels (e.g. its AVX-512 exp) are picked per CPU too
+    dispatch = numpy_dispatch()
     blas = sorted(f"{info.get('prefix')} {info.get('version')} {info.get('architecture')}"
                   for info in threadpool_info() if info.get("user_api") == "blas")
     return {"python": platform.python_version(), "machine": platform.machine(),

@@ -19,7 +19,7 @@ from importlib import metadata as importlib_metadata
 from pathlib import Path
 from typing import Any
 
-__all__ = ["LIBRARIES", "environment", "environment_differences"]
+__all__ = ["LIBRARIES", "environment", "environment_differences", "numpy_dispatch"]
 
 
 #: The distributions whose versions a run records (import name -> distribution name).
@@ -123,6 +123,20 @@ def _cpu() -> str:
     return platform.processor() or platform.machine()
 
 
+def numpy_dispatch() -> list[str] | None:
+    """The SIMD dispatch targets of numpy that this CPU enables (e.g. ``["X86_V3"]``: AVX2), sorted.
+
+    numpy picks some kernels by CPU (its AVX-512 ``exp`` rounds otherwise than the C
+    library): part of the environment. None where numpy does not say (its attributes are
+    private; they are read defensively).
+    """
+    try:
+        from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
+    except ImportError:  # pragma: no cover - another numpy layout
+        return None
+    return sorted(f for f in __cpu_dispatch__ if __cpu_features__.get(f))
+
+
 @functools.lru_cache(maxsize=1)
 def _environment_json() -> str:
     record = {
@@ -132,6 +146,7 @@ def _environment_json() -> str:
         "cpu": _cpu(),
         "libraries": {dist: _version(dist) for dist in LIBRARIES.values()},
         "native": _native_libraries(),
+        "numpy_simd": numpy_dispatch(),
         # OpenBLAS picks its kernel from the CPU unless this is set
         "openblas_coretype": os.environ.get("OPENBLAS_CORETYPE"),
     }
@@ -149,7 +164,8 @@ def environment() -> dict[str, Any]:
         scikit-learn, DEAP, multiprocess and threadpoolctl), ``native`` (the BLAS and
         OpenMP libraries of numpy, scipy and scikit-learn, as threadpoolctl lists them:
         library, version, the kernel architecture it picked, threading layer; thread
-        counts are left out: hawks-deap's results do not depend on them) and
+        counts are left out: hawks-deap's results do not depend on them),
+        ``numpy_simd`` (numpy's SIMD dispatch targets on this CPU, `numpy_dispatch`) and
         ``openblas_coretype`` (the variable that forces OpenBLAS' kernel, or None).
         The same within one process (computed once); a new dict each call.
 
