@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import importlib
 import json
 import os
 import platform
@@ -131,10 +132,11 @@ def numpy_dispatch() -> list[str] | None:
     private; they are read defensively).
     """
     try:
-        from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
-    except ImportError:  # pragma: no cover - another numpy layout
+        umath = importlib.import_module("numpy._core._multiarray_umath")
+        dispatch, features = umath.__cpu_dispatch__, umath.__cpu_features__
+    except (ImportError, AttributeError):  # pragma: no cover - another numpy layout
         return None
-    return sorted(f for f in __cpu_dispatch__ if __cpu_features__.get(f))
+    return sorted(f for f in dispatch if features.get(f))
 
 
 @functools.lru_cache(maxsize=1)
