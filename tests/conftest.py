@@ -40,3 +40,16 @@ def one_blas_thread():
 
     with threadpool_limits(1):
         yield
+
+
+@pytest.fixture
+def highest_simd_level():
+    """numpy's highest x86 dispatch level on this CPU (``X86_V3``: AVX2, ``X86_V4``:
+    AVX-512), the value to give ``NPY_DISABLE_CPU_FEATURES``; the test is skipped on CPUs
+    without x86 levels (nothing of this kind to turn off there)."""
+    from hawks_deap.io.environment import numpy_dispatch
+
+    levels = [f for f in numpy_dispatch() or [] if f.startswith("X86_V")]
+    if not levels:
+        pytest.skip("numpy has no x86 dispatch levels on this machine")
+    return max(levels)

@@ -219,17 +219,11 @@ def test_a_2d_run_is_byte_identical_under_another_kernel(tmp_path):
     assert done.stdout.split() == ["True", "0.0"]
 
 
-def test_the_record_names_numpys_simd_level_and_verify_sees_it_change():
+def test_the_record_names_numpys_simd_level_and_verify_sees_it_change(highest_simd_level):
     """numpy picks some kernels by CPU (its AVX-512 exp rounds otherwise): a record holds
     the dispatch targets, and a process with the highest one off differs there."""
-    here = provenance.environment()["numpy_simd"]
-    if not here:
-        pytest.skip("numpy reports no SIMD dispatch targets here")
-    from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
-
-    assert here == sorted(f for f in __cpu_dispatch__ if __cpu_features__.get(f))
-    top = max(f for f in here if f.startswith("X86_V")) if any(
-        f.startswith("X86_V") for f in here) else here[-1]
+    top = highest_simd_level
+    assert top in provenance.environment()["numpy_simd"]
     code = ("import json; from hawks_deap.campaign import provenance; "
             "print(json.dumps(provenance.environment()))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

@@ -123,3 +123,25 @@ def test_the_package_states_the_same_tolerance():
     provenance = pytest.importorskip("hawks_deap.campaign.provenance")
     assert (provenance.RTOL, provenance.ATOL) == (seeded_reference.RTOL,
                                                   seeded_reference.ATOL)
+
+
+def test_libm_elementwise_is_the_c_librarys_function_within_one_ulp_of_numpys():
+    """The operators' exp and atan2 (`genome.products.libm_elementwise`): shape kept, each
+    value the `math` function's, within one unit in the last place of numpy's (which
+    rounds its AVX-512 versions otherwise); unequal shapes are refused."""
+    import math
+
+    from hawks_deap.genome.products import libm_elementwise
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(scale=2.0, size=(40, 3))
+    y = rng.normal(size=(40, 3))
+    got = libm_elementwise(math.exp, x)
+    assert got.shape == x.shape and got.dtype == np.float64
+    assert got[7, 2] == math.exp(x[7, 2])
+    np.testing.assert_array_max_ulp(got, np.exp(x), maxulp=1)
+    np.testing.assert_array_max_ulp(libm_elementwise(math.atan2, y, x), np.arctan2(y, x),
+                                    maxulp=1)
+    assert libm_elementwise(math.exp, np.zeros(0)).shape == (0,)
+    with pytest.raises(ValueError, match=r"arrays must have one shape, got shapes"):
+        libm_elementwise(math.atan2, y, x[:, :2])

@@ -69,16 +69,8 @@ def test_the_tolerance_is_the_documented_one():
     assert "rtol=1e-9" in readme and "atol=1e-12" in readme
 
 
-def _highest_simd_level():
-    """numpy's highest x86 dispatch level on this CPU (``X86_V3``: AVX2, ``X86_V4``:
-    AVX-512), or None elsewhere."""
-    levels = [f for f in seeded_reference.environment()["numpy_dispatch"] or []
-              if f.startswith("X86_V")]
-    return max(levels) if levels else None
-
-
 @pytest.mark.parametrize("name", ["pso-sqeuclidean-ecc", "mid-d6", "dense-d20"])
-def test_the_bytes_do_not_depend_on_numpys_simd_level(name):
+def test_the_bytes_do_not_depend_on_numpys_simd_level(name, highest_simd_level):
     """numpy picks its SIMD kernels by CPU, and its AVX-512 exp and arctan2 round the last
     bit otherwise than the C library, which it uses below AVX-512: the runs take the C
     library's, so turning the CPU's highest level off changes no byte (2-D, 6-D and 20-D
@@ -87,9 +79,7 @@ def test_the_bytes_do_not_depend_on_numpys_simd_level(name):
     import subprocess
     import sys
 
-    level = _highest_simd_level()
-    if level is None:
-        pytest.skip("numpy has no x86 dispatch levels on this machine")
+    level = highest_simd_level
     code = ("import importlib.util, json, sys; "
             "spec = importlib.util.spec_from_file_location('sr', sys.argv[1]); "
             "sr = importlib.util.module_from_spec(spec); spec.loader.exec_module(sr); "

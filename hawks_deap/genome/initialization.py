@@ -10,7 +10,7 @@ from scipy import linalg
 from hawks_deap._util.threads import blas_thread_limit
 from hawks_deap._util.validation import check_float, check_int
 from hawks_deap.genome.genotype import Cluster, Genotype, RecordFitness
-from hawks_deap.genome.products import rotation_product
+from hawks_deap.genome.products import libm_elementwise, rotation_product
 
 __all__ = [
     "cluster_sizes",
@@ -216,12 +216,7 @@ def rotation_powers(rotations: np.ndarray, power: float) -> np.ndarray:
         c, v = np.linalg.eigh(sym)
         w = skew @ v
         sine = np.sqrt(np.einsum("kij,kij->kj", w, w))
-        # the C library's atan2, not numpy's: with AVX-512 numpy rounds arctan2's last bit
-        # its own way, which made runs' bytes depend on the CPU's vector width
-        # (BENCHMARKS.md, "Reproducibility across BLAS kernels")
-        theta = np.array([math.atan2(y, x) for y, x in
-                          zip(sine.ravel().tolist(), c.ravel().tolist(), strict=True)]
-                         ).reshape(sine.shape)
+        theta = libm_elementwise(math.atan2, sine, c)  # not numpy's (genome.products)
         with np.errstate(divide="ignore", invalid="ignore"):
             ratio = np.where(sine > 0.0, np.sin(power * theta) / sine, 0.0)
         out = ((v * np.cos(power * theta)[:, np.newaxis, :] + w * ratio[:, np.newaxis, :])

@@ -1,22 +1,56 @@
-"""The small matrix products of genes, without the BLAS where that is free.
+"""The arithmetic of genes that would otherwise differ from CPU to CPU.
 
 A BLAS rounds a matrix product differently under each of its CPU kernels (OpenBLAS
 picks SkylakeX, Haswell, Zen or Sandybridge kernels by processor), so points computed
 by ``@`` differ in their last bits from machine to machine. ``numpy.einsum`` (without
 ``optimize``) computes in its own loops, the same bits whatever the BLAS kernel. In one
 and two dimensions it costs nothing measurable over a whole run, and with it 2-D runs
-were byte-identical under every kernel measured (the 2x2 QR of the Haar draws, the one
-LAPACK call left, gave the same bits under each); from three dimensions on, the
-covariance mutation's QR and eigendecomposition depend on the BLAS anyway, and ``@`` is
-two to three times faster (``benchmarks/bench_blas_steps.py``, BENCHMARKS.md
-"Reproducibility across BLAS kernels").
+were byte-identical under Haswell, Sandybridge, Nehalem and Prescott (under SkylakeX the
+2x2 QR of the Haar draws, the one LAPACK call left, differs in its last bit); from three
+dimensions on, the covariance mutation's QR and eigendecomposition depend on the BLAS
+anyway, and ``@`` is two to three times faster.
+
+numpy also picks some of its own kernels by CPU: its AVX-512 ``exp`` and ``arctan2``
+round the last bit otherwise than the C library, which numpy calls below AVX-512. The
+operators therefore take the C library's (`libm_elementwise`), the same bits on AVX2 and
+AVX-512 machines (``benchmarks/bench_blas_steps.py``, BENCHMARKS.md "Reproducibility
+across BLAS kernels").
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
-__all__ = ["BLAS_FREE_MAX_DIMS", "rotation_product", "shape_points"]
+__all__ = ["BLAS_FREE_MAX_DIMS", "libm_elementwise", "rotation_product", "shape_points"]
+
+
+def libm_elementwise(func: Callable[..., float], *arrays: np.ndarray) -> np.ndarray:
+    """A function of `math` (the C library's) applied element by element.
+
+    Parameters
+    ----------
+    func : callable
+        E.g. ``math.exp`` (one array) or ``math.atan2`` (two).
+    *arrays : numpy.ndarray
+        Its arguments, arrays of one shape.
+
+    Returns
+    -------
+    numpy.ndarray of that shape, float64
+
+    Raises
+    ------
+    ValueError
+        If the arrays' shapes differ.
+    """
+    shapes = {np.shape(a) for a in arrays}
+    if len(shapes) != 1:
+        raise ValueError(f"arrays must have one shape, got shapes {sorted(shapes)}")
+    columns = [np.asarray(a, dtype=float).ravel().tolist() for a in arrays]
+    values = [func(*args) for args in zip(*columns, strict=True)]
+    return np.array(values, dtype=float).reshape(shapes.pop())
 
 #: Up to this dimension the products below are computed by ``numpy.einsum``.
 BLAS_FREE_MAX_DIMS = 2

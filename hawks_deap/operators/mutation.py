@@ -28,6 +28,7 @@ from hawks_deap._util.threads import blas_thread_limit
 from hawks_deap._util.validation import check_choice, check_float, check_int, check_probability
 from hawks_deap.genome.genotype import Genotype, Layout
 from hawks_deap.genome.initialization import haar_from_normals, rotation_powers, rotation_product
+from hawks_deap.genome.products import libm_elementwise
 from hawks_deap.operators._rng import numpy_rng
 from hawks_deap.operators.selection import check_same_layout
 
@@ -391,11 +392,7 @@ def _apply_cov(draws: Sequence[_CovDraw], power: float) -> None:
             q = rotation_powers(haar_from_normals(np.stack([g.normals for g in group])),
                                 power)
             for qi, (individual, cluster, gene, _, x) in zip(q, group, strict=True):
-                # the C library's exp, not numpy's: with AVX-512 numpy rounds exp's last
-                # bit its own way, which made runs' bytes depend on the CPU's vector width
-                # (BENCHMARKS.md, "Reproducibility across BLAS kernels")
-                scale = np.array([math.exp(t) for t in (x - 1.0 / d).tolist()])
-                variances = gene.variances * scale
+                variances = gene.variances * libm_elementwise(math.exp, x - 1.0 / d)
                 rotation = rotation_product(qi, gene.rotation)  # BLAS-free in 2-D
                 individual[cluster] = gene.with_shape(variances, rotation)
 
