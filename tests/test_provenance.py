@@ -121,6 +121,15 @@ def test_verify_reports_identical_here(run_dir, capsys):
     assert "identical (byte for byte); same environment" in out
 
 
+@pytest.mark.parametrize("n_jobs", [0, 10**6, 2.0])
+def test_verify_refuses_a_bad_n_jobs_before_reading_the_run(tmp_path, n_jobs):
+    # the same bounds as evolve and the command line (check_workers), checked first:
+    # the folder does not even exist
+    error = TypeError if isinstance(n_jobs, float) else ValueError
+    with pytest.raises(error, match="n_jobs"):
+        provenance.verify(tmp_path / "missing", n_jobs=n_jobs)
+
+
 def test_verify_finds_a_changed_point_and_changed_labels(run_dir, tmp_path, capsys):
     import shutil
 

@@ -153,12 +153,12 @@ def verify(path: str | os.PathLike, *, n_jobs: int | None = None) -> Verificatio
         If ``path`` is not a dataset directory, or its metadata does not record the
         command, settings and seed of a run.
     """
-    from hawks_deap._util.validation import check_int
+    from hawks_deap._util.workers import check_workers
     from hawks_deap.campaign import runs
     from hawks_deap.io.dataset import GENES_FILE, Dataset
 
     if n_jobs is not None:
-        n_jobs = check_int("n_jobs", n_jobs, minimum=1)
+        n_jobs = check_workers("n_jobs", n_jobs)
     path = Path(path)
     command = check_verifiable(path)
     saved = Dataset.load(path)
