@@ -54,7 +54,9 @@ def run_mu_plus_lambda(seed: int, generations: int, population_size: int, n_samp
     toolbox = hd.make_toolbox(problem, seed=seed, mean_mutation="rails")
     random.seed(seed)  # eaMuPlusLambda draws from Python's random module
     population = toolbox.population(n=population_size)
-    hof = tools.HallOfFame(5, similar=genotype_equal)
+    # DEAP's tools.HallOfFame compares fitness only: it would keep datasets that break the
+    # overlap constraint; this one keeps those that meet it (as evolve's own)
+    hof = hd.algorithms.FeasibleHallOfFame(5)
     population, logbook = algorithms.eaMuPlusLambda(
         population, toolbox, mu=population_size, lambda_=population_size, cxpb=0.5,
         mutpb=0.5, ngen=generations, halloffame=hof, verbose=False)
@@ -89,7 +91,11 @@ def main() -> None:
     print(f"HAWKS loop: |s_t - s| = {result.best.fitness.values[0]:.2e}, "
           f"overlap {result.best.record['overlap']:.3f}")
     hof, _ = run_mu_plus_lambda(0, gens, pop, n)
-    print(f"eaMuPlusLambda: best |s_t - s| = {hof[0].fitness.values[0]:.2e}")
+    if len(hof):
+        print(f"eaMuPlusLambda: best |s_t - s| = {hof[0].fitness.values[0]:.2e}, "
+              f"overlap {hof[0].fitness.record['overlap']:.3f}")
+    else:
+        print("eaMuPlusLambda: no dataset met the overlap constraint")
     front = run_nsga2(0, gens, pop, n)
     print(f"NSGA-II front ({len(front)} points): (|s_t - s|, overlap)")
     for ind in sorted(front, key=lambda i: i.fitness.values):

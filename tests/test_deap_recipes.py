@@ -334,3 +334,61 @@ def test_evaluations_carry_the_layout_key_through_pools_and_copies():
     assert again.fitness.layout_key == problem.layout.key
     assert copy.deepcopy(individual).fitness.layout_key == problem.layout.key
     assert pickle.loads(pickle.dumps(problem)).layout.key == problem.layout.key
+
+
+def test_the_feasible_hall_of_fame_keeps_the_best_individuals_that_meet_the_constraints():
+    # The guide's first recipe (eaMuPlusLambda, overlap <= 0.1): DEAP's HallOfFame compares
+    # fitness only, so it fills with infeasible individuals; FeasibleHallOfFame holds the
+    # best feasible ones of everything it was shown (the brute-force oracle below).
+    seen = []
+
+    class Recorder(hd.algorithms.FeasibleHallOfFame):
+        def update(self, population):
+            seen.extend(population)
+            super().update(population)
+
+    problem = hd.IndexProblem(300, 4, 2, target=0.5, constraints=[hd.Overlap(max=0.1)])
+    infeasible_in_plain = 0
+    for seed in range(2):
+        seen.clear()
+        toolbox = hd.make_toolbox(problem, seed=seed, mean_mutation="rails")
+        random.seed(seed)
+        population = toolbox.population(n=10)
+        hof, plain = Recorder(5), tools.HallOfFame(5)
+        algorithms.eaMuPlusLambda(population, toolbox, mu=10, lambda_=10, cxpb=0.5,
+                                  mutpb=0.5, ngen=10, halloffame=_Both(hof, plain),
+                                  verbose=False)
+        feasible = {}
+        for ind in seen:
+            if hd.operators.record_penalty(ind) == 0.0:
+                feasible.setdefault(ind.key, ind.fitness.values[0])
+        expected = sorted(feasible.values())[:5]
+        assert [ind.fitness.values[0] for ind in hof] == expected
+        assert all(hd.operators.record_penalty(ind) == 0.0 for ind in hof)
+        infeasible_in_plain += sum(hd.operators.record_penalty(ind) > 0.0 for ind in plain)
+    assert infeasible_in_plain > 0  # the case the class exists for
+
+
+class _Both:
+    """A halloffame argument that updates two halls of fame (eaMuPlusLambda calls update)."""
+
+    def __init__(self, *halls):
+        self.halls = halls
+
+    def update(self, population):
+        for hall in self.halls:
+            hall.update(population)
+
+
+def test_a_plain_hall_of_fame_from_an_old_checkpoint_is_adopted():
+    problem = index_problem()
+    toolbox = hd.make_toolbox(problem, seed=1)
+    population = toolbox.population(n=4)
+    evaluate_all(toolbox, population)
+    plain = tools.HallOfFame(3, similar=hd.genome.genotype.genotype_equal)
+    plain.update([ind for ind in population if hd.operators.record_penalty(ind) == 0.0])
+    assert len(plain) > 0
+    adopted = hd.algorithms.FeasibleHallOfFame.adopt(pickle.loads(pickle.dumps(plain)))
+    assert isinstance(adopted, hd.algorithms.FeasibleHallOfFame)
+    assert [ind.key for ind in adopted] == [ind.key for ind in plain]
+    assert hd.algorithms.FeasibleHallOfFame.adopt(adopted) is adopted

@@ -35,6 +35,7 @@ from hawks_deap.algorithms.checkpoints import (
 from hawks_deap.algorithms.pool import EvaluateTask, ProblemPool, serial_reason
 from hawks_deap.algorithms.result import (
     RETURNS,
+    FeasibleHallOfFame,
     GenerationState,
     Result,
     final_fittest,
@@ -340,7 +341,7 @@ class _Run:
         self.n_jobs = 1  # the processes that evaluate (set by _start)
         self.generation = -1  # -1: no population yet
         self.population: list[Genotype] = []
-        self.hof = tools.HallOfFame(settings["hall_of_fame_size"], similar=genotype_equal)
+        self.hof = FeasibleHallOfFame(settings["hall_of_fame_size"])
         self.front = (None if settings["algorithm"] == "hawks"
                       else tools.ParetoFront(similar=genotype_equal))
         self.fallback: Genotype | None = None
@@ -351,7 +352,7 @@ class _Run:
     def restore(self, payload: dict[str, Any]) -> None:
         self.generation = payload["generation"]
         self.population = payload["population"]
-        self.hof = payload["hall_of_fame"]
+        self.hof = FeasibleHallOfFame.adopt(payload["hall_of_fame"])
         self.front = payload["front"]
         self.fallback = payload["fallback"]
         self.logbook = payload["logbook"]
@@ -396,7 +397,7 @@ class _Run:
         return len(todo)
 
     def _record(self, evaluated: list[Genotype], nevals: int) -> None:
-        self.hof.update([ind for ind in evaluated if record_penalty(ind) == 0.0])
+        self.hof.update(evaluated)
         if self.front is not None:
             self.front.update(evaluated)
         candidate = select_best([*([self.fallback] if self.fallback else []), *evaluated])

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from deap import tools
 
-from hawks_deap.genome.genotype import Genotype
+from hawks_deap.genome.genotype import Genotype, genotype_equal
 from hawks_deap.operators import record_penalty
 from hawks_deap.problems.base import Problem
 
@@ -25,8 +25,70 @@ if TYPE_CHECKING:
     from hawks_deap.io.dataset import Dataset
     from hawks_deap.problems.versus import VersusProblem
 
-__all__ = ["RETURNS", "GenerationState", "Result", "final_fittest", "final_top_ranked",
+__all__ = ["RETURNS", "FeasibleHallOfFame", "GenerationState", "Result", "final_fittest",
+           "final_top_ranked",
            "select_best"]
+
+
+class FeasibleHallOfFame(tools.HallOfFame):
+    """DEAP's ``HallOfFame`` of the individuals that meet every constraint.
+
+    HAWKS handles constraints in its selection (stochastic ranking), not in the
+    fitness: an individual's fitness is its objective alone, with the constraints'
+    penalty in its evaluation record (`hawks_deap.operators.record_penalty`). DEAP's
+    ``tools.HallOfFame`` compares fitness only, so under DEAP's algorithms it fills
+    with the best objectives, feasible or not. This one admits an individual only when
+    its penalty is 0 (the hall of fame `hawks_deap.evolve` keeps, ``Result.hall_of_fame``);
+    pass it as ``halloffame=`` to ``deap.algorithms.eaSimple`` and the others.
+
+    Parameters
+    ----------
+    maxsize : int
+        The individuals kept, best first.
+    similar : callable
+        As DEAP's; default `hawks_deap.genome.genotype.genotype_equal` (the same genes).
+
+    Examples
+    --------
+    >>> from deap import algorithms
+    >>> hof = FeasibleHallOfFame(5)
+    >>> # algorithms.eaSimple(population, toolbox, 0.7, 0.5, 20, halloffame=hof)
+    """
+
+    def __init__(self, maxsize: int, similar: Any = genotype_equal) -> None:
+        super().__init__(maxsize, similar=similar)
+
+    def update(self, population: Iterable[Genotype]) -> None:
+        """Add the feasible individuals of ``population`` that beat the worst kept.
+
+        Parameters
+        ----------
+        population : iterable of Genotype
+            Evaluated individuals; those whose record has a penalty above 0 are skipped.
+        """
+        super().update([ind for ind in population if record_penalty(ind) == 0.0])
+
+    @classmethod
+    def adopt(cls, hof: tools.HallOfFame) -> FeasibleHallOfFame:
+        """A `FeasibleHallOfFame` holding what a plain ``HallOfFame`` holds.
+
+        For checkpoints written before this class, whose loop gave its plain hall of
+        fame feasible individuals only.
+
+        Parameters
+        ----------
+        hof : deap.tools.HallOfFame
+            A hall of fame; returned as it is if already a `FeasibleHallOfFame`.
+
+        Returns
+        -------
+        FeasibleHallOfFame
+        """
+        if isinstance(hof, cls):
+            return hof
+        out = cls(hof.maxsize, similar=hof.similar)
+        out.update(list(hof))
+        return out
 
 
 def select_best(individuals: Iterable[Genotype]) -> Genotype | None:

@@ -518,8 +518,10 @@ def clone(individual: Genotype) -> Genotype:
 def genotype_equal(a: Genotype, b: Genotype) -> bool:
     """True when two genotypes have the same genes in the same slots.
 
-    Pass it as ``similar`` to ``deap.tools.HallOfFame`` / ``ParetoFront``: the default
-    ``operator.eq`` fails on individuals that hold numpy arrays.
+    The ``similar`` of `hawks_deap.algorithms.FeasibleHallOfFame` and of the pareto
+    fronts `hawks_deap.evolve` keeps. DEAP's default, ``operator.eq``, gives the same
+    answer on genotypes (genes compare by key, `Cluster.__eq__`); this one says so
+    without list comparison and accepts any sequences of genes.
 
     Parameters
     ----------
