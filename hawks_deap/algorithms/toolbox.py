@@ -103,6 +103,9 @@ def make_toolbox(problem: Problem, *, seed: object = None,
         stochastic ranking and rank tournaments; ``deap.tools.selNSGA2`` and crowded
         tournaments; or NSGA-III selection (`hawks_deap.operators.sel_nsga3`) and uniform
         mating. For NSGA, pass a multi-objective problem (``problem.as_multiobjective()``).
+        NSGA's ``select`` chooses survivors: use it with eaMuPlusLambda (as DEAP's NSGA-II
+        example does) or `hawks_deap.evolve`; under eaSimple, which asks it for the whole
+        population, it returns every individual and selects nothing.
     population_size : int
         Used by NSGA-III to choose the number of reference-point divisions.
     nsga3_divisions : int, optional
