@@ -447,6 +447,8 @@ def main() -> None:
     print("\n| claim (supplement S-II) | figures | verdict |\n|---|---|---|")
     for claim, figures, verdict in claims(rows):
         print(f"| {claim} | {figures} | {verdict} |")
+    if importlib.util.find_spec("matplotlib") is None:
+        print("(install matplotlib, the 'plot' extra, for figures S-1 to S-4)")
     for path in [*plot(curves, out, args.generations, operators),
                  *plot_overlap(curves, overlaps, out, operators)]:
         print(f"wrote {path}")

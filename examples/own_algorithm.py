@@ -21,6 +21,7 @@ paper,my_pkg.algo:MyAlgo``) and TOML grids name it the same way.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
 from pathlib import Path
 
@@ -99,15 +100,15 @@ def main(argv: list[str] | None = None) -> None:
     space = InstanceSpace().fit(features_table(datasets))
     coords = space.transform(features_table(datasets))
     best = best_algorithms(scores)
-    try:
+    if importlib.util.find_spec("matplotlib") is None:
+        print("(install matplotlib, the 'plot' extra, for the figures)")
+    else:
         from hawks_deap.analysis.plotting import (
             plot_critical_difference,
             plot_instance_space,
             save_figure,
         )
-    except ImportError:
-        print("(install matplotlib, the 'plot' extra, for the figures)")
-    else:
+
         control = friedman_control(scores, control=MY_ALGO, method="bonferroni-dunn")
         save_figure(plot_critical_difference(control), out / "cd_control.png")
         save_figure(plot_instance_space(coords, best, space=space,

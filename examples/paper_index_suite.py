@@ -9,7 +9,7 @@ G=100, PSO-random mean mutation, minimum cluster size 10. Then:
 1. the suite itself (``hawks_deap.campaign.suite``; interrupt and rerun to resume),
 2. the problem-features table of every dataset (from the summary),
 3. a contrast collection from ``sklearn.datasets.make_blobs`` with the same N, K, D,
-4. the ARI of every registered clustering algorithm on every dataset, and the table of
+4. the ARI of the paper's six clustering algorithms on every dataset, and the table of
    which algorithm wins most often per source (the paper's Table I),
 5. the instance space (features standardised, PCA) coloured by source and by best
    algorithm (the paper's Fig. 2), when matplotlib is installed.

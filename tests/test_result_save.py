@@ -155,5 +155,5 @@ def test_verify_refuses_a_python_run_in_one_line(tmp_path, capsys):
     out = index_result().save(tmp_path / "run")
     code, _, err = main(capsys, "verify", out)
     assert code == 2 and "does not record a run's command, settings and seed" in err
-    assert "saved from Python (Result.save)" in err
+    assert "saved from Python (Result.save or Dataset.save)" in err
     assert "Traceback" not in err

@@ -45,5 +45,5 @@ def _python_run_hint(path: Path) -> str:
         return ""
     if not isinstance(meta, dict) or "command" in meta or "evolve" not in meta:
         return ""
-    return ("; this run was saved from Python (Result.save): repeat it with "
+    return ("; this run was saved from Python (Result.save or Dataset.save): repeat it with "
             f"hawks_deap.evolve(problem, seed={meta.get('seed')!r}, ...) and compare")
