@@ -198,3 +198,53 @@ def test_clustering_objects_pickle_by_public_names_only(tmp_path):
     assert [a.pairwise for a in restored] == [a.pairwise for a in algorithms]
     assert all(r.func.tree is a.func.tree for r, a in zip(restored, algorithms, strict=True)
                if hasattr(a.func, "tree"))
+
+
+def test_a_checkpoint_never_replaces_a_file_it_did_not_write(tmp_path):
+    # a user's file, or a link, at the checkpoint path is refused before any work; a
+    # hawks-deap checkpoint there (of this run or an earlier one) is replaced
+    mine = tmp_path / "notes.txt"
+    mine.write_text("precious\n")
+    target = tmp_path / "target.bin"
+    target.write_bytes(b"linked\n")
+    link = tmp_path / "link.ckpt"
+    link.symlink_to(target)
+    ran = []
+
+    def run(**kwargs):
+        return hd.evolve(problem(), population_size=4, generations=2, seed=1,
+                         callbacks=[lambda state: ran.append(state.generation)], **kwargs)
+
+    with pytest.raises(ValueError, match=r"checkpoint '.*notes\.txt' exists and is not a "
+                                         r"hawks-deap checkpoint"):
+        run(checkpoint=mine)
+    with pytest.raises(ValueError, match="symbolic link"):
+        run(checkpoint=link)
+    assert ran == []
+    assert mine.read_text() == "precious\n" and target.read_bytes() == b"linked\n"
+    assert link.is_symlink()
+    ck = tmp_path / "run.ckpt"
+    run(checkpoint=ck)
+    first = ck.read_bytes()
+    run(checkpoint=ck)  # its own earlier checkpoint: replaced (the same bytes again)
+    assert ck.read_bytes() == first
+    with pytest.raises(ValueError, match=r"save_to '.*notes\.txt' exists and is not a "
+                                         r"hawks-deap checkpoint"):
+        hd.resume(ck, generations=3, save_to=mine)
+    assert mine.read_text() == "precious\n"
+    hd.resume(ck, generations=3)  # continues into its own file
+
+
+def test_a_file_put_at_the_checkpoint_path_during_a_run_is_not_replaced(tmp_path):
+    # checked again right before each write
+    ck = tmp_path / "run.ckpt"
+
+    def swap(state):
+        if state.generation == 1:
+            ck.unlink()
+            ck.write_text("a user's file\n")
+
+    with pytest.raises(ValueError, match="not a hawks-deap checkpoint"):
+        hd.evolve(problem(), population_size=4, generations=3, seed=1, checkpoint=ck,
+                  checkpoint_every=1, callbacks=[swap])
+    assert ck.read_text() == "a user's file\n"

@@ -29,6 +29,9 @@ __all__ = ["CHECKPOINT_FORMAT", "CHECKPOINT_KEYS", "check_checkpoint_path", "rea
 #: ``hawks_deap.genome.genotype.Genotype``); any other is refused (`read_checkpoint`).
 CHECKPOINT_FORMAT = "hawks-deap-checkpoint-3"
 _FORMAT_PREFIX = "hawks-deap-checkpoint-"
+#: Bytes read to recognise a checkpoint: its format string comes within the first few
+#: dozen (protocol, frame, dict, "format", the value).
+_HEAD_BYTES = 4096
 CHECKPOINT_KEYS = ("generation", "settings", "seed_sequence", "rng_states", "problem",
                    "population", "hall_of_fame", "front", "fallback", "logbook")
 
@@ -109,20 +112,48 @@ def _refuse_other_format(path: str | os.PathLike, declared: object) -> None:
                      "re-run it from the start")
 
 
-def check_checkpoint_path(path: str | os.PathLike | None) -> None:
-    """Refuse, before any work, a checkpoint path that could never be written.
+def check_checkpoint_path(path: str | os.PathLike | None, name: str = "checkpoint") -> None:
+    """Refuse a checkpoint path that could never be written, or whose file is not ours.
+
+    A checkpoint replaces the file at its path, so an existing file must be a hawks-deap
+    checkpoint (of any format: its first bytes say so, `_declared_format`, loading
+    nothing); anything else there, a symbolic link included, is refused. Checked before
+    the run starts and again right before each write (`hawks_deap.evolve`).
 
     Parameters
     ----------
     path : str, os.PathLike or None
         Where ``evolve`` is to write its checkpoints; None: no checkpoints.
+    name : str
+        The parameter's name, for the messages (``resume`` writes to ``save_to``).
     """
     if path is None:
         return
     if not isinstance(path, str | os.PathLike):
-        raise TypeError(f"checkpoint must be a file path (str or os.PathLike) or None, got "
+        raise TypeError(f"{name} must be a file path (str or os.PathLike) or None, got "
                         f"{path!r}")
     path = Path(path)
+    label = f"{name} {str(path)!r}"
+    if path.is_symlink():
+        raise ValueError(f"{label} is a symbolic link: give the path of a file (a checkpoint "
+                         "replaces the file there, never through a link)")
     if path.is_dir():
-        raise ValueError(f"checkpoint {str(path)!r} is a directory; give a file path")
-    check_parent_dir(path, f"checkpoint {str(path)!r}")
+        raise ValueError(f"{label} is a directory; give a file path")
+    if path.exists():
+        if not path.is_file():
+            raise ValueError(f"{label} exists and is not a regular file")
+        if not _is_checkpoint(path):
+            raise ValueError(f"{label} exists and is not a hawks-deap checkpoint: a checkpoint "
+                             "would replace it; give another path (or remove that file)")
+    check_parent_dir(path, label)
+
+
+def _is_checkpoint(path: Path) -> bool:
+    """Whether the file's first bytes declare a hawks-deap checkpoint, of any format."""
+    try:
+        with open(path, "rb") as file:
+            head = file.read(_HEAD_BYTES)
+    except OSError as error:
+        raise ValueError(f"checkpoint {str(path)!r} cannot be read: {error}") from None
+    declared = _declared_format(head)
+    return isinstance(declared, str) and declared.startswith(_FORMAT_PREFIX)

@@ -186,7 +186,9 @@ def evolve(problem: Problem, *, population_size: int = 10, generations: int = 10
         problem and layout, every random generator state) to this file every
         ``checkpoint_every`` generations and at the end, atomically. `resume` continues
         it with results identical to an uninterrupted run. Load only checkpoints you
-        wrote yourself: unpickling runs code.
+        wrote yourself: unpickling runs code. A file already there must be a hawks-deap
+        checkpoint, which is replaced; any other file, or a symbolic link, is refused
+        (``ValueError``) before the run and again before each write.
     checkpoint_every : int
         Generations between checkpoints.
     returns : {"best-feasible", "final-fittest", "final-top-ranked"}
@@ -277,8 +279,11 @@ def resume(checkpoint: str | os.PathLike, *, generations: int | None = None,
     callbacks = _check_callbacks(callbacks)
     progress = check_bool("progress", progress)
     check_map(map, n_jobs)
-    check_checkpoint_path(checkpoint if save_to is None else save_to)
-    payload = read_checkpoint(checkpoint)
+    payload = read_checkpoint(checkpoint)  # (a file that is no checkpoint: refused here)
+    if save_to is None:
+        check_checkpoint_path(checkpoint)
+    else:
+        check_checkpoint_path(save_to, "save_to")
     settings = dict(payload["settings"])
     if generations is not None:
         settings["generations"] = check_int("generations", generations,
@@ -373,7 +378,9 @@ class _Run:
         }
         from hawks_deap.io.dataset import write_bytes_atomic
 
-        write_bytes_atomic(path, pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL))
+        data = pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL)
+        check_checkpoint_path(path)  # again, right before replacing what is there
+        write_bytes_atomic(path, data)
 
     # -- the loop ----------------------------------------------------------------------
     def _evaluate(self, individuals: Iterable[Genotype]) -> int:
