@@ -346,6 +346,42 @@ def test_cli_export_of_clustbench_results(tmp_path, capsys):
     assert "needs --algorithms" in capsys.readouterr().err
 
 
+def test_cli_results_export_refuses_an_unwritable_out_and_foreign_files_before_clustering(
+        tmp_path, capsys, monkeypatch):
+    from hawks_deap import cli
+    from hawks_deap.analysis import features
+
+    two_labelling_battery(tmp_path / "data")
+    clustered = []
+    real = features.clustering_results
+    monkeypatch.setattr(features, "clustering_results",
+                        lambda *a, **k: clustered.append(1) or real(*a, **k))
+    base = ["export", str(tmp_path / "data" / "ref"), "--format", "clustbench-results",
+            "--algorithms", "kmeans++"]
+    (tmp_path / "afile").write_text("x")
+    assert cli.main([*base, "--out", str(tmp_path / "afile")]) == 2
+    assert "afile exists and is not a directory" in capsys.readouterr().err
+    (tmp_path / "res" / "hawks-deap").mkdir(parents=True)
+    (tmp_path / "res" / "hawks-deap" / "ref").write_text("a file where the battery goes")
+    assert cli.main([*base, "--out", str(tmp_path / "res")]) == 2
+    assert "is not a directory" in capsys.readouterr().err
+    # a results file of the user's own in the method group: kept, --overwrite or not
+    mine = tmp_path / "res2" / "mygroup" / "ref" / "tri.result3.gz"
+    mine.parent.mkdir(parents=True)
+    with gzip.open(mine, "wt") as fh:
+        fh.write("mine\n1\n2\n3\n")
+    before = mine.read_bytes()
+    group = [*base, "--out", str(tmp_path / "res2"), "--method-group", "mygroup"]
+    assert cli.main([*group, "--overwrite"]) == 2
+    assert "tri.result3.gz were not written by hawks-deap" in capsys.readouterr().err
+    assert mine.read_bytes() == before
+    assert clustered == []  # every refusal came before any clustering
+    mine.unlink()
+    assert cli.main(group) == 0  # its own files, then, it replaces
+    assert cli.main([*group, "--overwrite"]) == 0
+    assert len(clustered) == 2
+
+
 def test_features_scores_with_score_and_refuses_an_internal_index(tmp_path, capsys):
     from hawks_deap import cli
 

@@ -125,20 +125,25 @@ def _prepare_results(args: argparse.Namespace) -> Callable[[], int]:
     items, datasets, algorithms = collection_input(args, "export")
     targets = _results_targets(args, items, datasets)
     group = args.method_group
-    from hawks_deap.io.batteries import RESULT_FILE
+    from hawks_deap.io.batteries import (
+        RESULT_FILE,
+        check_results_folder,
+        check_results_present,
+    )
 
-    for battery, name in targets:  # names and existing files, before any clustering
-        folder = Path(args.out) / group / battery
+    for battery, name in targets:  # names, folders and existing files, before clustering
         for part, kind in ((group, "--method-group"), (battery, "--battery")):
             if not part or part.startswith(".") or Path(part).name != part or any(
                     c.isspace() or c == "\\" for c in part):
                 raise UsageError(f"{kind} {part!r} must be a plain folder name")
+        folder = check_results_folder(args.out, group, battery)  # (ValueError: exit 2)
         pattern = re.escape(RESULT_FILE.format(dataset=name, k="@")).replace("@", r"\d+")
-        present = sorted(p.name for p in folder.iterdir() if re.fullmatch(pattern, p.name)
+        present = sorted(p for p in folder.iterdir() if re.fullmatch(pattern, p.name)
                          ) if folder.is_dir() else []
-        if present and not args.overwrite:
-            raise UsageError(f"{folder}: {', '.join(present)} exist; pass --overwrite to "
-                             "replace them")
+        try:
+            check_results_present(present, args.overwrite, "--overwrite")
+        except FileExistsError as error:
+            raise UsageError(str(error)) from None
 
     def run() -> int:
         from hawks_deap.analysis.features import clustering_results

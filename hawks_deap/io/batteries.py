@@ -102,6 +102,9 @@ RESULT_FILE = "{dataset}.result{k}.gz"
 #: The start of every ``NAME.txt`` hawks-deap writes: the mark `write_battery` looks
 #: for before it replaces a dataset's files.
 _MARK = "Written by hawks-deap "
+#: The name in the gzip header of every results file hawks-deap writes (`write_results`;
+#: readers ignore it): ``overwrite`` replaces only results files that carry it.
+RESULTS_MARK = "hawks-deap-results"
 README = "README.txt"
 #: The HAWKS paper, as the exported battery's ``README.txt`` cites it (the same
 #: reference as the project's ``CITATION.cff`` and ``README.md``, which a test checks).
@@ -541,10 +544,13 @@ def _description(dataset: Any, name: str, battery: str, labels: np.ndarray) -> s
     return "\n".join(lines) + "\n" + body + "\n"
 
 
-def _gzip(chunks: Iterable[str]) -> bytes:
-    """Gzip text given in pieces (no timestamp in the header: the same bytes each time)."""
+def _gzip(chunks: Iterable[str], name: str = "") -> bytes:
+    """Gzip text given in pieces (no timestamp in the header: the same bytes each time).
+
+    ``name``: the file name the header holds (none if empty).
+    """
     buffer = io.BytesIO()
-    with gzip.GzipFile(fileobj=buffer, mode="wb", mtime=0) as fh:
+    with gzip.GzipFile(filename=name, fileobj=buffer, mode="wb", mtime=0) as fh:
         for chunk in chunks:
             fh.write(chunk.encode("utf-8"))
     return buffer.getvalue()
@@ -763,8 +769,9 @@ def write_results(partitions: Mapping[str, Any], out: str | os.PathLike, *,
         Plain file names (no spaces or slashes, not starting with a dot): the folder of
         the methods, the battery's and the dataset's names.
     overwrite : bool
-        Replace existing results files of this dataset (each is replaced whole: the
-        columns of methods not in ``partitions`` are lost).
+        Replace existing results files of this dataset that hawks-deap wrote (each is
+        replaced whole: the columns of methods not in ``partitions`` are lost); others
+        are never replaced.
 
     Returns
     -------
@@ -774,7 +781,8 @@ def write_results(partitions: Mapping[str, Any], out: str | os.PathLike, *,
     Raises
     ------
     FileExistsError
-        If a file to write exists and ``overwrite`` is false (nothing is written).
+        If a file to write exists and ``overwrite`` is false, or it was not written by
+        hawks-deap (nothing is written).
     ValueError
         For a bad name, no partition, partitions of different lengths, or two
         partitions of one method into the same K.
@@ -784,19 +792,68 @@ def write_results(partitions: Mapping[str, Any], out: str | os.PathLike, *,
     battery = _check_name("battery", battery)
     dataset = _check_name("dataset", dataset)
     files = _result_partitions(partitions)
-    folder = Path(out) / method_group / battery
-    for path in (Path(out), Path(out) / method_group, folder):
-        if path.exists() and not path.is_dir():
-            raise ValueError(f"{path} exists and is not a directory")
-    check_parent_dir(folder, f"out {out}")
+    folder = check_results_folder(out, method_group, battery)
     paths = {k: folder / RESULT_FILE.format(dataset=dataset, k=k) for k in sorted(files)}
-    present = [p.name for p in paths.values() if os.path.lexists(p)]
-    if present and not overwrite:
-        raise FileExistsError(f"{folder}: {', '.join(present)} exist; pass overwrite=True "
-                              "to replace them")
+    check_results_present([p for p in paths.values() if os.path.lexists(p)], overwrite,
+                          "overwrite=True")
     folder.mkdir(parents=True, exist_ok=True)
     created = CreatedFiles()
     with created.removed_on(BaseException):
         for k, path in paths.items():
-            created.write(path, _gzip([_results_csv(files[k])]))
+            check_results_present([path] if os.path.lexists(path) else [], overwrite,
+                                  "overwrite=True")  # again, right before replacing it
+            created.write(path, _gzip([_results_csv(files[k])], RESULTS_MARK))
     return list(paths.values())
+
+
+def check_results_folder(out: str | os.PathLike, method_group: str, battery: str) -> Path:
+    """The folder ``out/method_group/battery`` of `write_results`, if it can be written.
+
+    ``ValueError`` if a level of it is a file, or it (or its nearest existing parent)
+    cannot be written: checked before any clustering.
+    """
+    folder = Path(out) / method_group / battery
+    for path in (Path(out), Path(out) / method_group, folder):
+        if path.exists() and not path.is_dir():
+            raise ValueError(f"{path} exists and is not a directory")
+    if folder.is_dir():
+        if not os.access(folder, os.W_OK):
+            raise ValueError(f"out {out}: {folder} is not writable")
+    else:
+        check_parent_dir(folder, f"out {out}")
+    return folder
+
+
+def check_results_present(present: list[Path], overwrite: bool, flag: str) -> None:
+    """Refuse to replace results files hawks-deap did not write, or any without overwrite.
+
+    With ``overwrite``, files without `RESULTS_MARK` in their gzip header (or links)
+    are still refused. ``FileExistsError`` naming them; ``flag`` is how the caller asks
+    to overwrite.
+    """
+    if not present:
+        return
+    folder = present[0].parent
+    if not overwrite:
+        raise FileExistsError(f"{folder}: {', '.join(p.name for p in present)} exist; pass "
+                              f"{flag} to replace them")
+    foreign = [p.name for p in present if not _marked_results(p)]
+    if foreign:
+        raise FileExistsError(f"{folder}: {', '.join(foreign)} were not written by hawks-deap "
+                              f"and are kept, {flag} or not; remove them or write to another "
+                              "method group")
+
+
+def _marked_results(path: Path) -> bool:
+    """Whether ``path`` is a regular file whose gzip header names `RESULTS_MARK`."""
+    if path.is_symlink() or not path.is_file():
+        return False
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(64)
+    except OSError:
+        return False
+    # magic, deflate, flags (FNAME set, no FEXTRA), mtime, xfl, os; then the name, NUL-ended
+    if len(head) < 10 or head[:3] != b"\x1f\x8b\x08" or head[3] & 0x04 or not head[3] & 0x08:
+        return False
+    return head[10:head.find(b"\0", 10)] == RESULTS_MARK.encode("latin-1")

@@ -186,7 +186,8 @@ COMMAND_LINE_OPTIONS: tuple[Option, ...] = (
     Option(None, "out", "str", None, "root of the benchmark suite: the battery is DIR/NAME",
            metavar="DIR", required=True, commands=("export",)),
     Option(None, "overwrite", "bool", False,
-           "replace datasets hawks-deap wrote, or (isa) an existing metadata.csv",
+           "replace datasets (clustbench) or results files (clustbench-results) hawks-deap "
+           "wrote, or (isa) an existing metadata.csv",
            commands=("export",)),
     # fill
     Option(None, "out", "str", None, "the fill's folder (a fill's folder with the same "
