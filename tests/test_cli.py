@@ -365,13 +365,15 @@ def test_options_of_features_plot_and_suite_exit_2_with_their_messages(tmp_path,
     grid = tmp_path / "g.toml"
     grid.write_text("[dataset]\nn_samples = 100\n")
     cases = [
-        (["features", tmp_path / "d", "--seed", "-1"], "error: --seed must be >= 0, got -1"),
+        (["features", tmp_path / "d", "--seed", "-1"],
+         "error: --seed must be an integer >= 0, got -1"),
         (["features", tmp_path / "d", "--seed", "x"], "invalid int value: 'x'"),
         (["features", tmp_path / "d", "--format", "xml"], "invalid choice: 'xml'"),
         (["features", tmp_path / "d", "--metric", "cosine"], "invalid choice: 'cosine'"),
-        (["plot", tmp_path / "d", "--dpi", "5"], "error: --dpi must be >= 10, got 5"),
+        (["plot", tmp_path / "d", "--dpi", "5"],
+         "error: --dpi must be an integer in [10, 1200], got 5"),
         (["suite", grid, "--out", tmp_path / "s", "--workers", "0"],
-         "error: --workers must be >= 1, got 0"),
+         "error: --workers must be an integer in [1, 1024], got 0"),
         (["suite", grid, "--out", tmp_path / "s", "--backend", "mpi"], "invalid choice: 'mpi'"),
         (["suite", grid, "--out", tmp_path / "s", "--scheduler", "tcp://h:1"],
          "error: --scheduler needs --backend dask"),

@@ -237,9 +237,12 @@ def test_command_line_only_options_keep_their_argparse_defaults():
 
 
 @pytest.mark.parametrize("command, argv, message", [
-    ("features", ["d", "--seed", "-1"], "--seed must be >= 0, got -1"),
-    ("plot", ["d", "--dpi", "5"], "--dpi must be >= 10, got 5"),
-    ("suite", ["g.toml", "--out", "o", "--workers", "0"], "--workers must be >= 1, got 0"),
+    ("features", ["d", "--seed", "-1"], "--seed must be an integer >= 0, got -1"),
+    ("plot", ["d", "--dpi", "5"], r"--dpi must be an integer in \[10, 1200\], got 5"),
+    ("suite", ["g.toml", "--out", "o", "--workers", "0"],
+     r"--workers must be an integer in \[1, 1024\], got 0"),
+    ("fill", ["p", "--out", "o", "--cell", "0"], "--cell must be a number > 0, got 0.0"),
+    ("fill", ["p", "--out", "o", "--min-margin", "nan"], "--min-margin must be a number, got nan"),
 ])
 def test_command_line_bounds_are_checked_after_parsing(command, argv, message):
     parser = argparse.ArgumentParser()
@@ -253,7 +256,7 @@ def test_plot_seed_is_bounded_like_features():
     # a negative seed once reached the clustering of a collection as a traceback
     parser = argparse.ArgumentParser()
     config.add_arguments(parser, "plot", config.SCHEMA)
-    with pytest.raises(ValueError, match="^--seed must be >= 0, got -1$"):
+    with pytest.raises(ValueError, match="^--seed must be an integer >= 0, got -1$"):
         config.check_command_line(parser.parse_args(["d", "--seed", "-1"]), "plot")
 
 

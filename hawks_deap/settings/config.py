@@ -91,7 +91,7 @@ def _external_score(value: str) -> str:
 
 #: Options that exist only on the command line: where to write, how verbose, and every
 #: option of the commands that read saved datasets or run suites. Their types and
-#: choices are checked by argparse and their lower bounds by `check_command_line`.
+#: choices are checked by argparse and their bounds by `check_command_line`.
 COMMAND_LINE_OPTIONS: tuple[Option, ...] = (
     # generate, versus, suite (the order of each command's options is its usage line's)
     Option(None, "config", "str", None,
@@ -531,9 +531,9 @@ def check_command_line(namespace: argparse.Namespace, command: str,
                        options: Sequence[Option] = COMMAND_LINE_OPTIONS) -> None:
     """Check a command's command-line-only options (bounds, ``check``), once parsed.
 
-    Raises ``ValueError`` (``--flag must be >= low, got value``; above an upper bound,
-    ``--flag must be an integer in [low, high], got value``) for the first value out of
-    bounds.
+    Each value goes through its option's `Option.validate`, the rule settings follow too
+    (open bounds, finite numbers): ``ValueError`` (``--flag must be ALLOWED, got
+    value``) for the first value it refuses.
 
     Parameters
     ----------
@@ -548,14 +548,9 @@ def check_command_line(namespace: argparse.Namespace, command: str,
         if opt.section is not None:
             continue  # settings are checked while parsing (add_arguments)
         value = getattr(namespace, opt.key, None)
-        if value is not None and opt.check is not None:
-            opt.validate(value, opt.flag)  # e.g. --score: an external index
-        if opt.low is None:
-            continue
-        if value is not None and value < opt.low:
-            raise ValueError(f"{opt.flag} must be >= {opt.low:g}, got {value}")
-        if value is not None and opt.high is not None and value > opt.high:
-            raise ValueError(f"{opt.flag} must be {opt.allowed()}, got {value!r}")
+        if value is None or opt.kind == "bool" or opt.nargs is not None:
+            continue  # (lists of paths: checked by their commands)
+        opt.validate(value, opt.flag)  # bounds, finiteness, choices, e.g. --score's check
 
 
 def cli_values(namespace: argparse.Namespace, command: str,
