@@ -84,7 +84,10 @@ def test_overwrite_replaces_a_previous_output_with_its_logbook_and_figures(tmp_p
     np.testing.assert_array_equal(hd.Dataset.load(path).X, np.ones((3, 2)))
 
 
-def test_a_failed_replacement_puts_the_previous_output_back(tmp_path, monkeypatch):
+@pytest.mark.parametrize("swap", [True, False])
+def test_a_failed_replacement_puts_the_previous_output_back(tmp_path, monkeypatch, swap):
+    # swap: the system swaps the two folders in one step (and fails); else the old one
+    # is moved aside first and the new one's rename fails
     from hawks_deap._util import writes as _writes
 
     ds, path = _saved(tmp_path)
@@ -97,7 +100,11 @@ def test_a_failed_replacement_puts_the_previous_output_back(tmp_path, monkeypatc
             raise OSError(28, "No space left on device")
         return real(src, dst)
 
+    def failing_exchange(a, b):
+        raise OSError(28, "No space left on device")
+
     monkeypatch.setattr(_writes, "rename_no_replace", failing)
+    monkeypatch.setattr(_writes, "exchange", failing_exchange if swap else lambda a, b: False)
     with pytest.raises(OSError, match="No space left"):
         hd.Dataset(np.ones((3, 2)), [1, 0, 0]).save(path, overwrite=True)
     monkeypatch.undo()

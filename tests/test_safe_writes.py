@@ -317,19 +317,30 @@ def test_overwrite_of_a_folder_swapped_for_a_link_before_the_move(tmp_path, monk
     _dataset().save(path)
     _dataset(5.0).save(theirs)
     (theirs / "thesis.tex").write_text("mine")
-    real = _writes.rename_no_replace
+    real_rename, real_exchange = _writes.rename_no_replace, _writes.exchange
 
-    def swap_first(src, dst):
-        if str(src) == str(path) and not path.is_symlink():
+    def to_link():
+        if not (tmp_path / "moved").exists():  # once
             path.rename(tmp_path / "moved")
             path.symlink_to(theirs)
-        return real(src, dst)
+
+    def swap_first(src, dst):  # (where the system cannot swap: moved aside)
+        if str(src) == str(path):
+            to_link()
+        return real_rename(src, dst)
+
+    def exchange_first(a, b):  # (swapped with the new output in one step)
+        if str(b) == str(path):
+            to_link()
+        return real_exchange(a, b)
 
     monkeypatch.setattr(_writes, "rename_no_replace", swap_first)
+    monkeypatch.setattr(_writes, "exchange", exchange_first)
     before = _tree(theirs)
     with pytest.raises(FileExistsError, match="D.kept-"):
         _dataset(1.0).save(path, overwrite=True)
     assert path.is_symlink() and _tree(theirs) == before
+    assert path.resolve() == theirs.resolve()
 
 
 def test_plot_clean_up_never_reaches_through_a_link(tmp_path, monkeypatch, capsys):
@@ -441,3 +452,28 @@ def test_rename_no_replace_without_hard_links_still_refuses_and_atomic_replace_s
     assert victim.read_text() == "precious"
     assert not (tmp_path / "fig.png").is_symlink()
     assert (tmp_path / "fig.png").read_bytes() == b"figure"
+
+
+def test_an_overwrite_never_leaves_its_path_empty(tmp_path, monkeypatch):
+    """The old folder and the new one change places in one step, so a process killed at
+    any moment leaves a whole dataset at the path: while the old one is checked and
+    deleted, the new one is already there."""
+    path = tmp_path / "D"
+    _dataset(1.0).save(path)
+    seen = []
+    real_check, real_remove = dataset_module.check_replaceable, _writes.remove_tree
+
+    def check(folder, **kwargs):
+        seen.append(("check", hd.Dataset.load(path).X[0, 0]))
+        return real_check(folder, **kwargs)
+
+    def remove(folder, **kwargs):
+        seen.append(("remove", hd.Dataset.load(path).X[0, 0]))
+        return real_remove(folder, **kwargs)
+
+    monkeypatch.setattr(dataset_module, "check_replaceable", check)
+    monkeypatch.setattr(_writes, "remove_tree", remove)
+    _dataset(2.0).save(path, overwrite=True)
+    assert seen[-2:] == [("check", 2.0), ("remove", 2.0)]
+    assert hd.Dataset.load(path).X[0, 0] == 2.0
+    assert [p.name for p in tmp_path.iterdir()] == ["D"]  # nothing left beside it

@@ -6,7 +6,9 @@
 - `write_file_atomic`: a temporary file in the same folder, synced, renamed into place
   (replacing, or with `rename_no_replace`); returns the file's identity.
 - `publish_dir`: a finished temporary directory renamed into place; an existing one is
-  moved aside first, and what was moved aside is what is checked and then deleted.
+  swapped with it in one step (`exchange`, ``renameat2(RENAME_EXCHANGE)``: the path
+  always holds a whole output, even if the process is killed; elsewhere it is moved
+  aside first), and what was swapped out is what is checked and then deleted.
 - `remove_own_file`, `remove_tree`: delete a file only if it is still the one written
   (device and inode), a tree without ever following a symbolic link.
 """
@@ -23,11 +25,11 @@ import warnings
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-__all__ = ["NotReplacedError", "before_final_rename", "file_identity", "publish_dir",
+__all__ = ["NotReplacedError", "before_final_rename", "exchange", "file_identity", "publish_dir",
            "remove_own_file",
            "remove_tree", "rename_no_replace", "temp_dir", "temp_file", "write_file_atomic"]
 
-_AT_FDCWD, _RENAME_NOREPLACE = -100, 1
+_AT_FDCWD, _RENAME_NOREPLACE, _RENAME_EXCHANGE = -100, 1, 2
 
 
 class NotReplacedError(FileExistsError):
@@ -86,6 +88,23 @@ def rename_no_replace(src: str | os.PathLike, dst: str | os.PathLike) -> None:
         os.rename(src_b, dst_b)
         return
     os.unlink(src_b)
+
+
+def exchange(a: str | os.PathLike, b: str | os.PathLike) -> bool:
+    """Swap two existing paths atomically (``renameat2(RENAME_EXCHANGE)``).
+
+    False, with nothing changed, where the system or file system cannot (the caller
+    then moves one aside instead).
+    """
+    if _RENAMEAT2 is None:
+        return False
+    a_b, b_b = os.fsencode(a), os.fsencode(b)
+    if _RENAMEAT2(_AT_FDCWD, a_b, _AT_FDCWD, b_b, _RENAME_EXCHANGE) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP):
+        return False
+    raise OSError(code, os.strerror(code), os.fsdecode(a), None, os.fsdecode(b))
 
 
 def temp_dir(parent: Path, prefix: str, suffix: str) -> Path:
@@ -213,15 +232,19 @@ def publish_dir(tmp: Path, target: Path, *, overwrite: bool,
     """Rename the finished directory ``tmp`` (a sibling of ``target``) into place.
 
     Nothing is replaced that was not checked: with ``overwrite``, an existing
-    ``target`` is first moved aside (atomically), ``check`` runs on what was moved (a
-    ``ValueError`` refuses: the folder is put back, ``tmp`` kept as below), and only its
-    entries ``names`` are deleted once ``tmp`` is in place. The final rename never
+    ``target`` is swapped with ``tmp`` in one step (`exchange`, so that ``target`` never
+    goes missing, even if the process is killed), ``check`` runs on what was swapped
+    out (a ``ValueError`` refuses: the two are swapped back, ``tmp`` kept as below), and
+    only its entries ``names`` are deleted. Where the system cannot swap, ``target`` is
+    moved aside first, checked, and ``tmp`` renamed into place. The final rename never
     replaces anything: when something appeared at ``target`` meanwhile, it is left
     alone, ``tmp`` is kept under a visible name ``NAME.kept-HEX`` and
     `NotReplacedError` names it (a folder moved aside that cannot go back keeps a
     visible name too, ``NAME.previous-HEX``).
     """
     shown = target if shown is None else shown
+    if overwrite and os.path.lexists(target) and _swap_in(tmp, target, check, names, shown):
+        return
     aside = None
     if overwrite and os.path.lexists(target):
         aside = target.with_name(f".{target.name}.{secrets.token_hex(8)}.old")
@@ -253,6 +276,30 @@ def publish_dir(tmp: Path, target: Path, *, overwrite: bool,
         kept = _shown(shown, _visible(target, "replaced", aside))
         warnings.warn(f"{shown} was replaced, but files appeared in the replaced folder "
                       f"meanwhile; they are in {kept}", RuntimeWarning, stacklevel=3)
+
+
+def _swap_in(tmp: Path, target: Path, check: Callable[[Path], None], names: Iterable[str],
+             shown: str | os.PathLike) -> bool:
+    """`publish_dir` with ``overwrite`` by `exchange`; False if the system cannot swap."""
+    before_final_rename(tmp, target)
+    if not exchange(tmp, target):
+        return False
+    old = tmp  # the name now holds what was at target
+    try:
+        check(old)
+    except ValueError as error:  # (it changed since the caller's check before the work)
+        exchange(old, target)  # the folder back at its place, the new output at tmp
+        kept = _shown(shown, _visible(target, "kept", tmp))
+        raise NotReplacedError(errno.EEXIST, f"{error}; the finished output is in "
+                               f"{kept}") from None
+    except BaseException:
+        exchange(old, target)
+        raise
+    if not remove_tree(old, names=names):
+        kept = _shown(shown, _visible(target, "replaced", old))
+        warnings.warn(f"{shown} was replaced, but files appeared in the replaced folder "
+                      f"meanwhile; they are in {kept}", RuntimeWarning, stacklevel=4)
+    return True
 
 
 def before_final_rename(tmp: Path, target: Path) -> None:
