@@ -272,10 +272,8 @@ def publish_dir(tmp: Path, target: Path, *, overwrite: bool,
         if aside is not None:
             _put_back(aside, target)
         raise
-    if aside is not None and not remove_tree(aside, names=names):
-        kept = _shown(shown, _visible(target, "replaced", aside))
-        warnings.warn(f"{shown} was replaced, but files appeared in the replaced folder "
-                      f"meanwhile; they are in {kept}", RuntimeWarning, stacklevel=3)
+    if aside is not None:
+        _delete_replaced(aside, target, names, shown)
 
 
 def _swap_in(tmp: Path, target: Path, check: Callable[[Path], None], names: Iterable[str],
@@ -295,11 +293,20 @@ def _swap_in(tmp: Path, target: Path, check: Callable[[Path], None], names: Iter
     except BaseException:
         exchange(old, target)
         raise
+    _delete_replaced(old, target, names, shown, depth=2)
+    return True
+
+
+def _delete_replaced(old: Path, target: Path, names: Iterable[str],
+                     shown: str | os.PathLike, depth: int = 1) -> None:
+    """Delete the entries ``names`` of the replaced folder ``old``; warn of any other.
+
+    ``depth``: the calls between `publish_dir` and here (the warning names its caller).
+    """
     if not remove_tree(old, names=names):
         kept = _shown(shown, _visible(target, "replaced", old))
         warnings.warn(f"{shown} was replaced, but files appeared in the replaced folder "
-                      f"meanwhile; they are in {kept}", RuntimeWarning, stacklevel=4)
-    return True
+                      f"meanwhile; they are in {kept}", RuntimeWarning, stacklevel=2 + depth)
 
 
 def before_final_rename(tmp: Path, target: Path) -> None:
