@@ -302,3 +302,26 @@ def test_files_are_whole_is_false_for_an_npz_that_zipfile_refuses(tmp_path):
     raw[at + 10:at + 12] = struct.pack("<H", 99)  # its compression method
     (path / "data.npz").write_bytes(bytes(raw))
     assert not files_are_whole(path, 200)
+
+
+def test_bad_genotype_metadata_path_and_extra_files_are_named_before_any_write(tmp_path):
+    X, y = np.zeros((4, 2)), [0, 0, 1, 1]
+    with pytest.raises(TypeError, match="genotype must be a sequence of Cluster genes"):
+        hd.Dataset(X, y, genotype=3)
+    with pytest.raises(TypeError, match="metadata must be a dict"):
+        hd.Dataset(X, y, metadata=3)
+    with pytest.raises(TypeError, match=r"metadata\['a'\]\['b'\]\[1\] is not JSON-ready: "
+                                        r"a object"):
+        hd.Dataset(X, y, metadata={"a": {"b": [1, object()]}})
+    ds = hd.Dataset(X, y, metadata={"n": np.int64(3), "v": np.arange(2), "ok": None})
+    with pytest.raises(TypeError, match="path must be a str or os.PathLike"):
+        ds.save(3)
+    for name in ("", ".", "..", "a/b", "data.csv", "metadata.json"):
+        with pytest.raises(ValueError, match="extra_files: invalid file name"):
+            ds.save(tmp_path / "d", extra_files={name: "x"})
+    with pytest.raises(TypeError, match=r"extra_files\['notes.txt'\] must be a str"):
+        ds.save(tmp_path / "d", extra_files={"notes.txt": b"x"})
+    assert not any(tmp_path.iterdir())  # nothing written, no temporary folder
+    ds.save(tmp_path / "d", extra_files={"notes.txt": "x"})
+    assert (tmp_path / "d" / "notes.txt").read_text() == "x"
+    assert hd.Dataset.load(tmp_path / "d").metadata["n"] == 3

@@ -20,7 +20,7 @@ import json
 import os
 import zipfile
 import zlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -79,6 +79,41 @@ def _json_default(obj: Any) -> Any:
     if isinstance(obj, np.ndarray):
         return obj.tolist()
     raise TypeError(f"not JSON serialisable: {type(obj).__name__}")
+
+
+def _check_json_ready(value: Any, where: str) -> None:
+    """``TypeError`` naming the first entry of ``value`` that `_dumps` cannot write."""
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            _check_json_ready(item, f"{where}[{key!r}]")
+    elif isinstance(value, list | tuple):
+        for i, item in enumerate(value):
+            _check_json_ready(item, f"{where}[{i}]")
+    elif not isinstance(value, str | int | float | bool | type(None)):
+        try:
+            _json_default(value)
+        except TypeError:
+            raise TypeError(f"{where} is not JSON-ready: a {type(value).__name__} (numbers, "
+                            "strings, booleans, None, lists and dicts of them, numpy "
+                            "scalars and arrays)") from None
+
+
+def _check_extra_files(extra_files: Any) -> dict[str, str]:
+    """`Dataset.save`'s ``extra_files``, checked before anything is written."""
+    if extra_files is None:
+        return {}
+    if not isinstance(extra_files, Mapping):
+        raise TypeError(f"extra_files must be a mapping of file names to text, got "
+                        f"{type(extra_files).__name__}")
+    reserved = (DATA_FILE, DATA_NPZ, GENES_FILE, METADATA_FILE)
+    for name, text in extra_files.items():
+        if (not isinstance(name, str) or name in ("", ".", "..") or Path(name).name != name
+                or "\\" in name or name in reserved):
+            raise ValueError(f"extra_files: invalid file name {name!r} (a plain file name, "
+                             f"not one of {', '.join(reserved)})")
+        if not isinstance(text, str):
+            raise TypeError(f"extra_files[{name!r}] must be a str, got {type(text).__name__}")
+    return dict(extra_files)
 
 
 def _dumps(obj: Any) -> str:
@@ -270,13 +305,20 @@ class Dataset:
         self.y = _integer_labels(y)
         if self.y.shape != (self.X.shape[0],):
             raise ValueError(f"y must have shape ({self.X.shape[0]},), got {self.y.shape}")
+        if metadata is not None and not isinstance(metadata, Mapping):
+            raise TypeError(f"metadata must be a dict (JSON-ready) or None, got "
+                            f"{type(metadata).__name__}")
         self.metadata = dict(metadata or {})
+        _check_json_ready(self.metadata, "metadata")  # (save would fail after the run)
         clustered = self.y[~self.noise_mask]
         if clustered.size and clustered.min() < 0:
             raise ValueError(f"y has the negative label {int(clustered.min())}; cluster "
                              "labels are 0, 1, ... (a noise label must be named in "
                              "metadata['noise_label'])")
         self.genotype = None
+        if genotype is not None and not isinstance(genotype, Iterable):
+            raise TypeError(f"genotype must be a sequence of Cluster genes or None, got "
+                            f"{type(genotype).__name__}")
         genes = None if genotype is None else list(genotype)
         if genes:  # (no genes, as load reads an empty list: none)
             _check_genes(genes, self.X.shape[1], "genotype: ")
@@ -531,6 +573,10 @@ class Dataset:
 
         overwrite = check_bool("overwrite", overwrite)
         check_choice("format", format, DATA_FORMATS)  # (labels are integers: __init__)
+        if not isinstance(path, str | os.PathLike):
+            raise TypeError(f"path must be a str or os.PathLike, got {path!r} "
+                            f"({type(path).__name__})")
+        extra = _check_extra_files(extra_files)
         path = Path(path)
         target = Path(os.path.abspath(path))  # (a NAME even for "." or "a/..")
         if os.path.lexists(target):
@@ -553,10 +599,7 @@ class Dataset:
             # the mark `check_replaceable` looks for (runs' metadata have it already)
             metadata = {"package": "hawks-deap", **self.metadata}
             (tmp / METADATA_FILE).write_text(_dumps(metadata), encoding="utf-8")
-            for name, text in (extra_files or {}).items():
-                if Path(name).name != name or name in (DATA_FILE, DATA_NPZ, GENES_FILE,
-                                                       METADATA_FILE):
-                    raise ValueError(f"extra_files: invalid file name {name!r}")
+            for name, text in extra.items():
                 (tmp / name).write_text(text, encoding="utf-8")
             publish_dir(tmp, target, overwrite=overwrite, names=OWN_FILES, shown=path,
                         check=lambda aside: check_replaceable(aside, shown=path))
