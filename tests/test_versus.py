@@ -281,6 +281,13 @@ def test_non_finite_score_is_an_error_naming_it() -> None:
     with pytest.raises(RuntimeError, match="score 'nan_score' returned nan.*'gmm'"):
         problem.evaluate(individual, 0)
 
+    def text_score(labels_true, labels_pred):
+        return "x"
+
+    problem, individual = prepared(small_problem(score=text_score))
+    with pytest.raises(RuntimeError, match=r"text_score' returned 'x' for .*finite number"):
+        problem.evaluate(individual, 0)
+
 
 # --------------------------------------------------------------------------- validation
 

@@ -290,13 +290,13 @@ class VersusProblem(DatasetProblem):
         return recorded["winner"], recorded["loser"]
 
     def _score(self, labels_pred: np.ndarray, algorithm: ClusteringAlgorithm) -> float:
-        value = self.score(self.require_layout().labels, labels_pred)
+        returned = self.score(self.require_layout().labels, labels_pred)
         try:
-            value = float(value)
+            value = float(returned)
         except (TypeError, ValueError):
             value = math.nan
         if not math.isfinite(value):
-            raise RuntimeError(f"score {self.score_name!r} returned {value!r} for the "
+            raise RuntimeError(f"score {self.score_name!r} returned {returned!r} for the "
                                f"partition of algorithm {algorithm.name!r}; it must be a "
                                "finite number")
         return value
