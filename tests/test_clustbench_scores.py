@@ -257,7 +257,7 @@ def test_references_given_as_label_vectors_and_lower_is_better(tmp_path):
 
 @pytest.mark.parametrize(("kwargs", "error", "match"), [
     ({"score": "silhouette"}, ValueError, "external index.*'silhouette', an internal"),
-    ({"score": "nope"}, ValueError, "unknown metric 'nope'"),
+    ({"score": "nope"}, ValueError, "unknown score 'nope'; valid \\(external indices\\)"),
     ({"score": len}, TypeError, "score must be the name of an external index"),
     ({"references": "some"}, ValueError, "references must be None, 'all' or"),
     ({"references": [[np.zeros(40)], [np.zeros(40)]]}, ValueError, "one entry per dataset"),

@@ -190,7 +190,11 @@ def _score_function(score: object) -> tuple[Any, bool]:
     if not isinstance(score, str):
         raise TypeError(f"score must be the name of an external index (e.g. 'ari', 'nca'), "
                         f"got {score!r} ({type(score).__name__})")
-    info = get_index(score)
+    try:
+        info = get_index(score)
+    except (KeyError, ValueError):
+        raise ValueError(f"unknown score {score!r}; valid (external indices): "
+                         f"{', '.join(available_indices('external'))}") from None
     if info.kind != "external":
         raise ValueError(f"score must name an external index (it compares a partition "
                          f"with the true labels), got {score!r}, an {info.kind} index; "
