@@ -698,8 +698,9 @@ def _read_data(path: Path) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError(f"{path}: holds no points")
     try:  # (no comment character: a row starting with "#" is refused, never skipped)
         raw = np.loadtxt(io.StringIO(text), delimiter=",", skiprows=1, ndmin=2, comments=None)
-    except ValueError as error:
-        raise ValueError(f"{path}: rows must hold {d + 1} numbers each ({error})") from None
+    except ValueError as error:  # (numpy's advice on `usecols` is not for this file)
+        why = str(error).split("; use `usecols`")[0]
+        raise ValueError(f"{path}: rows must hold {d + 1} numbers each ({why})") from None
     if raw.shape[0] == 0:
         raise ValueError(f"{path}: holds no points")
     if raw.shape[1] != d + 1:
