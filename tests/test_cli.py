@@ -115,7 +115,7 @@ def test_bad_inputs_exit_2_name_the_problem_and_write_nothing(tmp_path, capsys):
         (["--mean-mutation", "de", "--n-clusters", "2"], "--mean-mutation de"),
         (["--config", tmp_path / "missing.toml"], "missing.toml"),
         (["--target", "1.5"], "target must lie in [-1, 1]"),  # the silhouette's range
-        (["--index", "davies_bouldin", "--target", "-0.5"], "target must lie in [0, inf]"),
+        (["--index", "davies_bouldin", "--target", "-0.5"], "target must lie in [0, inf)"),
     ]
     for extra, needle in cases:
         code, _, err = main(capsys, "generate", *extra, "--out", out)

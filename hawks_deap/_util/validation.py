@@ -69,8 +69,9 @@ def check_float(name: str, value: object, *, low: float | None = None,
     lo_bad = low is not None and (value <= low if low_open else value < low)
     hi_bad = high is not None and (value >= high if high_open else value > high)
     if lo_bad or hi_bad:
-        left = "(" if low_open else "["
-        right = ")" if high_open else "]"
+        # (an unbounded side is open: the value must be finite)
+        left = "(" if low_open or low is None or np.isinf(low) else "["
+        right = ")" if high_open or high is None or np.isinf(high) else "]"
         lo = "-inf" if low is None else f"{low:g}"
         hi = "inf" if high is None else f"{high:g}"
         raise ValueError(f"{name} must lie in {left}{lo}, {hi}{right}, got {value:g}")
