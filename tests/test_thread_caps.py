@@ -194,8 +194,8 @@ def test_features_n_jobs_2_prints_what_n_jobs_1_prints(tmp_path, capsys, collect
 
 @pytest.mark.parametrize("command", ["features", "plot", "export"])
 @pytest.mark.parametrize("value, message", [
-    ("0", "error: --n-jobs must be >= 1, got 0"),
-    ("-1", "error: --n-jobs must be >= 1, got -1"),
+    ("0", "error: --n-jobs must be an integer in [1, 1024], got 0"),
+    ("-1", "error: --n-jobs must be an integer in [1, 1024], got -1"),
     ("two", "argument --n-jobs: invalid int value: 'two'"),
 ])
 def test_n_jobs_is_validated(tmp_path, capsys, collection, command, value, message):
