@@ -193,6 +193,22 @@ def test_a_runs_folder_that_is_a_link_is_refused_not_followed(tmp_path):
     assert (other / ".git" / "config").read_text() == "[core]\n"
 
 
+def test_an_out_folder_that_is_a_link_is_refused_not_followed(tmp_path):
+    """--out a link to a suite's folder: refused in one line, the folder untouched (a
+    suite deletes its own leftovers in --out, never through a link)."""
+    grid = write_grid(tmp_path)
+    assert cli("suite", str(grid), "--out", "s", "--quiet", cwd=tmp_path).returncode == 0
+    leftover = tmp_path / "s" / ".c000-r00.0123456789abcdef.tmp"
+    leftover.mkdir()
+    os.symlink(tmp_path / "s", tmp_path / "link")
+    r = cli("suite", str(grid), "--out", "link", "--quiet", cwd=tmp_path)
+    assert r.returncode == 2
+    assert len(error_lines(r)) == 1 and "--out link is a symbolic link" in r.stderr
+    with pytest.raises(ValueError, match="is a symbolic link"):
+        hs.run_suite(hs.load_suite(grid), tmp_path / "link")
+    assert leftover.is_dir()
+
+
 def test_a_run_folder_that_is_a_link_is_set_aside_not_deleted(tmp_path):
     grid = write_grid(tmp_path)
     suite = hs.load_suite(grid)

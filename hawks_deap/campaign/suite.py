@@ -513,9 +513,9 @@ def _run_task_star(args: tuple[SuiteTask, str]) -> dict[str, str]:
 def check_output(out: Path, suite: Suite) -> None:
     """Refuse a directory holding another suite (resuming needs the same grid).
 
-    Raises ``ValueError`` when ``out`` is a file or cannot be created, when its
-    ``suite.json`` cannot be read or describes another suite (only ``[suite] runs``
-    may grow), when it is a non-empty folder that is not a suite's, or when its
+    Raises ``ValueError`` when ``out`` is a file, a symbolic link or cannot be created,
+    when its ``suite.json`` cannot be read or describes another suite (only ``[suite]
+    runs`` may grow), when it is a non-empty folder that is not a suite's, or when its
     ``.suite.lock`` or ``runs/`` is a symbolic link (or not what hawks-deap writes
     there: `hawks_deap.campaign.summary.check_lock_file`,
     `hawks_deap.campaign.summary.check_runs_dir`).
@@ -527,6 +527,9 @@ def check_output(out: Path, suite: Suite) -> None:
     suite : Suite
         The suite to run there.
     """
+    if out.is_symlink():  # (a suite deletes its own leftovers there: never through a link)
+        raise ValueError(f"--out {out} is a symbolic link (to {os.path.realpath(out)}); give "
+                         "the folder itself")
     if out.exists() and not out.is_dir():
         raise ValueError(f"--out {out} exists and is not a directory")
     check_parent_dir(out, f"--out {out}")
