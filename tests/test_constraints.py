@@ -106,8 +106,8 @@ def test_bounds_are_keyword_only(cls):
         (Overlap, {"max": 1.5}, r"Overlap\(max\) must lie in \[0, 1\], got 1\.5"),
         (Overlap, {"max": math.inf}, r"Overlap\(max\) must be finite, got inf"),
         (Overlap, {"min": math.nan}, r"Overlap\(min\) must be finite, got nan"),
-        (Eccentricity, {"min": 0.5}, r"Eccentricity\(min\) must lie in \[1, inf\], got 0\.5"),
-        (Eccentricity, {"max": 0.0}, r"Eccentricity\(max\) must lie in \[1, inf\], got 0"),
+        (Eccentricity, {"min": 0.5}, r"Eccentricity\(min\) must lie in \[1, inf\), got 0\.5"),
+        (Eccentricity, {"max": 0.0}, r"Eccentricity\(max\) must lie in \[1, inf\), got 0"),
         (Eccentricity, {"max": -math.inf}, r"Eccentricity\(max\) must be finite"),
     ],
 )

@@ -226,7 +226,7 @@ def mut_mean_towards_centre(individual, cluster, rng, *, global_mean, shrink=0.5
     return (individual,)
 
 
-def test_a_custom_mean_operator_plugs_in_everywhere():
+def test_a_custom_mean_operator_plugs_in_everywhere(tmp_path):
     problem = index_problem(n_clusters=4)
     result = hd.evolve(problem, population_size=6, generations=4, seed=5,
                        mean_mutation=mut_mean_towards_centre, mean_kwargs={"shrink": 0.8})
@@ -234,6 +234,10 @@ def test_a_custom_mean_operator_plugs_in_everywhere():
                       mean_mutation=mut_mean_towards_centre, mean_kwargs={"shrink": 0.8})
     assert result.best_dataset().to_csv_text() == again.best_dataset().to_csv_text()
     assert result.settings["mean_mutation"] is mut_mean_towards_centre
+    # the run saves, its metadata naming the operator (it once failed: a function in JSON)
+    result.save(tmp_path / "run")
+    saved = hd.Dataset.load(tmp_path / "run").metadata["evolve"]["mean_mutation"]
+    assert saved == f"{__name__}.mut_mean_towards_centre"
     # under DEAP: mutate with the operator moves means towards the data's mean
     toolbox = hd.make_toolbox(problem, seed=0, mean_mutation=mut_mean_towards_centre,
                               p_mean=1.0, p_cov=0.0)

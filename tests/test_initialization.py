@@ -344,10 +344,10 @@ def test_random_cluster_one_dimension():
     ("kwargs", "exc", "pattern"),
     [
         ({"initial_mean_upper": 0.0}, ValueError,
-         r"initial_mean_upper must lie in \(0, inf\], got 0"),
-        ({"initial_mean_upper": -1.0}, ValueError, r"initial_mean_upper must lie in \(0, inf\]"),
+         r"initial_mean_upper must lie in \(0, inf\), got 0"),
+        ({"initial_mean_upper": -1.0}, ValueError, r"initial_mean_upper must lie in \(0, inf\)"),
         ({"initial_cov_upper": 0.0}, ValueError,
-         r"initial_cov_upper must lie in \(0, inf\], got 0"),
+         r"initial_cov_upper must lie in \(0, inf\), got 0"),
         ({"initial_cov_upper": float("inf")}, ValueError,
          r"initial_cov_upper must be finite, got inf"),
         ({"initial_cov_upper": "0.5"}, TypeError,
@@ -427,9 +427,9 @@ def test_equal_sizes_problem_layout():
 def test_problem_initialisation_errors_name_the_parameter():
     with pytest.raises(ValueError, match=r"n_samples must be >= n_clusters \* min_size = 40"):
         make_problem(n_samples=39, min_size=10)
-    with pytest.raises(ValueError, match=r"initial_cov_upper must lie in \(0, inf\]"):
+    with pytest.raises(ValueError, match=r"initial_cov_upper must lie in \(0, inf\)"):
         make_problem(initial_cov_upper=0.0)
-    with pytest.raises(ValueError, match=r"initial_mean_upper must lie in \(0, inf\]"):
+    with pytest.raises(ValueError, match=r"initial_mean_upper must lie in \(0, inf\)"):
         make_problem(initial_mean_upper=-2.0)
     with pytest.raises(TypeError, match=r"min_size must be an integer"):
         make_problem(min_size=2.5)

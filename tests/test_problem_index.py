@@ -54,7 +54,7 @@ def test_bad_problem_input(kwargs, exc, match):
 @pytest.mark.parametrize("make, match", [
     (lambda: hd.Overlap(max=-0.1), r"Overlap\(max\) must lie in \[0, 1\], got -0.1"),
     (lambda: hd.Overlap(min=1.2), "Overlap"),
-    (lambda: hd.Eccentricity(min=-1.0), r"Eccentricity\(min\) must lie in \[1, inf\]"),
+    (lambda: hd.Eccentricity(min=-1.0), r"Eccentricity\(min\) must lie in \[1, inf\)"),
     (lambda: hd.Overlap(), "min=... and/or max="),
     (lambda: hd.Overlap(min=0.5, max=0.1), "min"),
     (lambda: hd.Eccentricity(min=2, aggregate="mean"), "aggregate"),

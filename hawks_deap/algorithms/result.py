@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from deap import tools
 
+from hawks_deap._util.names import qualified_name
 from hawks_deap.genome.genotype import Genotype, genotype_equal
 from hawks_deap.operators import record_penalty
 from hawks_deap.problems.base import Problem
@@ -287,8 +288,11 @@ class Result:
         """
         from hawks_deap.io.dataset import Dataset
 
+        # a researcher's own operator (a callable setting) is recorded by its name
+        settings = {key: qualified_name(value) if callable(value) else value
+                    for key, value in self.settings.items()}
         return Dataset.from_individual(self.problem, individual,
-                                       extra={"seed": self.seed, "evolve": self.settings,
+                                       extra={"seed": self.seed, "evolve": settings,
                                               "generations_run": self.generations_run})
 
     def best_dataset(self) -> Dataset:

@@ -17,13 +17,13 @@ import copy
 import importlib
 import json
 import numbers
-import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 import numpy as np
 
+from hawks_deap._util.names import qualified_name
 from hawks_deap._util.validation import check_int, int_seed, seed_words
 
 __all__ = [
@@ -91,24 +91,6 @@ def random_state_from_seed(seed: int | None) -> int:
 
 
 # --------------------------------------------------------------------------- settings
-
-
-def _qualified_name(obj: object) -> str:
-    """``module.qualname`` of a class or function, by its shortest public module path.
-
-    scikit-learn defines ``KMeans`` in ``sklearn.cluster._kmeans`` and exports it from
-    ``sklearn.cluster``: the name people import is the one recorded.
-    """
-    if not hasattr(obj, "__qualname__"):  # a callable instance: name its class
-        obj = type(obj)
-    qualname = getattr(obj, "__qualname__", None) or type(obj).__qualname__
-    module = getattr(obj, "__module__", None) or ""
-    parts = module.split(".")
-    for i in range(1, len(parts)):
-        parent = sys.modules.get(".".join(parts[:i]))
-        if parent is not None and getattr(parent, qualname, None) is obj:
-            return f"{'.'.join(parts[:i])}.{qualname}"
-    return f"{module}.{qualname}" if module else qualname
 
 
 def _is_json_value(value: object) -> bool:
@@ -298,7 +280,7 @@ class EstimatorRunner:
     @property
     def settings(self) -> dict[str, Any]:
         """The estimator's class and its JSON-able parameters, less those set per call."""
-        out: dict[str, Any] = {"estimator": _qualified_name(type(self.estimator))}
+        out: dict[str, Any] = {"estimator": qualified_name(type(self.estimator))}
         get_params = getattr(self.estimator, "get_params", None)
         if get_params is not None:
             params = get_params(deep=False)
@@ -378,7 +360,7 @@ class ClusteringAlgorithm:
         if isinstance(func, (LibraryCall, EstimatorRunner)):
             out = func.settings
         else:
-            out = {"callable": _qualified_name(func)}
+            out = {"callable": qualified_name(func)}
         if self.k_multiplier != 1:
             out["k_multiplier"] = self.k_multiplier
         return out
