@@ -314,6 +314,8 @@ def test_bad_genotype_metadata_path_and_extra_files_are_named_before_any_write(t
     with pytest.raises(TypeError, match=r"metadata\['a'\]\['b'\]\[1\] is not JSON-ready: "
                                         r"a object"):
         hd.Dataset(X, y, metadata={"a": {"b": [1, object()]}})
+    with pytest.raises(TypeError, match=r"metadata\['a'\] has the key \(1, 2\), a tuple"):
+        hd.Dataset(X, y, metadata={"a": {(1, 2): 0}})
     ds = hd.Dataset(X, y, metadata={"n": np.int64(3), "v": np.arange(2), "ok": None})
     with pytest.raises(TypeError, match="path must be a str or os.PathLike"):
         ds.save(3)

@@ -85,6 +85,9 @@ def _check_json_ready(value: Any, where: str) -> None:
     """``TypeError`` naming the first entry of ``value`` that `_dumps` cannot write."""
     if isinstance(value, Mapping):
         for key, item in value.items():
+            if not isinstance(key, str | int | float | bool | type(None)):
+                raise TypeError(f"{where} has the key {key!r}, a {type(key).__name__}: JSON "
+                                "keys are strings (or numbers, booleans, None)")
             _check_json_ready(item, f"{where}[{key!r}]")
     elif isinstance(value, list | tuple):
         for i, item in enumerate(value):
