@@ -178,6 +178,8 @@ def test_versus_suite_runs_evaluate_serially_and_give_the_same_bytes(tmp_path, m
     hs.run_suite(suite, tmp_path / "two", workers=2)
     ref = snapshot(tmp_path / "one")
     assert len([k for k in ref if k.endswith("data.csv")]) == 2
+    # a Versus run of a suite holds its partitions, as one of `hawks-deap versus` does
+    assert len([k for k in ref if k.endswith("partitions.csv")]) == 2
     assert snapshot(tmp_path / "two") == ref
     redone = []
     hs.run_suite(suite, tmp_path / "two", on_row=redone.append)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from deap import tools
 
 from hawks_deap._util.names import qualified_name
+from hawks_deap._util.validation import check_bool
 from hawks_deap.genome.genotype import Genotype, genotype_equal
 from hawks_deap.operators import record_penalty
 from hawks_deap.problems.base import Problem
@@ -332,7 +333,7 @@ class Result:
         pathlib.Path
             ``out``.
         """
-        from hawks_deap._util.validation import check_bool, check_choice
+        from hawks_deap._util.validation import check_choice
         from hawks_deap.io.dataset import DATA_FORMATS
         from hawks_deap.io.run_files import check_new_run_dir, save_run
 
@@ -340,18 +341,28 @@ class Result:
         if metadata is not None and not isinstance(metadata, Mapping):
             raise TypeError(f"metadata must be a mapping or None, got "
                             f"{type(metadata).__name__}")
-        versus = _versus_problem(self.problem)
-        if partitions is None:
-            partitions = versus is not None
-        elif check_bool("partitions", partitions) and versus is None:
-            raise ValueError(f"partitions=True needs a Versus problem (two algorithms' "
-                             f"partitions), got {type(self.problem).__name__}")
+        versus = partitions_source(self.problem, partitions)
         out = check_new_run_dir(out, overwrite)  # before the partitions' clustering
         dataset = self.best_dataset()
         dataset.metadata.update(metadata or {})
-        labels = versus.partitions(self.best) if partitions and versus is not None else None
+        labels = None if versus is None else versus.partitions(self.best)
         return save_run(dataset, out, logbook=self.logbook, partitions=labels,
                         overwrite=overwrite, format=format)
+
+
+def partitions_source(problem: Problem, partitions: bool | None) -> VersusProblem | None:
+    """The Versus problem whose partitions a saved run writes (``partitions.csv``), or None.
+
+    ``partitions`` None: a Versus problem's runs have them, others not (the command
+    line, suites and `Result.save` alike); True for another problem: ``ValueError``.
+    """
+    versus = _versus_problem(problem)
+    if partitions is None:
+        return versus
+    if check_bool("partitions", partitions) and versus is None:
+        raise ValueError(f"partitions=True needs a Versus problem (two algorithms' "
+                         f"partitions), got {type(problem).__name__}")
+    return versus if partitions else None
 
 
 def _versus_problem(problem: Problem) -> VersusProblem | None:

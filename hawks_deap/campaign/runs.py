@@ -18,7 +18,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from hawks_deap._util.validation import check_parent_dir
 from hawks_deap.io.dataset import check_replaceable
@@ -42,7 +42,6 @@ if TYPE_CHECKING:
     from hawks_deap.algorithms.result import Result
     from hawks_deap.io.dataset import Dataset
     from hawks_deap.problems import Problem
-    from hawks_deap.problems.versus import VersusProblem
 
 __all__ = [
     "LOGBOOK_FILE",
@@ -174,14 +173,14 @@ class Run:
         """
         return run_files(self.result.logbook, self._partitions(partitions))
 
-    def _partitions(self, partitions: bool) -> tuple[Any, Any] | None:
-        if not partitions:
-            return None
-        versus = cast("VersusProblem", self.problem)  # partitions: Versus problems only
-        return versus.partitions(self.result.best)
+    def _partitions(self, partitions: bool | None) -> tuple[Any, Any] | None:
+        from hawks_deap.algorithms.result import partitions_source
+
+        versus = partitions_source(self.problem, partitions)
+        return None if versus is None else versus.partitions(self.result.best)
 
     def save(self, out: str | os.PathLike, *, overwrite: bool = False,
-             partitions: bool = False, format: str = "csv") -> Path:  # noqa: A002
+             partitions: bool | None = None, format: str = "csv") -> Path:  # noqa: A002
         """Write the run directory atomically; returns its path.
 
         Parameters
@@ -190,8 +189,9 @@ class Run:
             The run directory (see `check_run_dir` for the command line's rules).
         overwrite : bool
             Replace an existing directory.
-        partitions : bool
-            Also write ``partitions.csv`` (Versus problems only).
+        partitions : bool, optional
+            Write ``partitions.csv``; default: for a Versus run (suites and commands
+            alike, `hawks_deap.algorithms.result.partitions_source`).
         format : {"csv", "npz"}
             The file of the points (`hawks_deap.Dataset.save`).
         """

@@ -171,8 +171,7 @@ def prepare_run(args: argparse.Namespace, command: str,
         progress = not args.quiet and sys.stderr.isatty()
         done = runs.run_configuration(problem, values, seed=values["seed"],
                                       progress=progress, metadata=metadata)
-        done.save(out, overwrite=args.overwrite, partitions=command == "versus",
-                  format=args.format)
+        done.save(out, overwrite=args.overwrite, format=args.format)
         if not args.quiet:
             print(f"wrote {out}: {summary(values, done.result)}")
         return EXIT_OK
