@@ -290,6 +290,22 @@ def test_a_target_suite_reads_its_space_beside_the_grid_and_moves(tmp_path):
     hs.run_suite(suite, folder / "out")
     rows = hs.summary_rows(folder / "out")
     assert len(rows) == 2 and all("space_0" in r for r in rows)
+    # verify finds the space again once the study folder moved (it records an absolute
+    # path), but only the very space the run used; without it, exit 2 in one line
+    from hawks_deap.campaign import provenance
+
+    shutil.rmtree(moved)
+    shutil.move(folder, moved)
+    run = moved / "out" / "runs" / "c000-r00"
+    assert provenance.verify(run).identical
+    other, _ = _space_and_table(8)
+    other.save(moved / "space.json")  # a different space of the same name: not taken
+    with pytest.raises(ValueError, match=r"instance space .*space\.json is gone"):
+        provenance.verify(run)
+    (moved / "space.json").unlink()
+    done = _hawks_deap("verify", str(run), cwd=tmp_path)
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert "is gone" in done.stderr
 
 
 # ------------------------------------------------------------------------------ the fill

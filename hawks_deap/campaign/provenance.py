@@ -276,7 +276,49 @@ def check_verifiable(path: str | os.PathLike) -> dict[str, Any]:
         raise ValueError(f"{file} does not record a run's command, settings and seed (only "
                          f"directories written by `hawks-deap {'`, `'.join(COMMANDS)}` or "
                          "`suite` can be verified)")
+    space = command["settings"].get("space")
+    if isinstance(space, str) and not Path(space).is_file():
+        found = _moved_space(Path(path), Path(space), meta.get("problem"))
+        command = {**command, "settings": {**command["settings"], "space": str(found)}}
     return command
+
+
+#: Folders `verify` searches for a target run's instance space when the recorded path is
+#: gone: the run's own and this many above it (a fill's runs sit three below its space).
+SPACE_SEARCH_DEPTH = 5
+
+
+def _moved_space(run: Path, space: Path, problem: Any) -> Path:
+    """A target run's instance space file, found again after its study folder moved.
+
+    Suites and fills record the space's absolute path; a moved (or copied) study keeps
+    the file beside the run folders' ancestors. A candidate of the same name counts only
+    if it is the space the run used: its feature names, mean, scale and components equal
+    those the run's metadata records (``problem``), bit for bit.
+    """
+    from hawks_deap.analysis.features import InstanceSpace
+
+    folders = [run.resolve(), *run.resolve().parents][:SPACE_SEARCH_DEPTH + 1]
+    recorded = problem if isinstance(problem, dict) else {}
+    for folder in folders:
+        candidate = folder / space.name
+        if not candidate.is_file():
+            continue
+        try:
+            loaded = InstanceSpace.load(candidate)
+        except ValueError:
+            continue
+        # (a loaded space is fitted)
+        assert loaded.components_ is not None and loaded.mean_ is not None
+        assert loaded.scale_ is not None
+        if (list(loaded.feature_names) == recorded.get("feature_names")
+                and loaded.mean_.tolist() == recorded.get("space_mean")
+                and loaded.scale_.tolist() == recorded.get("space_scale")
+                and loaded.components_.tolist() == recorded.get("components")):
+            return candidate
+    raise ValueError(f"RUN {run}: its instance space {space} is gone, and no {space.name} "
+                     f"holding the space it used is in the run's folder or the "
+                     f"{SPACE_SEARCH_DEPTH} above it (put the study's {space.name} back)")
 
 
 def _read_logbook(path: Path) -> list[dict[str, Any]] | None:
