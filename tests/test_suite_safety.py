@@ -504,3 +504,16 @@ def test_a_suite_starting_in_the_folder_is_not_taken_for_a_foreign_folder(tmp_pa
     (out / "notes.txt").write_text("mine")
     with pytest.raises(ValueError, match="exists and is not a suite directory"):
         hs.check_output(out, suite)
+
+
+def test_the_command_line_says_a_damaged_run_was_set_aside_in_one_line(tmp_path):
+    """As its errors: named with the command, no Python source line, words for a suite."""
+    grid = write_grid(tmp_path)
+    assert cli("suite", str(grid), "--out", "s", "--quiet", cwd=tmp_path).returncode == 0
+    (tmp_path / "s" / "runs" / "c000-r00" / "metadata.json").write_text("{")
+    r = cli("suite", str(grid), "--out", "s", "--quiet", cwd=tmp_path)
+    assert r.returncode == 0
+    (line,) = error_lines(r)
+    assert line.startswith("hawks-deap suite: warning: ")
+    assert "a suite only replaces those; moved to s/set-aside/c000-r00-1" in line
+    assert (tmp_path / "s" / "set-aside" / "c000-r00-1" / "metadata.json").read_text() == "{"

@@ -588,7 +588,7 @@ def _set_aside(out: Path, name: str) -> None:
     if not (folder.exists() or folder.is_symlink()):
         return
     try:
-        check_replaceable(folder)
+        check_replaceable(folder, by="a suite")
     except ValueError as error:
         (out / SET_ASIDE_DIR).mkdir(exist_ok=True)
         aside = next(out / SET_ASIDE_DIR / f"{name}-{i}" for i in itertools.count(1)

@@ -50,7 +50,9 @@ import os
 import signal
 import sys
 import threading
+import warnings
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any, NamedTuple
 
 from hawks_deap.cli import export, features, fill, generate, plot, suite, target, verify, versus
@@ -198,6 +200,12 @@ def _import_from_working_directory() -> None:
         sys.path.append(cwd)
 
 
+def _show_warning(prog: str, message: Warning | str, category: type[Warning], filename: str,
+                  lineno: int, file: Any = None, line: str | None = None) -> None:
+    """A warning while a command works, as its errors are printed (no source line)."""
+    print(f"{prog}: warning: {message}", file=sys.stderr if file is None else file)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``hawks-deap`` command; returns the exit code.
 
@@ -234,7 +242,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"{prog}: error: {error}", file=sys.stderr)
             return EXIT_FAILURE
         try:
-            return run()
+            with warnings.catch_warnings():  # one line each, named with the command
+                warnings.showwarning = partial(_show_warning, prog)
+                return run()
         except UsageError as error:  # refused once the work starts (a lock, a scheduler)
             print(f"{prog}: error: {error}", file=sys.stderr)
             return EXIT_USAGE

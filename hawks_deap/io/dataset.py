@@ -179,8 +179,8 @@ def files_are_whole(path: str | os.PathLike, n_points: int) -> bool:
         return False
 
 
-def check_replaceable(path: str | os.PathLike, *, shown: str | os.PathLike | None = None
-                      ) -> None:
+def check_replaceable(path: str | os.PathLike, *, shown: str | os.PathLike | None = None,
+                      by: str = "an overwrite") -> None:
     """Raise unless ``path`` is a directory hawks-deap may replace, with nothing lost.
 
     That is a real directory (not a symbolic link) that neither is nor contains the
@@ -196,6 +196,8 @@ def check_replaceable(path: str | os.PathLike, *, shown: str | os.PathLike | Non
     shown : str or os.PathLike, optional
         The name messages give it (default ``path``; `Dataset.save` checks the folder
         once moved aside, under a hidden name).
+    by : str
+        What would replace it, for the messages (``"a suite"`` redoing a run).
 
     Raises
     ------
@@ -205,13 +207,13 @@ def check_replaceable(path: str | os.PathLike, *, shown: str | os.PathLike | Non
     path = Path(path)
     shown = path if shown is None else shown
     if path.is_symlink() or not path.is_dir():
-        raise ValueError(f"{shown} is not a directory written by hawks-deap; an overwrite "
-                         "only replaces those")
+        raise ValueError(f"{shown} is not a directory written by hawks-deap; {by} only "
+                         "replaces those")
     with contextlib.suppress(OSError):  # (a working directory that was deleted: no such)
         cwd, resolved = Path.cwd().resolve(), path.resolve()
         if resolved == cwd or resolved in cwd.parents:
-            raise ValueError(f"{shown} is or contains the working directory ({cwd}); an "
-                             "overwrite cannot replace it: run it from another folder")
+            raise ValueError(f"{shown} is or contains the working directory ({cwd}); {by} "
+                             "cannot replace it: run it from another folder")
     entries = list(path.iterdir())
     if not entries:
         return
@@ -221,16 +223,16 @@ def check_replaceable(path: str | os.PathLike, *, shown: str | os.PathLike | Non
         metadata = None
     if not isinstance(metadata, dict) or metadata.get("package") != "hawks-deap":
         raise ValueError(f"{shown} is not a hawks-deap output directory (its {METADATA_FILE} "
-                         "does not say hawks-deap wrote it); an overwrite only replaces those")
+                         f"does not say hawks-deap wrote it); {by} only replaces those")
     others = sorted(p.name for p in entries if p.name not in OWN_FILES or not p.is_file()
                     or p.is_symlink())
     if others:
         listed = ", ".join(others[:5]) + (f" and {len(others) - 5} more" if len(others) > 5
                                           else "")
         raise ValueError(f"{shown} also holds files hawks-deap did not write ({listed}); "
-                         "an overwrite only replaces a directory that holds nothing else")
+                         f"{by} only replaces a directory that holds nothing else")
     if not os.access(path, os.W_OK | os.X_OK):
-        raise ValueError(f"{shown} is not writable: an overwrite could not delete its files")
+        raise ValueError(f"{shown} is not writable: {by} could not delete its files")
 
 
 def write_bytes_atomic(path: str | os.PathLike, data: bytes) -> None:
