@@ -62,6 +62,46 @@ def test_random_seed_repeats_a_toolbox_made_without_a_seed(mean_mutation):
     assert _seeded_deap_run(1, mean_mutation)[0] != first[0]  # the seed matters
 
 
+def test_a_toolbox_made_before_random_seed_warns_as_deaps_examples_lay_it_out():
+    # DEAP's onemax.py: the toolbox at import, random.seed(64) in main(); without a seed
+    # the layout came from the unseeded `random`, so each run differed, silently
+    script = textwrap.dedent("""
+        import random, warnings
+        import hawks_deap as hd
+        toolbox = hd.make_toolbox(hd.IndexProblem(120, 3, 2, target=0.5))
+        def main():
+            random.seed(64)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                population = toolbox.population(n=4)
+                toolbox.population(n=4)  # once only
+            print(len(caught), caught[0].category.__name__ if caught else "")
+            print(caught[0].message if caught else "")
+            print(toolbox.problem.layout.key)  # (sizes and draws: the data)
+        main()
+    """)
+    runs = [subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                           timeout=300) for _ in range(2)]
+    for run in runs:
+        assert run.returncode == 0, run.stderr
+        count, message, _ = run.stdout.splitlines()
+        assert count == "1 RuntimeWarning"
+        assert "before random.seed(...) was called again" in message
+    assert runs[0].stdout.splitlines()[2] != runs[1].stdout.splitlines()[2]  # the harm
+    # seeded first (DEAP's convention as this package documents it), or other draws
+    # between the toolbox and its population: no warning
+    import warnings
+
+    for between in (lambda: None, lambda: random.random(), lambda: random.setstate(
+            random.getstate())):
+        random.seed(3)
+        toolbox = hd.make_toolbox(index_problem())
+        between()
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            toolbox.population(n=2)
+
+
 def test_random_seed_repeats_evolve_make_hawks_and_the_operators_without_a_seed():
     def run():
         return hd.evolve(index_problem(), population_size=4, generations=2)

@@ -9,6 +9,8 @@ builds its own toolbox the same way (`build_toolbox`). A run's random streams
 from __future__ import annotations
 
 import math
+import random
+import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -146,10 +148,44 @@ def make_toolbox(problem: Problem, *, seed: object = None,
     rngs: dict[str, np.random.Generator | None] = dict(streams)
     if seed is None:  # DEAP's convention: every draw from `random` (getstate saves it)
         rngs.update(init=None, variation=None, selection=None)
+    # (the layout's seed was the only draw from `random`: the state the toolbox leaves)
+    check = _ReseedCheck(random.getstate()) if seed is None else None
     return build_toolbox(problem, rngs, mean_mutation=mean_mutation, p_f=p_f, p_mean=p_mean,
                           p_cov=p_cov, mean_kwargs=mean_kwargs, cov_kwargs=cov_kwargs,
                           map_fn=map, algorithm=algorithm, population_size=population_size,
-                          nsga3_divisions=nsga3_divisions)
+                          nsga3_divisions=nsga3_divisions, reseed_check=check)
+
+
+class _ReseedCheck:
+    """Warns, once, when `random` was seeded again after a toolbox drew its layout from it.
+
+    DEAP's examples make their toolbox at import and call ``random.seed`` in ``main()``:
+    with ``make_toolbox(seed=None)`` the layout (cluster sizes, draws) then comes from an
+    unseeded ``random``, and every run of the script evolves another dataset, silently.
+    ``random.seed`` leaves Python's Mersenne Twister at index 624 (nothing drawn since);
+    seen at the first individual with a state other than the one the toolbox left, that
+    is the mark of a seeding after the toolbox was made.
+    """
+
+    def __init__(self, state: tuple[Any, ...]) -> None:
+        self.state: tuple[Any, ...] | None = state
+
+    def __call__(self) -> None:
+        if self.state is None:
+            return
+        state, self.state = self.state, None
+        now = random.getstate()
+        if now != state and now[1][-1] == RESEEDED_INDEX:
+            warnings.warn(
+                "make_toolbox(seed=None) drew this toolbox's layout (cluster sizes and draws) "
+                "from Python's random before random.seed(...) was called again: a script "
+                "that makes its toolbox before seeding gets another layout, hence another "
+                "dataset, on every run. Call random.seed(...) before make_toolbox, or pass "
+                "make_toolbox(seed=...)", RuntimeWarning, stacklevel=4)
+
+
+#: The index of Python's Mersenne Twister state right after ``random.seed``.
+RESEEDED_INDEX = 624
 
 
 def check_mutation(problem: Problem, mean_mutation: str | Callable[..., Any],
@@ -171,8 +207,14 @@ def check_mutation(problem: Problem, mean_mutation: str | Callable[..., Any],
                          f"got {problem.n_clusters}")
 
 
-def _individual(problem: Problem, rng: np.random.Generator | None) -> Genotype:
-    """A random individual of ``problem`` (rng None: a Generator seeded from ``random``)."""
+def _individual(problem: Problem, rng: np.random.Generator | None,
+                check: Callable[[], None] | None = None) -> Genotype:
+    """A random individual of ``problem`` (rng None: a Generator seeded from ``random``).
+
+    ``check``: called first (`_ReseedCheck`, for toolboxes that draw from ``random``).
+    """
+    if check is not None:
+        check()
     return problem.random_individual(numpy_rng(rng))
 
 
@@ -182,8 +224,12 @@ def build_toolbox(problem: Problem, rngs: Mapping[str, np.random.Generator | Non
                    mean_kwargs: Mapping[str, Any] | None, cov_kwargs: Mapping[str, Any] | None,
                    map_fn: Callable | None, algorithm: str = "hawks",
                    nsga3_divisions: int | None = None,
-                   population_size: int = 10, prepare: bool = True) -> base.Toolbox:
-    """The toolbox of `make_toolbox` and `evolve`, from checked arguments and streams."""
+                   population_size: int = 10, prepare: bool = True,
+                   reseed_check: Callable[[], None] | None = None) -> base.Toolbox:
+    """The toolbox of `make_toolbox` and `evolve`, from checked arguments and streams.
+
+    ``reseed_check``: called before the first individual (`_ReseedCheck`).
+    """
     if prepare:
         layout_rng = rngs["layout"]
         assert layout_rng is not None  # never None (seed_streams)
@@ -192,7 +238,7 @@ def build_toolbox(problem: Problem, rngs: Mapping[str, np.random.Generator | Non
     layout = problem.layout
     toolbox = base.Toolbox()
     toolbox.problem = problem
-    toolbox.register("individual", _individual, problem, rngs["init"])
+    toolbox.register("individual", _individual, problem, rngs["init"], reseed_check)
     toolbox.register("population", tools.initRepeat, list, toolbox.individual)
     toolbox.register("evaluate", problem.evaluate)
     toolbox.register("mate", cx_uniform, rng=rngs["variation"])
