@@ -249,16 +249,9 @@ def publish_dir(tmp: Path, target: Path, *, overwrite: bool,
     if overwrite and os.path.lexists(target):
         aside = target.with_name(f".{target.name}.{secrets.token_hex(8)}.old")
         rename_no_replace(target, aside)
-        try:
-            check(aside)
-        except ValueError as error:  # (it changed since the caller's check before the work)
-            previous = _put_back(aside, target, shown)
-            kept = _shown(shown, _visible(target, "kept", tmp))
-            raise NotReplacedError(errno.EEXIST, f"{error}; the finished output is in "
-                                   f"{kept}{previous}") from None
-        except BaseException:
-            _put_back(aside, target)
-            raise
+        moved = aside
+        _check_or_undo(check, aside, lambda: _put_back(moved, target, shown), tmp, target,
+                       shown)
     try:
         before_final_rename(tmp, target)
         rename_no_replace(tmp, target)
@@ -283,18 +276,34 @@ def _swap_in(tmp: Path, target: Path, check: Callable[[Path], None], names: Iter
     if not exchange(tmp, target):
         return False
     old = tmp  # the name now holds what was at target
-    try:
-        check(old)
-    except ValueError as error:  # (it changed since the caller's check before the work)
-        exchange(old, target)  # the folder back at its place, the new output at tmp
-        kept = _shown(shown, _visible(target, "kept", tmp))
-        raise NotReplacedError(errno.EEXIST, f"{error}; the finished output is in "
-                               f"{kept}") from None
-    except BaseException:
+
+    def swap_back() -> str:  # the folder back at its place, the new output at tmp
         exchange(old, target)
-        raise
+        return ""
+
+    _check_or_undo(check, old, swap_back, tmp, target, shown)
     _delete_replaced(old, target, names, shown, depth=2)
     return True
+
+
+def _check_or_undo(check: Callable[[Path], None], old: Path, undo: Callable[[], str],
+                   tmp: Path, target: Path, shown: str | os.PathLike) -> None:
+    """Check the folder an overwrite took out of ``target``; if refused, put it back.
+
+    ``undo`` puts it back and says where, if not at ``target``. A ``ValueError`` (it
+    changed since the caller's check before the work) becomes `NotReplacedError`, the
+    finished output ``tmp`` kept under a visible name; anything else is raised again.
+    """
+    try:
+        check(old)
+    except ValueError as error:
+        previous = undo()
+        kept = _shown(shown, _visible(target, "kept", tmp))
+        raise NotReplacedError(errno.EEXIST, f"{error}; the finished output is in "
+                               f"{kept}{previous}") from None
+    except BaseException:
+        undo()
+        raise
 
 
 def _delete_replaced(old: Path, target: Path, names: Iterable[str],
