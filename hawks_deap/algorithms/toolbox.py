@@ -156,6 +156,10 @@ def make_toolbox(problem: Problem, *, seed: object = None,
                           nsga3_divisions=nsga3_divisions, reseed_check=check)
 
 
+#: The index of Python's Mersenne Twister state right after ``random.seed``.
+RESEEDED_INDEX = 624
+
+
 class _ReseedCheck:
     """Warns, once, when `random` was seeded again after a toolbox drew its layout from it.
 
@@ -183,9 +187,6 @@ class _ReseedCheck:
                 "dataset, on every run. Call random.seed(...) before make_toolbox, or pass "
                 "make_toolbox(seed=...)", RuntimeWarning, stacklevel=4)
 
-
-#: The index of Python's Mersenne Twister state right after ``random.seed``.
-RESEEDED_INDEX = 624
 
 
 def check_mutation(problem: Problem, mean_mutation: str | Callable[..., Any],
