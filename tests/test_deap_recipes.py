@@ -384,6 +384,14 @@ class _Both:
             hall.update(population)
 
 
+def test_a_feasible_hall_of_fame_refuses_a_bad_size_or_similar():
+    for size in (0, -1, 2.5, True, "5"):
+        with pytest.raises((TypeError, ValueError), match="maxsize"):
+            hd.algorithms.FeasibleHallOfFame(size)
+    with pytest.raises(TypeError, match="similar must be a callable"):
+        hd.algorithms.FeasibleHallOfFame(3, similar=1)
+
+
 def test_a_plain_hall_of_fame_from_an_old_checkpoint_is_adopted():
     problem = index_problem()
     toolbox = hd.make_toolbox(problem, seed=1)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from deap import tools
 
 from hawks_deap._util.names import qualified_name
-from hawks_deap._util.validation import check_bool
+from hawks_deap._util.validation import check_bool, check_int
 from hawks_deap.genome.genotype import Genotype, genotype_equal
 from hawks_deap.operators import record_penalty
 from hawks_deap.problems.base import Problem
@@ -58,6 +58,9 @@ class FeasibleHallOfFame(tools.HallOfFame):
     """
 
     def __init__(self, maxsize: int, similar: Any = genotype_equal) -> None:
+        maxsize = check_int("maxsize", maxsize, minimum=1)
+        if not callable(similar):
+            raise TypeError(f"similar must be a callable (a, b) -> bool, got {similar!r}")
         super().__init__(maxsize, similar=similar)
 
     def update(self, population: Iterable[Genotype]) -> None:
