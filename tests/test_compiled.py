@@ -313,3 +313,46 @@ def test_a_process_switches_after_enough_work_with_the_same_results(monkeypatch)
     assert [i.fitness.values for i in got.population] == \
         [i.fitness.values for i in want.population]
     assert got.best_dataset().X.tobytes() == want.best_dataset().X.tobytes()
+
+
+def test_a_run_that_announces_enough_work_uses_the_kernels_from_its_start(monkeypatch):
+    """`evolve` announces P (G + 1) evaluations (`Problem.expect`); from `PLAN_WORK`
+    point-evaluations every evaluation takes the compiled path, with the same results."""
+    cfg = dict(n_samples=300, n_clusters=4, n_dims=2, target=0.5,
+               constraints=[hd.Overlap(max=0.1)])
+    _compiled.set_compiled(False)
+    want = hd.evolve(hd.IndexProblem(**cfg), population_size=6, generations=8, seed=2)
+    real = _compiled.grid_overlap_flags
+    _compiled.set_compiled(True)
+    forced: list[int] = []
+    monkeypatch.setattr(_compiled, "grid_overlap_flags",
+                        lambda *a: forced.append(1) or real(*a))
+    hd.evolve(hd.IndexProblem(**cfg), population_size=6, generations=8, seed=2)
+    _compiled.set_compiled(None)
+    planned = 6 * 9 * 300
+    for plan_work, loads in ((planned + 1, False), (planned, True)):
+        monkeypatch.setattr(_compiled, "PLAN_WORK", plan_work)
+        monkeypatch.setattr(_compiled, "SWITCH_WORK", 10**12)
+        monkeypatch.setitem(_compiled._state, "tried", False)
+        monkeypatch.setitem(_compiled._state, "kernels", None)
+        monkeypatch.setitem(_compiled._state, "work", 0)
+        passes: list[int] = []
+        monkeypatch.setattr(_compiled, "grid_overlap_flags",
+                            lambda *a, passes=passes: passes.append(1) or real(*a))
+        got = hd.evolve(hd.IndexProblem(**cfg), population_size=6, generations=8, seed=2)
+        # loaded: every overlap takes the compiled pass, as when forced from the start
+        assert len(passes) == (len(forced) if loads else 0) and forced
+        assert [i.fitness.values for i in got.population] == \
+            [i.fitness.values for i in want.population]
+        assert got.best_dataset().X.tobytes() == want.best_dataset().X.tobytes()
+
+
+def test_expect_is_validated_and_needs_a_layout():
+    problem = hd.IndexProblem(100, 2, 2, target=0.5, constraints=[hd.Overlap(max=0.1)])
+    with pytest.raises(RuntimeError, match="has no layout yet"):
+        problem.expect(10)
+    problem.prepare(np.random.default_rng(0))
+    with pytest.raises(ValueError, match="evaluations must be"):
+        problem.expect(-1)
+    with pytest.raises(TypeError, match="evaluations"):
+        problem.expect(2.5)  # type: ignore[arg-type]

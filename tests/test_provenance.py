@@ -1,7 +1,8 @@
 """Provenance: every run records its environment; `verify` re-runs a saved run and compares.
 
-The contract (hawks_deap.campaign.provenance): same environment, same bytes; another BLAS kernel,
-the same path and values within RTOL/ATOL, with the environment's differences named.
+The contract (hawks_deap.campaign.provenance): same environment, same bytes (every file);
+another BLAS kernel, the same path and values within RTOL of the largest value of their
+kind, with the environment's differences named.
 """
 
 import json
@@ -118,7 +119,7 @@ def test_verify_reports_identical_here(run_dir, capsys):
     assert outcome.max_abs_difference == 0.0 and outcome.environment_differences == []
     assert main(["verify", str(run_dir)]) == 0
     out = capsys.readouterr().out
-    assert "identical (byte for byte); same environment" in out
+    assert "identical (every file, byte for byte); same environment" in out
 
 
 @pytest.mark.parametrize("n_jobs", [0, 10**6, 2.0])
@@ -155,6 +156,111 @@ def test_verify_finds_a_changed_point_and_changed_labels(run_dir, tmp_path, caps
     (relabelled / "data.csv").write_text("\n".join(lines) + "\n")
     outcome = provenance.verify(relabelled)
     assert not outcome.same_path and not outcome.within_tolerance
+
+
+def _edited(run_dir, tmp_path, name, edit):
+    import shutil
+
+    copy = tmp_path / name
+    shutil.copytree(run_dir, copy)
+    edit(copy)
+    return copy
+
+
+def _edit_json(file, edit):
+    data = json.loads(file.read_text())
+    edit(data)
+    file.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
+
+
+def test_verify_compares_every_file_the_run_wrote(run_dir, tmp_path, capsys):
+    """An edited metadata value, a deleted logbook, an edited count: never "identical"."""
+    def index(copy):
+        _edit_json(copy / "metadata.json", lambda m: m["record"].update(index=0.9))
+
+    outcome = provenance.verify(_edited(run_dir, tmp_path, "index", index))
+    assert not outcome.identical and outcome.same_path and not outcome.within_tolerance
+    assert outcome.differing == ("metadata.json",) and not outcome.holds
+
+    def sizes(copy):
+        _edit_json(copy / "metadata.json", lambda m: m.update(sizes=m["sizes"][::-1]))
+
+    outcome = provenance.verify(_edited(run_dir, tmp_path, "sizes", sizes))
+    assert not outcome.same_path and not outcome.holds  # integers are the path's
+
+    gone = _edited(run_dir, tmp_path, "gone", lambda c: (c / "logbook.csv").unlink())
+    outcome = provenance.verify(gone)
+    assert outcome.missing == ("logbook.csv",) and not outcome.identical
+    assert not outcome.within_tolerance and not outcome.holds
+    assert main(["verify", str(gone)]) == 1
+    assert "INCOMPLETE (not in the folder: logbook.csv)" in capsys.readouterr().out
+
+    def nevals(copy):
+        lines = (copy / "logbook.csv").read_text().splitlines()
+        row = lines[2].split(",")
+        row[1] = str(int(row[1]) - 1)
+        lines[2] = ",".join(row)
+        (copy / "logbook.csv").write_text("\n".join(lines) + "\n")
+
+    outcome = provenance.verify(_edited(run_dir, tmp_path, "nevals", nevals))
+    assert not outcome.same_path and outcome.differing == ("logbook.csv",)
+    assert main(["verify", str(tmp_path / "nevals")]) == 1
+    assert "DIFFERENT path in logbook.csv" in capsys.readouterr().out
+
+
+def test_verify_in_the_same_environment_needs_the_same_bytes(run_dir, tmp_path, capsys):
+    """Within the tolerance is the contract elsewhere; here the bytes must be the same."""
+    def nudge(copy):
+        lines = (copy / "data.csv").read_text().splitlines()
+        row = lines[3].split(",")
+        row[0] = repr(float(row[0]) * (1 + 1e-14))
+        lines[3] = ",".join(row)
+        (copy / "data.csv").write_text("\n".join(lines) + "\n")
+
+    nudged = _edited(run_dir, tmp_path, "nudged", nudge)
+    outcome = provenance.verify(nudged)
+    assert outcome.within_tolerance and not outcome.identical
+    assert outcome.environment_differences == [] and not outcome.holds
+    assert 0 < outcome.tolerance_used < 1e-3
+    assert main(["verify", str(nudged)]) == 1
+    assert "NOT identical although the environment is the same" in capsys.readouterr().out
+    elsewhere = provenance.Verification(**{**vars(outcome),
+                                           "environment_differences": ["numpy: 1 -> 2"]})
+    assert elsewhere.holds
+
+
+def test_verify_compares_a_versus_runs_partitions(tmp_path, capsys):
+    out = tmp_path / "duel"
+    assert main(["versus", "kmeans++", "single-linkage", "--n-samples", "60",
+                 "--n-clusters", "2", "--generations", "2", "--population-size", "4",
+                 "--n-jobs", "1", "--seed", "1", "--quiet", "--out", str(out)]) == 0
+    assert provenance.verify(out, n_jobs=1).identical
+
+    def swap(copy):
+        lines = (copy / "partitions.csv").read_text().splitlines()
+        winner, loser = lines[1].split(",")
+        lines[1] = f"{1 - int(winner)},{loser}"
+        (copy / "partitions.csv").write_text("\n".join(lines) + "\n")
+
+    outcome = provenance.verify(_edited(out, tmp_path, "swapped", swap), n_jobs=1)
+    assert not outcome.same_path and outcome.differing == ("partitions.csv",)
+    gone = _edited(out, tmp_path, "gone", lambda c: (c / "partitions.csv").unlink())
+    assert provenance.verify(gone, n_jobs=1).missing == ("partitions.csv",)
+
+
+def test_tolerance_used_is_normwise():
+    """A value near zero carries the rounding of the larger values of its kind."""
+    old = np.array([3.9, -2.0, 1e-12])
+    new = old + np.array([0.0, 0.0, 1.5e-11])  # 15x an absolute 1e-12, 4e-12 of the norm
+    assert provenance.tolerance_used(old, new) == pytest.approx(1.5e-11 / (1e-9 * 3.9))
+    assert provenance.tolerance_used(old, old.copy()) == 0.0
+    assert provenance.tolerance_used(old, old * (1 + 2e-9)) > 1
+    assert provenance.tolerance_used(old, old[:2]) == np.inf
+    assert provenance.tolerance_used([np.nan, 1.0], [np.nan, 1.0]) == 0.0
+    assert provenance.tolerance_used([np.nan, 1.0], [1.0, np.nan]) == np.inf
+    assert provenance.tolerance_used([np.inf, 1.0], [np.inf, 1.0]) == 0.0
+    assert provenance.tolerance_used([np.inf, 1.0], [1.0, 1.0]) == np.inf
+    assert provenance.tolerance_used([0.0, 0.0], [0.0, 1e-300]) == pytest.approx(1e9)
 
 
 def test_verify_refuses_a_dataset_without_a_recorded_run(tmp_path, capsys):
@@ -204,11 +310,11 @@ def test_verify_under_another_blas_kernel_names_it(run_dir):
     env = {**os.environ, "OPENBLAS_CORETYPE": kernel}
     code = ("import json, sys; from hawks_deap.campaign.provenance import verify; "
             "v = verify(sys.argv[1]); print(json.dumps([v.same_path, v.within_tolerance, "
-            "v.max_abs_difference, v.environment_differences]))")
+            "v.max_abs_difference, v.environment_differences, v.holds]))")
     done = subprocess.run([sys.executable, "-c", code, str(run_dir)], capture_output=True,
                           text=True, env=env, check=True)
-    same_path, within, largest, differences = json.loads(done.stdout)
-    assert same_path and within and largest < 1e-9
+    same_path, within, largest, differences, holds = json.loads(done.stdout)
+    assert same_path and within and holds and largest < 1e-9
     assert any("architecture" in line and line.endswith(f"-> {kernel}")
                for line in differences)
 

@@ -447,6 +447,10 @@ class _Run:
         serially and logs why (logger ``hawks_deap.algorithms.loop``, level INFO).
         """
         stack.enter_context(self.problem.loop_context())
+        # before a pool forks: its workers inherit what the problem loads for the run
+        left = self.settings["generations"] - max(self.generation, 0)
+        self.problem.expect(self.settings["population_size"]
+                            * (left + (self.generation < 0)))
         reason = None if n_jobs == 1 else serial_reason(self.problem,
                                                         self.settings["population_size"])
         if reason is not None:

@@ -5,20 +5,25 @@ The reproducibility contract (README, "Reproducibility"):
 - **Same environment, same bytes.** The same seed and settings, with the same
   hawks-deap, Python, numpy, scipy, scikit-learn and DEAP versions and the same native
   kernels (the BLAS library and the CPU kernel it picked), give byte-identical files.
-- **Elsewhere, the same path to a tolerance.** Under other kernels or library versions a
-  run takes the same evolutionary path (the same selections, the same number of
-  generations and the same labels) and its values agree to `RTOL` relative, `ATOL`
-  absolute: floating-point sums and products are rounded differently by different
-  kernels (the last bits of the points), not the model.
+- **Elsewhere, the same path to a tolerance, as a rule.** Under other kernels or library
+  versions a run takes the same evolutionary path (the same selections, evaluation and
+  feasibility counts, and labels) and its values agree to `RTOL` relative to the largest
+  magnitude of their kind (`tolerance_used`): floating-point sums and products are
+  rounded differently by different kernels (the last bits of the points), not the model.
+  The exception: where two different individuals' fitness values tie exactly under one
+  kernel and not under the other, selection orders them differently and the paths part
+  (one run of 576 measured, see the reproducibility guide).
 
 `environment` is what every run records (``metadata.json``'s ``"environment"``, and
 ``suite.json``'s); `environment_differences` names what changed between two records;
-`verify` runs a saved run's recorded settings and seed again and compares.
+`verify` runs a saved run's recorded settings and seed again and compares every file it
+wrote.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,13 +35,49 @@ from hawks_deap._util.files import read_json
 from hawks_deap.io.environment import environment, environment_differences
 from hawks_deap.settings.options import COMMANDS
 
-__all__ = ["ATOL", "RTOL", "Verification", "check_verifiable", "environment",
-           "environment_differences", "verify"]
+__all__ = ["RTOL", "Verification", "check_verifiable", "environment",
+           "environment_differences", "tolerance_used", "verify"]
 
-#: Across kernels and library versions, values agree to this relative tolerance...
+#: Across kernels and library versions, values agree to this tolerance relative to the
+#: largest magnitude among the values of their kind (`tolerance_used`).
 RTOL = 1e-9
-#: ... or this absolute one (values near zero).
-ATOL = 1e-12
+
+#: ``metadata.json`` entries of the environment, not of the run: `environment_differences`
+#: compares them (the package's version is also in the environment record).
+ENVIRONMENT_KEYS = ("environment", "version")
+
+#: Logbook columns that are counts: part of the path, compared exactly.
+PATH_COLUMNS = ("gen", "nevals", "n_feasible")
+
+
+def tolerance_used(old: Any, new: Any) -> float:
+    """The share of the tolerance that two arrays of values of one kind use (<= 1: within).
+
+    ``max |a - b| / (RTOL * s)``, with ``s`` the largest magnitude in either array: the
+    tolerance is normwise, as rounding errors are, since a value near zero (a coordinate
+    of a rotated cluster, say) carries the rounding of the larger terms it came from.
+    ``inf`` for different shapes, NaN in different places or an infinity that differs.
+
+    Parameters
+    ----------
+    old, new : array_like
+        The saved values and the values made again (e.g. a run's points).
+
+    Returns
+    -------
+    float
+        0.0 when equal.
+    """
+    a, b = np.asarray(old, dtype=float), np.asarray(new, dtype=float)
+    if a.shape != b.shape or not np.array_equal(np.isnan(a), np.isnan(b)):
+        return math.inf
+    ok = ~np.isnan(a) & (a != b)  # (equal infinities are equal)
+    if not ok.any():
+        return 0.0
+    gap = float(np.abs(a[ok] - b[ok]).max())
+    finite = np.isfinite(a) & np.isfinite(b)
+    scale = float(np.maximum(np.abs(a[finite]), np.abs(b[finite])).max(initial=0.0))
+    return math.inf if not math.isfinite(gap) or scale == 0.0 else gap / (RTOL * scale)
 
 
 @dataclass(frozen=True)
@@ -48,19 +89,27 @@ class Verification:
     path : pathlib.Path
         The run directory.
     identical : bool
-        The points' file and ``genes.json`` are the same bytes.
+        Every file the run wrote is there with the same bytes (``metadata.json`` apart
+        from its ``environment`` entry, which `environment_differences` compares).
     same_path : bool
-        The same labels, number of generations and logbook shape (the evolutionary path).
+        The same labels, partitions, logbook counts (`PATH_COLUMNS`), and the same
+        structure of genes and metadata, integers included: the evolutionary path.
     max_abs_difference : float
-        Largest absolute difference over the points, the genes' arrays, the fitness and
-        the logbook's values (0.0 when identical).
+        Largest absolute difference over the points, the genes, the fitness, the
+        metadata's and the logbook's values (0.0 when identical).
     max_rel_difference : float
         The same, relative to the larger magnitude of the two values (where non-zero).
     within_tolerance : bool
-        ``same_path`` and every value equal to `RTOL` relative or `ATOL` absolute.
+        ``same_path`` and every kind of value within `RTOL` (`tolerance_used` <= 1).
     environment_differences : list of str
         What differs between the recorded environment and this one
         (`environment_differences`).
+    tolerance_used : float
+        The largest `tolerance_used` over the kinds of values.
+    missing : tuple of str
+        Files the run wrote that are not in the directory.
+    differing : tuple of str
+        Files whose bytes differ from those the run writes again.
     """
 
     path: Path
@@ -70,20 +119,37 @@ class Verification:
     max_rel_difference: float
     within_tolerance: bool
     environment_differences: list[str] = field(default_factory=list)
+    tolerance_used: float = 0.0
+    missing: tuple[str, ...] = ()
+    differing: tuple[str, ...] = ()
+
+    @property
+    def holds(self) -> bool:
+        """Whether the contract holds: identical, or within the tolerance elsewhere."""
+        return self.identical or (self.within_tolerance and bool(self.environment_differences))
 
     def summary(self) -> str:
         """One line: identical, equal within the tolerance, or different, and why."""
-        if self.identical:
-            verdict = "identical (byte for byte)"
+        files = f" in {', '.join(self.differing)}" if self.differing else ""
+        if self.missing:
+            verdict = f"INCOMPLETE (not in the folder: {', '.join(self.missing)})"
+        elif self.identical:
+            verdict = "identical (every file, byte for byte)"
         elif self.within_tolerance:
-            verdict = (f"same path, values within the tolerance (largest difference "
+            verdict = (f"same path, values within the tolerance{files} (largest difference "
                        f"{self.max_abs_difference:.3g} absolute, {self.max_rel_difference:.3g}"
-                       f" relative; rtol {RTOL:g}, atol {ATOL:g})")
+                       f" relative; {100 * self.tolerance_used:.3g}% of the tolerance, rtol "
+                       f"{RTOL:g} of the largest value of each kind)")
+            if not self.environment_differences:
+                verdict += (": NOT identical although the environment is the same (the "
+                            "bytes should be)")
         elif not self.same_path:
-            verdict = "DIFFERENT path (labels, generations or logbook differ)"
+            verdict = (f"DIFFERENT path{files} (labels, partitions, evaluation or feasibility"
+                       " counts, or the genes' or metadata's structure differ)")
         else:
-            verdict = (f"DIFFERENT values (largest difference {self.max_abs_difference:.3g}"
-                       f" absolute, {self.max_rel_difference:.3g} relative)")
+            verdict = (f"DIFFERENT values{files} (largest difference "
+                       f"{self.max_abs_difference:.3g} absolute, {self.max_rel_difference:.3g}"
+                       f" relative; {self.tolerance_used:.3g} times the tolerance)")
         env = ("same environment" if not self.environment_differences else
                "environment differs: " + "; ".join(self.environment_differences))
         return f"{self.path}: {verdict}; {env}"
@@ -95,28 +161,33 @@ def _differences(a: Any, b: Any) -> tuple[float, float]:
     if a.size == 0:
         return 0.0, 0.0
     both_nan = np.isnan(a) & np.isnan(b)
-    diff = np.where(both_nan, 0.0, np.abs(a - b))
+    diff = np.where(both_nan | (a == b), 0.0, np.abs(a - b))
     scale = np.maximum(np.abs(a), np.abs(b))
     rel = np.divide(diff, scale, out=np.zeros_like(diff), where=scale > 0)
     diff, rel = np.nan_to_num(diff, nan=np.inf), np.nan_to_num(rel, nan=np.inf)
     return float(diff.max()), float(rel.max())
 
 
-def _numbers(tree: Any) -> tuple[str, list[float]]:
-    """A JSON value's structure (its keys and list lengths, as text) and its numbers."""
-    numbers: list[float] = []
+def _numbers(tree: Any) -> tuple[str, dict[str, list[float]]]:
+    """A JSON value's structure and its floating-point values, by kind.
 
-    def walk(value: Any) -> Any:
+    The structure (as text) holds the keys, list lengths, strings, booleans and integers
+    (counts and sizes: part of the path); the floats are grouped by their key path
+    without list positions (``clusters.mean``), one kind of value each.
+    """
+    numbers: dict[str, list[float]] = {}
+
+    def walk(value: Any, kind: str) -> Any:
         if isinstance(value, dict):
-            return {key: walk(value[key]) for key in sorted(value)}
+            return {key: walk(value[key], f"{kind}.{key}") for key in sorted(value)}
         if isinstance(value, list):
-            return [walk(item) for item in value]
-        if isinstance(value, int | float) and not isinstance(value, bool):
-            numbers.append(float(value))
-            return 0
+            return [walk(item, kind) for item in value]
+        if isinstance(value, float):
+            numbers.setdefault(kind, []).append(value)
+            return 0.0
         return value
 
-    return json.dumps(walk(tree), sort_keys=True), numbers
+    return json.dumps(walk(tree, ""), sort_keys=True), numbers
 
 
 def _logbook_values(rows: list[dict[str, Any]]) -> tuple[tuple[str, ...], np.ndarray]:
@@ -131,7 +202,9 @@ def verify(path: str | os.PathLike, *, n_jobs: int | None = None) -> Verificatio
 
     The run directory must have been written by ``hawks-deap generate``, ``versus`` or a
     suite (its ``metadata.json`` records the command, its settings and the seed). The
-    run is evolved again (as long as it first took) and nothing is written.
+    run is evolved again (as long as it first took) and nothing is written. Every file
+    the run wrote is compared: the points, ``genes.json``, ``metadata.json`` (its
+    ``environment`` entry apart), ``logbook.csv`` and a Versus run's ``partitions.csv``.
 
     Parameters
     ----------
@@ -145,7 +218,8 @@ def verify(path: str | os.PathLike, *, n_jobs: int | None = None) -> Verificatio
     -------
     Verification
         Identical bytes, or the largest difference and whether it is within the
-        contract's tolerance, with what differs in the environment.
+        contract's tolerance, with what differs in the environment
+        (`Verification.holds`: whether the contract holds).
 
     Raises
     ------
@@ -154,8 +228,9 @@ def verify(path: str | os.PathLike, *, n_jobs: int | None = None) -> Verificatio
         command, settings and seed of a run.
     """
     from hawks_deap._util.workers import check_workers
+    from hawks_deap.algorithms.result import partitions_source
     from hawks_deap.campaign import runs
-    from hawks_deap.io.dataset import GENES_FILE, Dataset
+    from hawks_deap.io.dataset import DATA_NPZ, Dataset
 
     if n_jobs is not None:
         n_jobs = check_workers("n_jobs", n_jobs)
@@ -167,81 +242,82 @@ def verify(path: str | os.PathLike, *, n_jobs: int | None = None) -> Verificatio
     problem = runs.build_problem(command["name"], values)
     run = runs.run_configuration(problem, values, seed=meta["seed"])
     again = run.dataset
-
-    same_points = _same_points(path, saved, again)
-    # genes.json as saved and as it would be saved now (what save writes: `_numbers`
-    # compares its values, the covariances R diag(v) R^T included)
-    old_genes = read_json(path / GENES_FILE)  # (Dataset.load read it: it is valid JSON)
-    assert again.genotype is not None  # a run's dataset has its genotype
-    new_genes = json.loads(json.dumps({"sizes": again.sizes.tolist(),
-                                       "clusters": [g.to_dict() for g in again.genotype]}))
-    same_genes = old_genes == new_genes
-    new_log = [{k: v for k, v in dict(row).items() if isinstance(v, int | float | np.number)}
-               for row in run.result.logbook]
-    same_path, pairs = _value_pairs(saved, again, (old_genes, new_genes),
-                                    (_read_logbook(path), new_log))
-    same_path, within, abs_diff, rel_diff = _compare(pairs, same_path)
-    identical = bool(same_points and same_genes and same_path and abs_diff == 0.0)
-    return Verification(path, identical, bool(same_path), abs_diff, rel_diff,
-                        bool(within), environment_differences(meta.get("environment")))
-
-
-def _same_points(path: Path, saved: Any, again: Any) -> bool:
-    """The saved points' bytes equal those of the run made again."""
-    from hawks_deap.io.dataset import DATA_FILE
-
-    if (path / DATA_FILE).is_file():
-        return (path / DATA_FILE).read_bytes() == again.to_csv_text().encode("utf-8")
-    # npz: compare the arrays exactly (the archive's own bytes hold timestamps)
-    return (saved.X.dtype == again.X.dtype and saved.X.shape == again.X.shape
-            and saved.X.tobytes() == again.X.tobytes())
+    # what the caller added to the metadata (the command, a suite's task) and the
+    # environment are the saved ones: the first made this run, the second is compared
+    # on its own (`environment_differences`)
+    again.metadata.update({key: value for key, value in meta.items()
+                           if key not in again.metadata or key == "environment"})
+    expected = again.files("npz" if (path / DATA_NPZ).is_file() else "csv")
+    versus = partitions_source(problem, None) is not None
+    expected.update({name: text.encode("utf-8")
+                     for name, text in run.files(partitions=versus).items()})
+    missing = tuple(name for name in expected if not (path / name).is_file())
+    differing = tuple(name for name in expected if name not in missing
+                      and (path / name).read_bytes() != expected[name])
+    same_path, kinds = _value_pairs(path, saved, again, expected, run.result.logbook)
+    within = same_path and not missing
+    used, abs_diff, rel_diff = _compare(kinds)
+    within = within and used <= 1.0
+    identical = not missing and not differing
+    return Verification(path, identical, bool(same_path), abs_diff, rel_diff, bool(within),
+                        environment_differences(meta.get("environment")), used, missing,
+                        differing)
 
 
-def _value_pairs(saved: Any, again: Any, genes: tuple[Any, Any],
-                 logs: tuple[list[dict[str, Any]] | None, list[dict[str, Any]]]
-                 ) -> tuple[bool, list[tuple[Any, Any]]]:
-    """(same path, the (saved, again) values to compare): points, genes, fitness, logbook."""
-    old_log, new_log = logs
-    same_path = (saved.X.shape == again.X.shape and np.array_equal(saved.y, again.y)
-                 and len(saved.genotype or ()) == len(again.genotype)
-                 and (old_log is None or len(old_log) == len(new_log)))
-    pairs: list[tuple[Any, Any]] = []
-    if not same_path:
-        return False, pairs
-    pairs.append((saved.X, again.X))
-    (old_shape, old_numbers), (new_shape, new_numbers) = map(_numbers, genes)
-    same_path = old_shape == new_shape
-    pairs.append((old_numbers, new_numbers))
-    old_fit, new_fit = saved.metadata.get("fitness", []), again.metadata.get("fitness", [])
-    if len(old_fit) == len(new_fit):
-        pairs.append((old_fit, new_fit))
-    else:
-        same_path = False
+def _value_pairs(path: Path, saved: Any, again: Any, expected: dict[str, bytes],
+                 logbook: list[Any]) -> tuple[bool, list[tuple[Any, Any]]]:
+    """(same path, the (saved, again) values of each kind): points, genes, metadata, logbook.
+
+    The path: the labels, a Versus run's partitions, the logbook's counts
+    (`PATH_COLUMNS`) and the structure (integers included) of the genes and the metadata.
+    ``expected``: the files the run writes again; ``logbook``: its rows.
+    """
+    from hawks_deap.io.dataset import GENES_FILE, METADATA_FILE, PARTITIONS_FILE
+
+    if saved.X.shape != again.X.shape or not np.array_equal(saved.y, again.y):
+        return False, []
+    kinds: list[tuple[Any, Any]] = [(saved.X, again.X)]
+    same_path = True
+    for name in (GENES_FILE, METADATA_FILE):
+        if not (path / name).is_file():
+            continue
+        new = json.loads(expected[name])
+        old = read_json(path / name)  # (Dataset.load read both: valid JSON objects)
+        if name == METADATA_FILE:  # (the environment, and the version in it, apart)
+            new = {key: value for key, value in new.items() if key not in ENVIRONMENT_KEYS}
+            old = {key: old.get(key) for key in new}
+        (old_shape, old_numbers), (new_shape, new_numbers) = _numbers(old), _numbers(new)
+        if old_shape != new_shape or old_numbers.keys() != new_numbers.keys():
+            return False, kinds
+        kinds += [(old_numbers[k], new_numbers[k]) for k in sorted(new_numbers)]
+    if PARTITIONS_FILE in expected and (path / PARTITIONS_FILE).is_file():
+        # integer labels: any other byte is another partition
+        same_path &= (path / PARTITIONS_FILE).read_bytes() == expected[PARTITIONS_FILE]
+    old_log = _read_logbook(path)
     if old_log is not None and same_path:
+        new_log = [{k: v for k, v in dict(row).items()
+                    if isinstance(v, int | float | np.number)} for row in logbook]
         old_keys, old_values = _logbook_values(old_log)
         new_keys, new_values = _logbook_values(
             [{k: v for k, v in row.items() if k in old_keys} for row in new_log])
-        if old_keys != new_keys:
-            same_path = False
-        else:
-            pairs.append((old_values, new_values))
-    return same_path, pairs
+        if old_keys != new_keys or old_values.shape != new_values.shape:
+            return False, kinds
+        counts = [i for i, key in enumerate(old_keys) if key in PATH_COLUMNS]
+        same_path &= np.array_equal(old_values[:, counts], new_values[:, counts])
+        kinds += [(old_values[:, i], new_values[:, i]) for i in range(len(old_keys))
+                  if i not in counts]
+    return bool(same_path), kinds
 
 
-def _compare(pairs: list[tuple[Any, Any]], same_path: bool
-             ) -> tuple[bool, bool, float, float]:
-    """(same path, within the tolerance, largest absolute and relative differences)."""
-    abs_diff = rel_diff = 0.0
-    within = same_path
-    for old, new in pairs:
-        old, new = np.asarray(old, dtype=float), np.asarray(new, dtype=float)
-        if old.shape != new.shape:
-            same_path = within = False
-            continue
-        a, r = _differences(old, new)
-        abs_diff, rel_diff = max(abs_diff, a), max(rel_diff, r)
-        within = within and bool(np.allclose(old, new, rtol=RTOL, atol=ATOL, equal_nan=True))
-    return same_path, within, abs_diff, rel_diff
+def _compare(kinds: list[tuple[Any, Any]]) -> tuple[float, float, float]:
+    """(the largest `tolerance_used`, the largest absolute and relative differences)."""
+    used = abs_diff = rel_diff = 0.0
+    for old, new in kinds:
+        used = max(used, tolerance_used(old, new))
+        if np.shape(old) == np.shape(new):
+            a, r = _differences(old, new)
+            abs_diff, rel_diff = max(abs_diff, a), max(rel_diff, r)
+    return used, abs_diff, rel_diff
 
 
 def check_verifiable(path: str | os.PathLike) -> dict[str, Any]:

@@ -24,7 +24,7 @@ def prepare(args: argparse.Namespace) -> Callable[[], int]:
         outcomes = [provenance.verify(path, n_jobs=args.n_jobs) for path in paths]
         for outcome in outcomes:
             print(outcome.summary())
-        return EXIT_OK if all(o.within_tolerance for o in outcomes) else EXIT_FAILURE
+        return EXIT_OK if all(o.holds for o in outcomes) else EXIT_FAILURE
 
     return run
 

@@ -22,10 +22,13 @@ first evaluation that needs it, not with the package, so commands that do not ev
 pay nothing, and compiled code is cached on disk (``cache=True``). Importing numba and
 loading the cached code costs about 0.5 s of CPU per process, about what the kernels save
 on 1.5 million candidate points (a whole config-a run of `benchmarks/bench_index.py`
-tests 1.0 million), so by default a process switches to them only once its numpy path
-has tested `SWITCH_WORK` candidates: a single short run never pays the import, long runs
-and processes that run many (suites, pool workers) switch early. Both paths give the
-same values, so the switch changes no result. The environment variable
+tests 1.0 million). So a process loads them when a run announces enough work to pay for
+the load (`plan`: ``evolve`` announces its evaluations times N, and from `PLAN_WORK` the
+whole run uses the kernels), or, in a process whose runs announce nothing (a user's own
+DEAP loop), once its numpy path has tested `SWITCH_WORK` candidates. A short run never
+pays the import; long runs, and processes that run many (suites, pool workers), use the
+kernels. Both paths give the same values, so neither rule changes a result. The
+environment variable
 ``HAWKS_DEAP_COMPILED`` chooses: ``0`` the numpy path, ``1`` the compiled path from the
 start (an error if numba is missing), unset: the switch above (never without numba).
 """
@@ -37,14 +40,21 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["GRID_DIMS", "SWITCH_WORK", "available", "grid_overlap_flags", "own_nn_sweep",
-           "set_compiled", "silhouette_points", "sweep_hits"]
+__all__ = ["GRID_DIMS", "PLAN_WORK", "SWITCH_WORK", "available", "grid_overlap_flags",
+           "own_nn_sweep", "plan", "set_compiled", "silhouette_points", "sweep_hits"]
 
 ENV = "HAWKS_DEAP_COMPILED"
 
 #: Candidate points a process tests on the numpy path before it switches to the compiled
 #: kernels (when numba imports): the import's cost in candidates, see above.
 SWITCH_WORK = 1_500_000
+
+#: Point-evaluations (evaluations times N) from which a run that announces them (`plan`)
+#: loads the compiled kernels at its start: measured in fresh processes
+#: (`benchmarks/bench_compiled_start.py`), runs of 1.0 million and more gained 1.15x or
+#: more, runs of 0.5-0.6 million lost 8-14 % (BENCHMARKS.md, "Loading the kernels when
+#: a run announces its size").
+PLAN_WORK = 800_000
 
 #: Dimension in which an evaluation's overlap is one compiled pass over the whole dataset
 #: (`grid_overlap_flags`) instead of cached pairs of genes: measured faster at D = 2
@@ -89,16 +99,32 @@ def available(work: int = 0) -> bool:
         _state["work"] += work
         if _state["work"] < SWITCH_WORK:
             return False
+    _load()
+    if wanted and _state["kernels"] is None:
+        raise ImportError(f"{ENV}=1 asks for the compiled kernels, but numba is not "
+                          "installed (pip install hawks-deap[fast])")
+    return _state["kernels"] is not None
+
+
+def plan(work: int) -> None:
+    """A run announces its size: from `PLAN_WORK` the kernels load now, for all of it.
+
+    ``work``: the run's evaluations times N (point-evaluations). Nothing changes when a
+    path is forced (`set_compiled`, ``HAWKS_DEAP_COMPILED``) or the process has already
+    chosen; the values are the same either way.
+    """
+    if work >= PLAN_WORK and _wanted() is None:
+        _load()
+
+
+def _load() -> None:
+    """Import numba and the kernels, once per process (None when numba is missing)."""
     if not _state["tried"]:
         _state["tried"] = True
         try:
             _state["kernels"] = _build()
         except ImportError:
             _state["kernels"] = None
-    if wanted and _state["kernels"] is None:
-        raise ImportError(f"{ENV}=1 asks for the compiled kernels, but numba is not "
-                          "installed (pip install hawks-deap[fast])")
-    return _state["kernels"] is not None
 
 
 def _build() -> dict[str, Any]:

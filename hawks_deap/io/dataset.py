@@ -550,6 +550,33 @@ class Dataset:
         np.savez_compressed(buffer, X=self.X, y=np.asarray(self.y, dtype=np.int64))
         return buffer.getvalue()
 
+    def files(self, format: str = "csv") -> dict[str, bytes]:  # noqa: A002
+        """The files `save` writes for this dataset, by name (without ``extra_files``).
+
+        Parameters
+        ----------
+        format : {"csv", "npz"}
+            The file of the points (see `save`).
+
+        Returns
+        -------
+        dict of str to bytes
+            The points' file, ``genes.json`` and ``metadata.json``.
+        """
+        from hawks_deap._util.validation import check_choice
+
+        check_choice("format", format, DATA_FORMATS)
+        points = ({DATA_FILE: self.to_csv_text().encode("utf-8")} if format == "csv"
+                  else {DATA_NPZ: self.to_npz_bytes()})
+        genes = {
+            "sizes": self.sizes.tolist(),
+            "clusters": [g.to_dict() for g in self.genotype] if self.genotype else [],
+        }
+        # the mark `check_replaceable` looks for (runs' metadata have it already)
+        metadata = {"package": "hawks-deap", **self.metadata}
+        return {**points, GENES_FILE: _dumps(genes).encode("utf-8"),
+                METADATA_FILE: _dumps(metadata).encode("utf-8")}
+
     def save(self, path: str | os.PathLike, *, overwrite: bool = False,
              extra_files: Mapping[str, str] | None = None, format: str = "csv") -> Path:  # noqa: A002
         """Write the dataset directory atomically; returns its path.
@@ -592,18 +619,8 @@ class Dataset:
         tmp = temp_dir(target.parent, f".{target.name}.", ".tmp")
         identity = file_identity(tmp)
         try:
-            if format == "csv":
-                (tmp / DATA_FILE).write_text(self.to_csv_text(), encoding="utf-8")
-            else:
-                (tmp / DATA_NPZ).write_bytes(self.to_npz_bytes())
-            genes = {
-                "sizes": self.sizes.tolist(),
-                "clusters": [g.to_dict() for g in self.genotype] if self.genotype else [],
-            }
-            (tmp / GENES_FILE).write_text(_dumps(genes), encoding="utf-8")
-            # the mark `check_replaceable` looks for (runs' metadata have it already)
-            metadata = {"package": "hawks-deap", **self.metadata}
-            (tmp / METADATA_FILE).write_text(_dumps(metadata), encoding="utf-8")
+            for name, data in self.files(format).items():
+                (tmp / name).write_bytes(data)
             for name, text in extra.items():
                 (tmp / name).write_text(text, encoding="utf-8")
             publish_dir(tmp, target, overwrite=overwrite, names=OWN_FILES, shown=path,

@@ -164,6 +164,23 @@ class DatasetProblem(Problem):
         if any(isinstance(c, Overlap) for c in self.constraints):
             self.evaluator.prefetch_overlap(individuals)
 
+    def expect(self, evaluations: int) -> None:
+        """Tell the fast evaluator a run's size (`Evaluator.expect`), with an overlap constraint.
+
+        A long low-dimensional run then loads the compiled kernels at once; values are
+        unchanged.
+
+        Parameters
+        ----------
+        evaluations : int
+            The run's evaluations (`prepare` must have been called: a RuntimeError
+            otherwise).
+        """
+        self.require_layout()
+        if (isinstance(self.evaluator, Evaluator)
+                and any(isinstance(c, Overlap) for c in self.constraints)):
+            self.evaluator.expect(evaluations)
+
     def constraint_values(self, individual: Genotype,
                           X: np.ndarray | None = None) -> dict[str, float]:
         """Measured value of each constraint.

@@ -210,6 +210,16 @@ class MultiObjectiveProblem(Problem):
         """The base problem's loop context."""
         return self.base.loop_context()
 
+    def expect(self, evaluations: int) -> None:
+        """The base problem's `expect`.
+
+        Parameters
+        ----------
+        evaluations : int
+            The run's evaluations.
+        """
+        self.base.expect(evaluations)
+
     def prefetch(self, individuals: Sequence[Genotype]) -> None:
         """The base problem's `prefetch`.
 

@@ -165,6 +165,19 @@ class Problem(ABC):
         """
         return None
 
+    def expect(self, evaluations: int) -> None:
+        """Hook before a run: about how many evaluations it will make.
+
+        For choices of speed only (e.g. loading compiled code that pays on long runs);
+        evaluations give the same values with or without it. The default does nothing.
+
+        Parameters
+        ----------
+        evaluations : int
+            The run's evaluations, e.g. population size times (generations + 1).
+        """
+        return None
+
     def loop_context(self) -> AbstractContextManager:
         """Context held around a serial loop over this problem (set once per run).
 
