@@ -12,7 +12,7 @@ certificates, a whole-dataset overlap pass):
   generation, as first-appearance numbers of the gene objects; the logbook's
   ``nevals`` and ``n_feasible``; the best dataset's labels), and its values, compared
   by the contract's rule (`hawks_deap.campaign.provenance.tolerance_used`: within
-  ``RTOL`` of the largest magnitude of each kind of value) (the population's
+  ``ATOL`` plus ``RTOL`` times the largest magnitude of each kind of value) (the population's
   fitness after each generation, the logbook's fitness and record columns, the final
   population's fitness, the best genotype's genes, the best dataset's points: all of
   them when N D <= 1000, otherwise 64 evenly spaced rows, per-cluster centroids and
@@ -57,7 +57,7 @@ from typing import Any
 import numpy as np
 
 # the tolerance of the contract across machines, and its rule: the package's, one source
-from hawks_deap.campaign.provenance import RTOL, tolerance_used
+from hawks_deap.campaign.provenance import ATOL, RTOL, tolerance_used
 
 MEAN_MUTATIONS = ("gaussian", "rails", "pso", "pso-informed", "de")
 
@@ -404,7 +404,7 @@ def main() -> int:
         expected = load_traces(args.compare)
         bad = 0
         print(f"{'case':32s} {'path':9s} {'max abs':>9s} {'max rel':>9s} {'used':>9s}  "
-              f"(tolerance: rtol {RTOL:g} of the largest magnitude of each kind of value; "
+              f"(tolerance: atol {ATOL:g} + rtol {RTOL:g} of each kind's largest magnitude; "
               "used: the largest share of it, provenance.tolerance_used)")
         overall = [0.0, 0.0, 0.0]
         for name in names:

@@ -143,14 +143,16 @@ DAMAGES = {
     "one column": (_write("data.csv", "label\n0\n1\n"), "header must be"),
     "header only": (_write("data.csv", "x0,x1,label\n"), "no points"),
     "ragged row": (_write("data.csv", "x0,x1,label\n1,2,0\n3,0\n"),
-                   r"rows must hold 3 numbers each \(the number of columns changed from 3 to "
-                   r"2 at row \d+\)$"),  # (without numpy's advice on usecols)
+                   r"rows must hold 3 numbers each \(line 3 holds 2 values, the header 3\)$"),
+    "text cell": (_write("data.csv", "x0,x1,label\n1,2,0\n3,abc,1\n"),
+                  r"rows must hold 3 numbers each \(line 3, column x1: 'abc' is not a "
+                  r"number\)$"),  # (the file's lines, as below; not numpy's count from 0)
     "nan cell": (_write("data.csv", "x0,x1,label\n1,nan,0\n3,4,1\n"),
-                 "row 2 holds a non-finite coordinate"),
+                 "line 2 holds a non-finite coordinate"),
     "inf cell": (_write("data.csv", "x0,x1,label\n1,2,0\n3,inf,1\n"),
-                 "row 3 holds a non-finite coordinate"),
+                 "line 3 holds a non-finite coordinate"),
     "nan label": (_write("data.csv", "x0,x1,label\n1,2,nan\n3,4,1\n"),
-                  "row 2 has label nan; labels must be integers"),
+                  "line 2 has label nan; labels must be integers"),
     "fractional label": (_write("data.csv", "x0,x1,label\n1,2,1.7\n"),
                          "labels must be integers"),
     "genes a list": (_write("genes.json", "[1, 2]"),

@@ -7,6 +7,7 @@ runs); refused before any work when it cannot be resolved, with the reason.
 
 from __future__ import annotations
 
+import json
 import pickle
 import subprocess
 import sys
@@ -54,6 +55,22 @@ def first_half(X, n_clusters, seed):
 
 def broken_factory():
     raise RuntimeError("no licence server")
+
+
+def zeroes_X(X, n_clusters, seed):
+    """Writes into its input, as careless code may."""
+    import numpy as np
+
+    X *= 0
+    return np.arange(len(X)) % n_clusters
+
+
+def one_argument(X):
+    return [0] * len(X)
+
+
+def four_arguments(X, n_clusters, seed, extra):
+    return [0] * len(X)
 
 
 class NotAnEstimator:
@@ -104,6 +121,31 @@ def test_an_import_path_names_a_function_and_a_file(my_pkg, tmp_path):
     assert algorithm.name == spec
     expected = AgglomerativeClustering(n_clusters=3, linkage="ward").fit_predict(X)
     np.testing.assert_array_equal(algorithm(X, 3, 0), expected)
+
+
+def test_an_algorithm_that_writes_into_X_changes_no_one_elses_data(my_pkg):
+    """Code from outside gets its own copy of the points: the next algorithm, the
+    caller's dataset and a Versus evaluation see the data unchanged."""
+    from hawks_deap import Dataset
+    from hawks_deap.analysis import performance_table
+
+    X, y = blobs()
+    before = X.copy()
+    get_algorithm("my_pkg.algo:zeroes_X")(X, 3, 0)
+    np.testing.assert_array_equal(X, before)
+    dataset = Dataset(X, y)
+    alone = performance_table([dataset], ["kmeans++"])
+    table = performance_table([dataset], ["my_pkg.algo:zeroes_X", "kmeans++"])
+    assert table.column("kmeans++").tolist() == alone.column("kmeans++").tolist()
+    np.testing.assert_array_equal(dataset.X, before)
+
+
+@pytest.mark.parametrize("attr", ["one_argument", "four_arguments"])
+def test_a_function_of_another_signature_is_refused_before_any_work(my_pkg, attr):
+    with pytest.raises(ValueError, match=r"must be callable as func\(X, n_clusters, seed\)"):
+        get_algorithm(f"my_pkg.algo:{attr}")
+    with pytest.raises(TypeError, match=r"must be callable as func\(X, n_clusters, seed\)"):
+        hc.as_algorithm(lambda X: X)
 
 
 @pytest.mark.parametrize("spec, reason", [
@@ -200,6 +242,20 @@ def test_the_command_line_takes_import_paths(my_pkg):
     assert "ari_my_pkg.algo:MyAlgo" in header and "ari_kmeans++" in header
 
 
+def test_a_run_records_its_algorithm_file_as_read_and_verifies_from_anywhere(tmp_path):
+    study = tmp_path / "study"
+    study.mkdir()
+    (study / "algo.py").write_text(MY_ALGO)
+    r = _cli("versus", "algo.py:MyAlgo", "kmeans++", "--out", "run", "--n-samples", "60",
+             "--n-clusters", "3", "--population-size", "4", "--generations", "2",
+             "--n-jobs", "1", "--quiet", cwd=study)
+    assert r.returncode == 0, r.stderr
+    settings = json.loads((study / "run" / "metadata.json").read_text())["command"]["settings"]
+    assert settings["winner"] == f"{(study / 'algo.py').resolve()}:MyAlgo"
+    r = _cli("verify", str(study / "run"), "--n-jobs", "1", cwd=tmp_path)
+    assert r.returncode == 0 and "identical (every file" in r.stdout, r.stdout + r.stderr
+
+
 @pytest.mark.parametrize("args", [
     ["versus", "my_pkg.algo:Missing", "kmeans++", "--out", "never"],
     ["features", "data", "--algorithms", "gmm,my_pkg.algo:broken_factory"],
@@ -254,6 +310,36 @@ def test_a_suite_naming_a_spec_gives_the_same_bytes_on_any_workers(my_pkg, tmp_p
     assert len(hs.summary_rows(tmp_path / "one")) == 4
     assert _snapshot(tmp_path / "two") == reference
     assert _snapshot(tmp_path / "dask") == reference
+
+
+def test_a_grids_algorithm_file_is_the_grid_files_neighbour_and_is_recorded(
+        tmp_path, monkeypatch):
+    """A relative ``file.py:attr`` is read beside the grid file, whatever the working
+    folder; its SHA-256 is part of the suite, so a resume that would read other code (a
+    copy of the grid beside another file, an edited file) is refused before any run."""
+    study, other = tmp_path / "study", tmp_path / "other"
+    study.mkdir()
+    other.mkdir()
+    (study / "algo.py").write_text(MY_ALGO)
+    (other / "algo.py").write_text(MY_ALGO.replace('linkage="ward"', 'linkage="single"'))
+    text = GRID.replace("my_pkg.algo:MyAlgo", "algo.py:MyAlgo").replace(
+        'loser = ["kmeans++", "single-linkage"]', 'loser = "kmeans++"').replace(
+        "runs = 2", "runs = 1")
+    (study / "grid.toml").write_text(text)
+    (other / "grid.toml").write_text(text)
+    monkeypatch.chdir(other)
+    suite = hs.load_suite(study / "grid.toml")
+    assert suite.configurations[0]["winner"] == f"{(study / 'algo.py').resolve()}:MyAlgo"
+    out = tmp_path / "out"
+    hs.run_suite(suite, out)
+    recorded = json.loads((out / "suite.json").read_text())["files"]
+    assert list(recorded) == ["algo.py:MyAlgo"]
+    hs.run_suite(hs.load_suite(study / "grid.toml"), out)  # the same: resumes
+    with pytest.raises(ValueError, match="holds a different suite .*files"):
+        hs.run_suite(hs.load_suite(other / "grid.toml"), out)
+    (study / "algo.py").write_text(MY_ALGO + "\n# edited\n")
+    with pytest.raises(ValueError, match="holds a different suite .*files"):
+        hs.run_suite(hs.load_suite(study / "grid.toml"), out)
 
 
 def test_a_grid_refuses_an_unresolvable_spec_before_it_starts(my_pkg, tmp_path):

@@ -1,8 +1,8 @@
 """Provenance: every run records its environment; `verify` re-runs a saved run and compares.
 
 The contract (hawks_deap.campaign.provenance): same environment, same bytes (every file);
-another BLAS kernel, the same path and values within RTOL of the largest value of their
-kind, with the environment's differences named.
+another BLAS kernel, the same path and values within ATOL + RTOL times the largest value
+of their kind, with the environment's differences named.
 """
 
 import json
@@ -252,7 +252,7 @@ def test_tolerance_used_is_normwise():
     """A value near zero carries the rounding of the larger values of its kind."""
     old = np.array([3.9, -2.0, 1e-12])
     new = old + np.array([0.0, 0.0, 1.5e-11])  # 15x an absolute 1e-12, 4e-12 of the norm
-    assert provenance.tolerance_used(old, new) == pytest.approx(1.5e-11 / (1e-9 * 3.9))
+    assert provenance.tolerance_used(old, new) == pytest.approx(1.5e-11 / (1e-12 + 1e-9 * 3.9))
     assert provenance.tolerance_used(old, old.copy()) == 0.0
     assert provenance.tolerance_used(old, old * (1 + 2e-9)) > 1
     assert provenance.tolerance_used(old, old[:2]) == np.inf
@@ -260,7 +260,16 @@ def test_tolerance_used_is_normwise():
     assert provenance.tolerance_used([np.nan, 1.0], [1.0, np.nan]) == np.inf
     assert provenance.tolerance_used([np.inf, 1.0], [np.inf, 1.0]) == 0.0
     assert provenance.tolerance_used([np.inf, 1.0], [1.0, 1.0]) == np.inf
-    assert provenance.tolerance_used([0.0, 0.0], [0.0, 1e-300]) == pytest.approx(1e9)
+    assert provenance.tolerance_used([0.0, 0.0], [0.0, 1e-300]) < 1e-280
+    # a fitness near its target: 2.8e-14 apart at 2.4e-5 (the rounding of silhouettes
+    # near 0.5, seen under another kernel), within ATOL
+    assert provenance.tolerance_used([2.4e-5], [2.4e-5 + 2.8e-14]) == pytest.approx(
+        2.8e-14 / (1e-12 + 1e-9 * 2.4e-5), rel=1e-3)
+    # never tighter than the element-wise rule
+    rng = np.random.default_rng(0)
+    a = rng.normal(size=50) * 10.0 ** rng.integers(-14, 3, size=50)
+    b = a + (1e-12 + 1e-9 * np.abs(a)) * rng.uniform(-1, 1, size=50)
+    assert provenance.tolerance_used(a, b) <= 1.0
 
 
 def test_verify_refuses_a_dataset_without_a_recorded_run(tmp_path, capsys):

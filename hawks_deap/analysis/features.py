@@ -387,7 +387,9 @@ def performance_table(datasets: Iterable[Any], algorithms: Iterable[Any] | None 
     runners = [get_algorithm(spec, preset=preset) for spec in specs]
     columns = [r.name for r in runners]
     if len(set(columns)) != len(columns):
-        raise ValueError(f"algorithms must be distinct, got {columns}")
+        raise ValueError(f"algorithms must have distinct names (the table's columns), got "
+                         f"{columns}; to compare two settings of one algorithm, name each "
+                         "(hawks_deap.clustering.register_algorithm('mine-a', MyAlgo(a=1)))")
     tasks = _performance_tasks(datasets, index, runners, seed, references, score_function)
     if n_jobs > 1 and len(tasks) > 1:
         from hawks_deap.algorithms.pool import ProblemPool

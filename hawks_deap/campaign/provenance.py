@@ -7,8 +7,8 @@ The reproducibility contract (README, "Reproducibility"):
   kernels (the BLAS library and the CPU kernel it picked), give byte-identical files.
 - **Elsewhere, the same path to a tolerance, as a rule.** Under other kernels or library
   versions a run takes the same evolutionary path (the same selections, evaluation and
-  feasibility counts, and labels) and its values agree to `RTOL` relative to the largest
-  magnitude of their kind (`tolerance_used`): floating-point sums and products are
+  feasibility counts, and labels) and its values agree to `ATOL` plus `RTOL` times the
+  largest magnitude of their kind (`tolerance_used`): floating-point sums and products are
   rounded differently by different kernels (the last bits of the points), not the model.
   The exception: where two different individuals' fitness values tie exactly under one
   kernel and not under the other, selection orders them differently and the paths part
@@ -35,12 +35,15 @@ from hawks_deap._util.files import read_json
 from hawks_deap.io.environment import environment, environment_differences
 from hawks_deap.settings.options import COMMANDS
 
-__all__ = ["RTOL", "Verification", "check_verifiable", "environment",
+__all__ = ["ATOL", "RTOL", "Verification", "check_verifiable", "environment",
            "environment_differences", "tolerance_used", "verify"]
 
 #: Across kernels and library versions, values agree to this tolerance relative to the
-#: largest magnitude among the values of their kind (`tolerance_used`).
+#: largest magnitude among the values of their kind (`tolerance_used`) ...
 RTOL = 1e-9
+#: ... plus this absolute one (values that are differences of larger ones: a fitness
+#: |s_t - s| of 2e-5 carries the rounding of silhouettes near 0.5).
+ATOL = 1e-12
 
 #: ``metadata.json`` entries of the environment, not of the run: `environment_differences`
 #: compares them (the package's version is also in the environment record).
@@ -53,10 +56,13 @@ PATH_COLUMNS = ("gen", "nevals", "n_feasible")
 def tolerance_used(old: Any, new: Any) -> float:
     """The share of the tolerance that two arrays of values of one kind use (<= 1: within).
 
-    ``max |a - b| / (RTOL * s)``, with ``s`` the largest magnitude in either array: the
-    tolerance is normwise, as rounding errors are, since a value near zero (a coordinate
-    of a rotated cluster, say) carries the rounding of the larger terms it came from.
-    ``inf`` for different shapes, NaN in different places or an infinity that differs.
+    ``max |a - b| / (ATOL + RTOL * s)``, with ``s`` the largest magnitude in either
+    array: the tolerance is normwise, as rounding errors are, since a value near zero (a
+    coordinate of a rotated cluster, say) carries the rounding of the larger terms it came
+    from; ``ATOL`` covers kinds that are all small differences of larger values (a
+    fitness near its target). Never tighter than the element-wise ``|a - b| <= ATOL +
+    RTOL |a|``. ``inf`` for different shapes, NaN in different places or an infinity
+    that differs.
 
     Parameters
     ----------
@@ -77,7 +83,7 @@ def tolerance_used(old: Any, new: Any) -> float:
     gap = float(np.abs(a[ok] - b[ok]).max())
     finite = np.isfinite(a) & np.isfinite(b)
     scale = float(np.maximum(np.abs(a[finite]), np.abs(b[finite])).max(initial=0.0))
-    return math.inf if not math.isfinite(gap) or scale == 0.0 else gap / (RTOL * scale)
+    return math.inf if not math.isfinite(gap) else gap / (ATOL + RTOL * scale)
 
 
 @dataclass(frozen=True)
@@ -100,7 +106,7 @@ class Verification:
     max_rel_difference : float
         The same, relative to the larger magnitude of the two values (where non-zero).
     within_tolerance : bool
-        ``same_path`` and every kind of value within `RTOL` (`tolerance_used` <= 1).
+        ``same_path`` and every kind of value within the tolerance (`tolerance_used` <= 1).
     environment_differences : list of str
         What differs between the recorded environment and this one
         (`environment_differences`).
@@ -138,8 +144,8 @@ class Verification:
         elif self.within_tolerance:
             verdict = (f"same path, values within the tolerance{files} (largest difference "
                        f"{self.max_abs_difference:.3g} absolute, {self.max_rel_difference:.3g}"
-                       f" relative; {100 * self.tolerance_used:.3g}% of the tolerance, rtol "
-                       f"{RTOL:g} of the largest value of each kind)")
+                       f" relative; {100 * self.tolerance_used:.3g}% of the tolerance, atol "
+                       f"{ATOL:g} + rtol {RTOL:g} of the largest value of each kind)")
             if not self.environment_differences:
                 verdict += (": NOT identical although the environment is the same (the "
                             "bytes should be)")

@@ -64,6 +64,43 @@ __all__ = [
 # --------------------------------------------------------------------------- settings
 
 
+#: Settings that may name a file: an instance space, an algorithm ``path/to/file.py:attr``.
+FILE_KEYS = ("space", "winner", "loser")
+
+
+def absolute_file(key: str, value: Any, base: Path) -> tuple[Any, Path | None]:
+    """A `FILE_KEYS` setting with its file made absolute from ``base``, and that file.
+
+    Other values (a registered algorithm's name, an import path, None) come back
+    unchanged, with None.
+
+    Parameters
+    ----------
+    key : str
+        The setting's name.
+    value : object
+        Its value.
+    base : pathlib.Path
+        The folder a relative path is read from.
+
+    Returns
+    -------
+    tuple
+        ``(value, path)``.
+    """
+    from hawks_deap.clustering._spec import file_spec
+
+    named: tuple[Path, str | None] | None
+    if key == "space":
+        named = (Path(value), None) if isinstance(value, str) else None
+    else:
+        named = file_spec(value) if key in FILE_KEYS else None
+    if named is None:
+        return value, None
+    path = (base / named[0].expanduser()).resolve()
+    return (str(path) if named[1] is None else f"{path}:{named[1]}"), path
+
+
 def build_problem(command: str, values: Mapping[str, Any]) -> Problem:
     """The problem that settings describe: ``RunSettings.from_values(...).problem()``.
 

@@ -31,6 +31,7 @@ moment and resumed gives the same summary and byte-identical datasets (with more
 from __future__ import annotations
 
 import functools
+import hashlib
 import itertools
 import json
 import math
@@ -54,7 +55,13 @@ from hawks_deap._util.workers import (
     suite_worker,
 )
 from hawks_deap.campaign.dask_backend import close_dask, connect_dask, iter_dask
-from hawks_deap.campaign.runs import build_problem, format_value, run_configuration
+from hawks_deap.campaign.runs import (
+    FILE_KEYS,
+    absolute_file,
+    build_problem,
+    format_value,
+    run_configuration,
+)
 from hawks_deap.campaign.seed_keys import (
     SEED_KEY_VERSION,
     SEED_KEYS,
@@ -206,6 +213,10 @@ class Suite:
     key_configurations : list of dict, optional
         What each configuration's seeds hash (`hawks_deap.campaign.seed_keys.key_values`:
         the grid's values with the key version's presets); None: the configurations.
+    files : dict
+        The SHA-256 of each file the configurations read (an instance space, an
+        algorithm named by ``path/to/file.py:attr``), by its text in the grid: part of
+        `describe`, so that a resume that would read other contents is refused.
     """
 
     mode: str
@@ -218,6 +229,7 @@ class Suite:
     runs_keys: tuple[tuple[str, ...], ...] = (("runs",),)
     seed_key: int = SEED_KEY_VERSION
     key_configurations: list[dict[str, Any]] | None = None
+    files: dict[str, str] = field(default_factory=dict)
 
     @property
     def command(self) -> str:
@@ -246,6 +258,8 @@ class Suite:
                      "grid": self.grid, "seed_key": self.seed_key}
         if self.format != "csv":  # (suites written before the option stay the same)
             described["format"] = self.format
+        if self.files:  # (so do suites that read no file)
+            described["files"] = dict(sorted(self.files.items()))
         return described
 
 
@@ -339,27 +353,37 @@ def parse_suite(raw: Mapping[str, Any], *, source: str = "") -> Suite:
     points = expand_grid(validated, options)
     if not points:
         raise ValueError(f"the grid{where} expands to no configuration")
-    # a relative [objective] space is the grid file's neighbour: read from there by
-    # every run, while the grid and the seeds keep the text as written (a moved folder
-    # resumes the same suite)
-    base = Path(source).parent if source else None
-    configurations = [checked_configuration(command, _space_from(point, base), {}, i,
-                                            _short(point), where)
+    # a relative [objective] space or algorithm file is the grid file's neighbour: read
+    # from there by every run, while the grid and the seeds keep the text as written (a
+    # moved folder resumes the same suite, if the files hold the same)
+    base = Path(source).parent if source else Path.cwd()
+    files: dict[str, str] = {}
+    configurations = [checked_configuration(command, _files_from(point, base, files), {},
+                                            i, _short(point), where)
                       for i, point in enumerate(points)]
     return Suite(mode=mode, runs=int(suite.get("runs", 1)), seed=int(suite.get("seed", 0)),
                  configurations=configurations, grid=validated,
                  format=str(suite.get("format", "csv")),
-                 key_configurations=[key_values(command, point) for point in points])
+                 key_configurations=[key_values(command, point) for point in points],
+                 files=files)
 
 
-def _space_from(point: dict[str, dict[str, Any]], base: Path | None
+def _files_from(point: dict[str, dict[str, Any]], base: Path, files: dict[str, str]
                 ) -> dict[str, dict[str, Any]]:
-    """A configuration whose relative ``[objective] space`` is made absolute from ``base``."""
-    space = point.get("objective", {}).get("space")
-    if base is None or not isinstance(space, str) or Path(space).is_absolute():
+    """A configuration whose relative files (`FILE_KEYS`) are made absolute from ``base``.
+
+    Each file's SHA-256 goes into ``files``, by its text as written (a missing file is
+    left to the configuration's check, which names it).
+    """
+    if "objective" not in point:
         return point
-    return {**point, "objective": {**point["objective"],
-                                   "space": str((base / space).resolve())}}
+    objective = dict(point["objective"])
+    for key in FILE_KEYS:
+        text = objective.get(key)
+        objective[key], path = absolute_file(key, text, base)
+        if path is not None and path.is_file():
+            files[str(text)] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return {**point, "objective": objective}
 
 
 def _algorithms_by_name(raw: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -542,10 +566,12 @@ def check_output(out: Path, suite: Suite) -> None:
         except ValueError as error:
             raise ValueError(f"--out {out}: {grid} cannot be read ({error}); it is not a "
                              "suite this command wrote") from None
+        described = json.loads(json.dumps(suite.describe(), default=str))
         if isinstance(previous, dict):
             previous.pop(GRID_ENVIRONMENT, None)  # where it ran is no part of the grid
             previous.setdefault("seed_key", 1)  # (written before key versions: version 1)
-        described = json.loads(json.dumps(suite.describe(), default=str))
+            if "files" in described:  # (written before files were recorded: not checked)
+                previous.setdefault("files", described["files"])
         # more runs resume (only the new ones are done); fewer would leave finished runs
         if previous != described and not _more_runs(previous, described, suite):
             changed = "; ".join(config.differences(previous, described))

@@ -149,6 +149,9 @@ def prepare_run(args: argparse.Namespace, command: str,
                  summary: Callable[[Mapping[str, Any], Any], str]) -> Callable[[], int]:
     """Validate a run command; the returned function evolves, saves and reports."""
     values, source = run_settings(args, command)
+    # files as the run reads them: `verify` repeats the run from any folder
+    values = {key: runs.absolute_file(key, value, Path.cwd())[0]
+              for key, value in values.items()}
     if command == "versus":
         missing = [k for k in ("winner", "loser") if values[k] is None]
         if missing:

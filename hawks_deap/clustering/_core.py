@@ -520,7 +520,11 @@ class ClusteringAlgorithm:
     def _run(self, X: np.ndarray, k: int, seed: int | None, trees: dict[Any, Any] | None
              ) -> Any:
         func = self.func
-        if trees is None or not isinstance(func, LibraryCall) or func.tree is None:
+        if not isinstance(func, LibraryCall):
+            # code from outside the package gets its own copy: one that wrote into X
+            # would change the data of every algorithm and evaluation after it
+            return func(np.array(X, copy=True), k, seed)
+        if trees is None or func.tree is None:
             return func(X, k, seed)
         key = (func, id(X))
         if key not in trees:  # X is kept with its tree, so its id is not reused meanwhile
@@ -592,12 +596,28 @@ def as_algorithm(spec: object) -> ClusteringAlgorithm:
         return ClusteringAlgorithm(type(spec).__name__, EstimatorRunner(spec))
     if callable(spec):
         name = getattr(spec, "__qualname__", None) or getattr(spec, "__name__", None)
+        _check_signature(spec, name or type(spec).__name__)
         return ClusteringAlgorithm(name or type(spec).__name__, spec)
     raise TypeError(
         "algorithm must be a registered name, a ClusteringAlgorithm, an estimator with "
         f"fit_predict or a callable func(X, n_clusters, seed); got {spec!r} "
         f"({type(spec).__name__})"
     )
+
+
+def _check_signature(func: Callable[..., Any], name: str) -> None:
+    """Refuse, before any work, a callable that cannot be called as func(X, n_clusters, seed)."""
+    import inspect
+
+    try:
+        signature = inspect.signature(func)
+    except (TypeError, ValueError):  # (no signature to read, e.g. some builtins: tried)
+        return
+    try:
+        signature.bind(None, 1, None)
+    except TypeError:
+        raise TypeError(f"algorithm {name} must be callable as func(X, n_clusters, seed), "
+                        f"got a callable with signature {signature}") from None
 
 
 #: How an algorithm named by its spec is resolved again when unpickled

@@ -40,7 +40,7 @@ from hawks_deap.clustering._core import (
     is_estimator,
 )
 
-__all__ = ["ENTRY_POINT_GROUP", "is_import_spec", "plugin_names", "resolve_spec",
+__all__ = ["ENTRY_POINT_GROUP", "file_spec", "is_import_spec", "plugin_names", "resolve_spec",
            "source_version"]
 
 #: The entry-point group of installed clustering-algorithm plugins.
@@ -71,6 +71,26 @@ def is_import_spec(text: str) -> bool:
         True when it holds a colon (no registered name does).
     """
     return ":" in text
+
+
+def file_spec(text: object) -> tuple[Path, str] | None:
+    """``(file, attr)`` of a spec naming a file (``path/to/file.py:attr``), else None.
+
+    The path as written (relative ones are not resolved).
+
+    Parameters
+    ----------
+    text : object
+        An algorithm's name or spec (anything else: None).
+
+    Returns
+    -------
+    tuple of (pathlib.Path, str) or None
+    """
+    if not isinstance(text, str):
+        return None
+    module_name, _, attr = text.rpartition(":")  # rpartition: a drive letter's colon
+    return (Path(module_name), attr) if module_name.endswith(".py") and attr else None
 
 
 def plugin_names() -> list[str]:
@@ -133,7 +153,7 @@ def _import_target(spec: str) -> tuple[str, Any]:
     module_name, _, attr = spec.rpartition(":")  # rpartition: a drive letter's colon
     if not module_name or not attr or not all(p.isidentifier() for p in attr.split(".")):
         raise SpecError(f"algorithm {spec!r} is not an import path: expected {_FORMS}")
-    if module_name.endswith(".py"):
+    if file_spec(spec) is not None:
         path = Path(module_name).expanduser().resolve()
         if not path.is_file():
             raise SpecError(f"algorithm {spec!r}: no file {path}")

@@ -536,7 +536,8 @@ def _description(dataset: Any, name: str, battery: str, labels: np.ndarray) -> s
     else:
         lines.append("No generating settings were recorded with this dataset.")
     lines += [f"N = {n} points, D = {d} dimensions, K = {k} clusters.",
-              "`labels0`: the generating clusters 1..K (hawks-deap's labels 0..K-1, plus 1); "
+              f"`labels0`: the {'generating clusters' if problem or settings else 'labels'} "
+              "1..K (hawks-deap's labels 0..K-1, plus 1); "
               + (f"0 marks the {int((labels == 0).sum())} noise points."
                  if (labels == 0).any() else "there is no noise."), "",
               "The dataset's metadata (settings, seed, fitness, constraint values):", ""]
@@ -697,9 +698,10 @@ def write_battery(datasets: Iterable[Any], out: str | os.PathLike, *, battery: s
 
 
 def _readme(battery: str) -> str:
-    return (f"Battery {battery}, written by hawks-deap {package_version()}: datasets evolved "
-            f"by HAWKS.\nPlease cite: {CITATION}.\nEach NAME.txt records how its dataset "
-            "was generated: mode, settings and seed.\n")
+    return (f"Battery {battery}, written by hawks-deap {package_version()}.\nEach NAME.txt "
+            "says where its dataset comes from: one evolved by HAWKS records its mode, "
+            f"settings and seed (please cite: {CITATION}); another, that no generating "
+            "settings were recorded with it.\n")
 
 
 # --------------------------------------------------------------------------- results

@@ -721,13 +721,33 @@ def _read_data(path: Path) -> tuple[np.ndarray, np.ndarray]:
     try:  # (no comment character: a row starting with "#" is refused, never skipped)
         raw = np.loadtxt(io.StringIO(text), delimiter=",", skiprows=1, ndmin=2, comments=None)
     except ValueError as error:  # (numpy's advice on `usecols` is not for this file)
-        why = str(error).split("; use `usecols`")[0]
+        why = _bad_line(text, header) or str(error).split("; use `usecols`")[0]
         raise ValueError(f"{path}: rows must hold {d + 1} numbers each ({why})") from None
     if raw.shape[0] == 0:
         raise ValueError(f"{path}: holds no points")
     if raw.shape[1] != d + 1:
         raise ValueError(f"{path}: rows hold {raw.shape[1]} values, the header {d + 1}")
-    return _checked_points(path, raw[:, :-1], raw[:, -1], first_row=2)
+    return _checked_points(path, raw[:, :-1], raw[:, -1], first_row=2, unit="line")
+
+
+def _bad_line(text: str, header: list[str]) -> str | None:
+    """The first line of a ``data.csv`` that is not all numbers, as the file counts it.
+
+    numpy's message counts data rows and columns from 0; the other messages count the
+    file's lines from 1 (the header is line 1). None if no line is found bad this way.
+    """
+    for number, line in enumerate(text.split("\n")[1:], start=2):
+        if not line.strip():
+            continue
+        cells = line.split(",")
+        if len(cells) != len(header):
+            return f"line {number} holds {len(cells)} values, the header {len(header)}"
+        for column, cell in zip(header, cells, strict=True):
+            try:
+                float(cell)
+            except ValueError:
+                return f"line {number}, column {column}: {short_repr(cell)} is not a number"
+    return None
 
 
 def _read_npz(path: Path) -> tuple[np.ndarray, np.ndarray]:
@@ -747,25 +767,26 @@ def _read_npz(path: Path) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError(f"{path}: y must be {X.shape[0]} numeric labels, got shape "
                          f"{labels.shape} of {labels.dtype}")
     return _checked_points(path, X.astype(np.float64), labels.astype(np.float64),
-                           first_row=0)
+                           first_row=0, unit="row")
 
 
 def _checked_points(path: Path, X: np.ndarray, labels: np.ndarray, *,
-                    first_row: int) -> tuple[np.ndarray, np.ndarray]:
+                    first_row: int, unit: str) -> tuple[np.ndarray, np.ndarray]:
     """X and the labels as int64; non-finite coordinates and non-integer labels refused.
 
-    Rows are numbered from ``first_row`` in the messages (the file's line or index).
+    Rows are numbered from ``first_row`` in the messages, as ``unit`` ("line": the file's
+    line, "row": the array's index).
     """
     bad = np.flatnonzero(~np.isfinite(X).all(axis=1))
     if bad.size:
         row = int(bad[0]) + first_row
-        raise ValueError(f"{path}: row {row} holds a non-finite coordinate ({bad.size} such "
-                         "rows)")
+        raise ValueError(f"{path}: {unit} {row} holds a non-finite coordinate ({bad.size} "
+                         f"such {unit}s)")
     bad = np.flatnonzero(~np.isfinite(labels) | (labels != np.round(labels)))
     if bad.size:
         row, label = int(bad[0]) + first_row, float(labels[bad[0]])
-        raise ValueError(f"{path}: row {row} has label {label!r}; labels must be integers "
-                         f"({bad.size} such rows)")
+        raise ValueError(f"{path}: {unit} {row} has label {label!r}; labels must be integers "
+                         f"({bad.size} such {unit}s)")
     return X, labels.astype(np.int64)
 
 

@@ -205,7 +205,7 @@ class VersusProblem(DatasetProblem):
         if self.winner == self.loser:
             raise ValueError(
                 f"winner and loser must be different algorithms, got {self.winner.name!r} "
-                f"twice; valid names: {', '.join(repr(n) for n in available_algorithms())}"
+                "twice (a gap between an algorithm and itself is its seed's noise)"
             )
         self.score_name, self.score, self.higher_is_better = resolve_score(score)
         self.n_threads = check_threads("n_threads", n_threads)

@@ -144,7 +144,8 @@ COMMAND_LINE_OPTIONS: tuple[Option, ...] = (
     Option(None, "algorithms", "str", None,
            "also give the ARI of these clustering algorithms: 'all', 'paper' (the paper's "
            "six) or a comma-separated list whose entries are registered names or import "
-           "paths package.module:attr (plot: for collections only; export: --format isa "
+           "paths package.module:attr or path/to/file.py:attr (plot: for collections "
+           "only; export: --format isa "
            "or clustbench-results)", metavar="NAMES", commands=(*_COLLECTION, "export")),
     Option(None, "preset", "str", None,
            "settings of the registered --algorithms (hawks-tevc: K-Means++ n_init=10, GMM "

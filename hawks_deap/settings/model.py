@@ -163,14 +163,14 @@ class DatasetSettings(_Section):
     n_dims: int = _option("dataset", "n_dims", "int", 2, "dimension D", low=1)
     min_size: int | None = _option(
         "dataset", "min_size", "int", None,
-        "smallest cluster size (default: the problem's, 10)", low=1, nullable=True)
+        "smallest cluster size (none: the problem's, 10)", low=1, nullable=True)
     initial_mean_upper: float | None = _option(
         "dataset", "initial_mean_upper", "float", None,
-        "initial means drawn from U(0, this) in each dimension (default: the problem's, 2)",
+        "initial means drawn from U(0, this) in each dimension (none: the problem's, 2)",
         low=0.0, low_open=True, nullable=True)
     initial_cov_upper: float | None = _option(
         "dataset", "initial_cov_upper", "float", None,
-        "initial variances drawn from U(0, this) (default: the problem's, 0.5)",
+        "initial variances drawn from U(0, this) (none: the problem's, 0.5)",
         low=0.0, low_open=True, nullable=True)
     equal_sizes: bool | None = _hawks_only("equal cluster sizes (HAWKS equal_clusters)")
 
@@ -219,7 +219,8 @@ class VersusObjective(_Section):
     SECTION: ClassVar[str] = "objective"
     winner: str | None = _option("objective", "winner", "str", None,
                                  "clustering algorithm to favour: a registered name, "
-                                 "package.module:attr or a plugin", check=_check_algorithm,
+                                 "package.module:attr, path/to/file.py:attr or a plugin",
+                                 check=_check_algorithm,
                                  commands=("versus",), positional=True)
     loser: str | None = _option("objective", "loser", "str", None,
                                 "clustering algorithm to defeat (as WINNER)",
