@@ -2,7 +2,9 @@
 =======================================================================================
 
 Maximises ARI(winner) - ARI(loser) under an overlap constraint, with the paper's Versus
-settings (N=2000, K=5, D=2, P=10, G=100, P_f=0.75, initial means in U(0, 10)), evaluating
+N, K, D, P, G, P_f and initial means (N=2000, K=5, D=2, P=10, G=100, P_f=0.75, U(0, 10)) and
+overlap <= 0.1 (the paper's script: <= 0, eigenvalue ratio <= 20 and clusters of >= 5
+points; `hawks-deap versus --preset hawks-tevc` sets them), evaluating
 in a pool of processes. With matplotlib (the ``plot`` extra) it draws the paper's Fig. 6
 panel: the ground truth, the winner's and the loser's partitions with their ARIs.
 

@@ -42,7 +42,7 @@ __all__ = ["ATOL", "RTOL", "Verification", "check_verifiable", "environment",
 #: largest magnitude among the values of their kind (`tolerance_used`) ...
 RTOL = 1e-9
 #: ... plus this absolute one (values that are differences of larger ones: a fitness
-#: |s_t - s| of 2e-5 carries the rounding of silhouettes near 0.5).
+#: ``abs(s_t - s)`` of 2e-5 carries the rounding of silhouettes near 0.5).
 ATOL = 1e-12
 
 #: ``metadata.json`` entries of the environment, not of the run: `environment_differences`

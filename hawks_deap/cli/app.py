@@ -128,7 +128,9 @@ SUBCOMMANDS: dict[str, Subcommand] = {
         "runs, seed, mode; list values are expanded into their cartesian product), one "
         "dataset directory per run under DIR/runs and one row per finished run in "
         "DIR/summary.csv. Running the same command again resumes: finished runs are "
-        "skipped. A .json file is a HAWKS 0.2.0 config: its lists are the grid, as in HAWKS.",
+        "skipped (only [suite] runs may grow; another grid, or files it names that now "
+        "hold other contents, are refused). DIR must be new, empty or this suite's. A "
+        ".json file is a HAWKS 0.2.0 config: its lists are the grid, as in HAWKS.",
         suite.prepare),
     "fill": Subcommand(
         "evolve datasets into the gaps of a collection's instance space (resumable)",

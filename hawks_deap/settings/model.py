@@ -166,7 +166,8 @@ class DatasetSettings(_Section):
         "smallest cluster size (none: the problem's, 10)", low=1, nullable=True)
     initial_mean_upper: float | None = _option(
         "dataset", "initial_mean_upper", "float", None,
-        "initial means drawn from U(0, this) in each dimension (none: the problem's, 2)",
+        "initial means drawn from U(0, this) in each dimension (none: the problem's: 2, "
+        "Versus 10)",
         low=0.0, low_open=True, nullable=True)
     initial_cov_upper: float | None = _option(
         "dataset", "initial_cov_upper", "float", None,
