@@ -306,6 +306,17 @@ def test_a_target_suite_reads_its_space_beside_the_grid_and_moves(tmp_path):
     done = _hawks_deap("verify", str(run), cwd=tmp_path)
     assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
     assert "is gone" in done.stderr
+    # a copy of the study, while the recorded path now holds another study's space: the
+    # copy's own space.json is the one (the recorded file is checked, not trusted)
+    space.save(moved / "space.json")
+    copy = tmp_path / "copy"
+    shutil.copytree(moved, copy)
+    shutil.move(moved, folder)
+    other.save(folder / "space.json")
+    assert provenance.verify(copy / "out" / "runs" / "c000-r00").identical
+    (copy / "space.json").unlink()
+    with pytest.raises(ValueError, match=r"instance space .*space\.json holds another space"):
+        provenance.verify(copy / "out" / "runs" / "c000-r00")
 
 
 # ------------------------------------------------------------------------------ the fill
@@ -387,6 +398,11 @@ def test_fill_resumes_and_repeats_on_any_workers(small_collection, tmp_path):
     fill_module.run_fill(small_collection, one, n=2, cell=0.5, min_margin=-2.0,
                          settings=QUICK, seed=2)
     assert (one / runs[0]).read_bytes() == first
+    # a user's own file in a fill's folder does not stop its resume, and is kept
+    (one / "notes.txt").write_text("mine")
+    fill_module.run_fill(small_collection, one, n=2, cell=0.5, min_margin=-2.0,
+                         settings=QUICK, seed=2)
+    assert (one / "notes.txt").read_text() == "mine"
     # another plan in the same folder is refused, and nothing of it is written
     before = (one / "space.json").read_bytes()
     with pytest.raises(ValueError, match="different suite"):
@@ -401,6 +417,13 @@ def test_fill_refuses_foreign_folders_and_planned_settings(small_collection, tmp
     with pytest.raises(ValueError, match="not a fill's folder.*notes.txt"):
         fill_module.run_fill(small_collection, tmp_path / "mine", n=1, settings=QUICK)
     assert (tmp_path / "mine" / "notes.txt").read_text() == "keep me"
+    # a folder holding a user's own space.json, and no fill's lock, is not a fill's:
+    # the fill would replace that file
+    (tmp_path / "theirs").mkdir()
+    (tmp_path / "theirs" / "space.json").write_text("{}")
+    with pytest.raises(ValueError, match="not a fill's folder.*space.json"):
+        fill_module.run_fill(small_collection, tmp_path / "theirs", n=1, settings=QUICK)
+    assert (tmp_path / "theirs" / "space.json").read_text() == "{}"
     with pytest.raises(ValueError, match="n_clusters.*set by the fill"):
         fill_module.run_fill(small_collection, tmp_path / "x",
                              settings={"dataset": {"n_clusters": 3}})
@@ -421,6 +444,21 @@ def test_fill_command_line(small_collection, tmp_path):
                       cwd=tmp_path)
     assert bad.returncode == 2 and "--n" in bad.stderr
     assert not (tmp_path / "g").exists()
+    # refused in one line before any work (exit 2): no collection, --labels without a
+    # battery, settings no run could take
+    (tmp_path / "notcoll").mkdir()
+    (tmp_path / "notcoll" / "x.txt").write_text("x")
+    (tmp_path / "tiny.toml").write_text("[dataset]\nn_samples = 5\n")
+    for args, says in ((["notcoll"], "notcoll"),
+                       ([str(small_collection[0]), "--labels", "3"], "--labels 3"),
+                       ([str(small_collection[0]), "--config", "tiny.toml"], "n_samples")):
+        bad = _hawks_deap("fill", *args, "--n", "1", "--out", "h", cwd=tmp_path)
+        assert bad.returncode == 2 and says in bad.stderr, bad.stderr
+        assert len(bad.stderr.strip().splitlines()) == 1 and not (tmp_path / "h").exists()
+    # a cell larger than the region: found once the space is fitted, said plainly
+    bad = _hawks_deap("fill", *map(str, small_collection), "--n", "1", "--cell", "1e6",
+                      "--out", "h", cwd=tmp_path)
+    assert bad.returncode == 1 and "ask a smaller cell" in bad.stderr, bad.stderr
 
 
 def test_the_guide_page_runs_as_written(tmp_path, monkeypatch):
@@ -455,7 +493,10 @@ def test_the_benchmark_suite_is_the_papers_grid_with_two_runs(tmp_path):
 
 def test_fill_on_an_unreachable_scheduler_is_a_usage_error_and_writes_nothing(tmp_path):
     # the suite's rule (tests/test_suite.py), through the one backend helper both share
-    (tmp_path / "collection").mkdir()
+    from hawks_deap.io import Dataset
+
+    rng = np.random.default_rng(0)
+    Dataset(rng.normal(size=(40, 2)), np.repeat([0, 1], 20)).save(tmp_path / "collection")
     r = _hawks_deap("fill", "collection", "--n", "2", "--out", "fill", "--backend", "dask",
                     "--scheduler", "tcp://127.0.0.1:1", cwd=tmp_path)
     assert r.returncode == 2, r.stderr

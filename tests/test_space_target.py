@@ -80,3 +80,37 @@ def test_it_pickles_and_describes_itself(space):
     assert again.parameters() == problem.parameters()
     assert problem.parameters()["mode"] == "space-target"
     assert problem.parameters()["point"] == [0.1, 0.2]
+
+
+def test_a_feature_no_axis_loads_is_not_needed(space):
+    """A targetable feature constant over the collection gets no loading: the run neither
+    measures nor needs it (it used to raise KeyError in the projection)."""
+    fitted, table = space
+    data = fitted.to_dict()
+    column = data["feature_names"].index("connectivity")
+    components = np.array(data["components"])
+    components[:, column] = 0.0
+    q, _ = np.linalg.qr(components.T)  # orthonormal rows again, connectivity still unloaded
+    axes = q.T * np.sign(np.diag(q.T @ components.T))[:, None]
+    axes[:, column] = 0.0  # (QR leaves rounding there)
+    data["components"] = axes.tolist()
+    loaded = InstanceSpace.from_dict(data)
+    problem = loaded.target_problem([0.0, 0.0], 200, 3, 2)
+    assert "connectivity" not in problem.targets
+    result = hd.evolve(problem, population_size=6, generations=3, seed=0)
+    expected = loaded.transform(features_table([result.best_dataset()]))[0]
+    coords = [result.best.record["space_0"], result.best.record["space_1"]]
+    np.testing.assert_allclose(coords, expected, rtol=0, atol=1e-9)
+
+
+def test_a_saved_space_must_be_a_pca(space):
+    fitted, _ = space
+    good = fitted.to_dict()
+    InstanceSpace.from_dict(good)
+    for change, match in (({"components": [[1e300] * 7, [0.0] * 6 + [1.0]]}, "orthonormal"),
+                          ({"explained_variance_ratio": [-0.5, 0.2]}, "shares of the"),
+                          ({"version": True}, "version True"),
+                          ({"n_components": 2.0}, "n_components 2.0")):
+        with pytest.raises(ValueError, match=match):
+            InstanceSpace.from_dict({**good, **change})
+

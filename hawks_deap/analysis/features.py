@@ -648,7 +648,13 @@ class InstanceSpace:
                              f"{min(n, f)}, got {self.n_components}")
         if not np.all(np.isfinite(values)):
             bad = [names[j] for j in range(f) if not np.all(np.isfinite(values[:, j]))]
-            raise ValueError(f"features must be finite; non-finite values in {bad}")
+            rows = np.flatnonzero(~np.isfinite(values).all(axis=1))
+            which = ""
+            if isinstance(features, Table):  # (its rows are named: say which datasets)
+                shown = ", ".join(str(features.index[i]) for i in rows[:3])
+                which = f" of {len(rows)} dataset(s): {shown}{', ...' if len(rows) > 3 else ''}"
+            raise ValueError(f"features must be finite; non-finite values in {bad}{which} "
+                             "(e.g. the silhouette of a dataset of one cluster)")
         mean = values.mean(axis=0)
         scale = values.std(axis=0)
         scale = np.where(scale > 0, scale, 1.0)
@@ -782,7 +788,7 @@ class InstanceSpace:
         if not isinstance(data, Mapping) or data.get("format") != SPACE_FORMAT:
             raise ValueError(f"not a saved instance space (no \"format\": "
                              f"{SPACE_FORMAT!r})")
-        if data.get("version") != 1:
+        if type(data.get("version")) is not int or data["version"] != 1:
             raise ValueError(f"instance space version {data.get('version')!r}: this "
                              "hawks-deap reads version 1")
         try:
@@ -793,10 +799,20 @@ class InstanceSpace:
             ratio = np.asarray(data["explained_variance_ratio"], dtype=float)
         except KeyError as error:
             raise ValueError(f"instance space without {error}") from None
-        if ratio.shape != (axes.shape[0],) or data.get("n_components") != axes.shape[0]:
+        if (ratio.shape != (axes.shape[0],) or type(data.get("n_components")) is not int
+                or data["n_components"] != axes.shape[0]):
             raise ValueError(f"instance space: n_components {data.get('n_components')!r} and "
                              f"explained_variance_ratio {ratio.tolist()} do not match "
                              f"{axes.shape[0]} components")
+        # what `fit` saves: a PCA's orthonormal axes and shares of the variance
+        if not (np.all(np.abs(axes) <= 1 + 1e-6)  # (an orthonormal row's entries; no overflow)
+                and np.allclose(axes @ axes.T, np.eye(axes.shape[0]), rtol=0, atol=1e-6)):
+            raise ValueError("instance space: components must be orthonormal rows (a PCA's "
+                             f"axes), got {axes.tolist()}")
+        if (not np.all(np.isfinite(ratio)) or np.any(ratio < 0)
+                or ratio.sum() > 1 + 1e-9):
+            raise ValueError(f"instance space: explained_variance_ratio must be shares of the "
+                             f"variance (>= 0, summing to <= 1), got {ratio.tolist()}")
         space = cls(axes.shape[0])
         space.feature_names, space.mean_, space.scale_ = names, mean, scale
         space.components_, space.explained_variance_ratio_ = axes, ratio

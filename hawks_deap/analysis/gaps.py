@@ -463,6 +463,9 @@ def plan_gaps(points: Any, reach: Reach, n: int, *, cell: float = 0.25,
     tolerance = check_float("tolerance", tolerance, low=0.0)
     grid = CoverageGrid.from_region(points, cell=cell)
     inside = grid.inside.ravel()
+    if not inside.any():
+        raise ValueError(f"cell={cell} leaves no cell centre inside the region (the points' "
+                         "convex hull): ask a smaller cell")
     centres = grid.centres()[inside]
     margins = reach.margins(centres)
     best = margins.max(axis=1)
@@ -471,9 +474,10 @@ def plan_gaps(points: Any, reach: Reach, n: int, *, cell: float = 0.25,
     ok = empty & (best >= min_margin)
     candidates, margins, best = centres[ok], margins[ok], best[ok]
     if len(candidates) < n:
+        advice = "ask fewer, or lower" if len(candidates) else "lower"
         raise ValueError(f"n={n} gaps asked, and {len(candidates)} empty cells of the "
                          f"region (of {int(inside.sum())}, cell={cell}) have a margin >= "
-                         f"{min_margin}: ask fewer, or lower min_margin or cell")
+                         f"{min_margin}: {advice} min_margin or cell")
     nearest, _ = cKDTree(points).query(candidates)
     chosen = []
     for _ in range(n):

@@ -35,7 +35,7 @@ import numpy as np
 from hawks_deap._util.validation import check_float, check_int
 from hawks_deap.campaign.seed_keys import configuration_values, key_values
 from hawks_deap.campaign.suite import Suite, check_output, run_suite
-from hawks_deap.campaign.summary import LOCK_FILE, suite_lock, summary_rows
+from hawks_deap.campaign.summary import LOCK_FILE, check_lock_file, suite_lock, summary_rows
 from hawks_deap.io.dataset import write_text_atomic
 from hawks_deap.settings.model import RunSettings
 
@@ -117,7 +117,30 @@ def check_settings(settings: Mapping[str, Mapping[str, Any]] | None
         merged["ga"][key] = value
     for section, table in validated.items():
         merged.setdefault(section, {}).update(table)
+    run_sizes(merged)  # (settings that no run could take: refused here, before any work)
     return merged
+
+
+def run_sizes(sections: Mapping[str, Mapping[str, Any]]) -> tuple[int, int]:
+    """N and the smallest cluster size of the fill's runs (their settings' and defaults).
+
+    Built as a run's problem with the fewest clusters and dimensions a fill plans, so
+    settings no run could take (``n_samples`` below two clusters' minimum size) raise
+    here, naming the setting.
+
+    Parameters
+    ----------
+    sections : mapping
+        `check_settings`' ``{section: {key: value}}``.
+
+    Returns
+    -------
+    tuple of int
+    """
+    flat = {k: v for table in sections.values() for k, v in table.items()}
+    probe = RunSettings.from_values("target", {**flat, "targets": "silhouette=0.5",
+                                               "n_clusters": 2, "n_dims": 2}).problem()
+    return int(probe.n_samples), int(probe.min_size)
 
 
 def plan_fill(paths: Sequence[str | os.PathLike], n: int = 50, *, cell: float = 0.25,
@@ -161,11 +184,7 @@ def plan_fill(paths: Sequence[str | os.PathLike], n: int = 50, *, cell: float = 
     generated = np.array([isinstance((d.metadata or {}).get("problem"), Mapping)
                           for d in datasets])
     flat = {k: v for table_ in sections.values() for k, v in table_.items()}
-    # N and the smallest cluster size as the runs' problems will have them (their defaults
-    # are the settings' and the problem's own)
-    probe = RunSettings.from_values("target", {**flat, "targets": "silhouette=0.5",
-                                               "n_clusters": 2, "n_dims": 2}).problem()
-    n_samples, min_size = int(probe.n_samples), int(probe.min_size)
+    n_samples, min_size = run_sizes(sections)
     # K and D as far as the generated datasets show the generator's behaviour: a real
     # dataset of 100 clusters widens the space, not what the box was measured on
     reached = generated if generated.any() else np.ones(len(names), dtype=bool)
@@ -238,7 +257,12 @@ def _file_values(settings: Mapping[str, Any], k: int, d: int, target: np.ndarray
 
 
 def check_fill_dir(out: Path) -> None:
-    """Refuse an ``out`` that is a file, a link, or a folder with what a fill never writes.
+    """Refuse an ``out`` that is a file, a link, or a folder that is not a fill's.
+
+    A fill's folder holds the lock a fill takes before writing anything there (a user's
+    own files beside its files are kept); any other folder must be empty (hidden files
+    apart), so that a fill never replaces a file of the same name it did not write (a
+    user's ``space.json``).
 
     Parameters
     ----------
@@ -254,13 +278,15 @@ def check_fill_dir(out: Path) -> None:
         raise ValueError(f"--out {out} exists and is not a directory (or is a link)")
     if not out.exists():
         return
-    ours = set(FILL_FILES.values()) | {LOCK_FILE}
+    if os.path.lexists(out / LOCK_FILE):
+        check_lock_file(out)  # (a link, or not hawks-deap's lock: refused)
+        return
     # (hidden .NAME.*.tmp files are what an interrupted atomic write leaves)
-    others = sorted(e.name for e in out.iterdir()
-                    if e.name not in ours and not e.name.startswith("."))
+    others = sorted(e.name for e in out.iterdir() if not e.name.startswith("."))
     if others:
         raise ValueError(f"--out {out} exists and is not a fill's folder (it holds "
-                         f"{', '.join(others[:3])})")
+                         f"{', '.join(others[:3])}, and no fill's {LOCK_FILE}); give a new "
+                         "or empty folder")
 
 
 def run_fill(paths: Sequence[str | os.PathLike], out: str | os.PathLike, *, n: int = 50,

@@ -359,8 +359,8 @@ def check_verifiable(path: str | os.PathLike) -> dict[str, Any]:
                          f"directories written by `hawks-deap {'`, `'.join(COMMANDS)}` or "
                          "`suite` can be verified)")
     space = command["settings"].get("space")
-    if isinstance(space, str) and not Path(space).is_file():
-        found = _moved_space(Path(path), Path(space), meta.get("problem"))
+    if isinstance(space, str):
+        found = _space_file(Path(path), Path(space), meta.get("problem"))
         command = {**command, "settings": {**command["settings"], "space": str(found)}}
     return command
 
@@ -370,20 +370,21 @@ def check_verifiable(path: str | os.PathLike) -> dict[str, Any]:
 SPACE_SEARCH_DEPTH = 5
 
 
-def _moved_space(run: Path, space: Path, problem: Any) -> Path:
-    """A target run's instance space file, found again after its study folder moved.
+def _space_file(run: Path, space: Path, problem: Any) -> Path:
+    """A target run's instance space file: the recorded one, or found again after a move.
 
     Suites and fills record the space's absolute path; a moved (or copied) study keeps
-    the file beside the run folders' ancestors. A candidate of the same name counts only
-    if it is the space the run used: its feature names, mean, scale and components equal
-    those the run's metadata records (``problem``), bit for bit.
+    the file beside the run folders' ancestors. A file counts only if it is the space the
+    run used: its feature names, mean, scale and components equal those the run's
+    metadata records (``problem``), bit for bit; the recorded path first (it may hold
+    another space now: another study written there since), then a file of its name in
+    the run's folder and the `SPACE_SEARCH_DEPTH` above it.
     """
     from hawks_deap.analysis.features import InstanceSpace
 
     folders = [run.resolve(), *run.resolve().parents][:SPACE_SEARCH_DEPTH + 1]
     recorded = problem if isinstance(problem, dict) else {}
-    for folder in folders:
-        candidate = folder / space.name
+    for candidate in [space, *(folder / space.name for folder in folders)]:
         if not candidate.is_file():
             continue
         try:
@@ -398,7 +399,8 @@ def _moved_space(run: Path, space: Path, problem: Any) -> Path:
                 and loaded.scale_.tolist() == recorded.get("space_scale")
                 and loaded.components_.tolist() == recorded.get("components")):
             return candidate
-    raise ValueError(f"RUN {run}: its instance space {space} is gone, and no {space.name} "
+    state = "holds another space" if space.is_file() else "is gone"
+    raise ValueError(f"RUN {run}: its instance space {space} {state}, and no {space.name} "
                      f"holding the space it used is in the run's folder or the "
                      f"{SPACE_SEARCH_DEPTH} above it (put the study's {space.name} back)")
 

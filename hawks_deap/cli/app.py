@@ -145,11 +145,12 @@ SUBCOMMANDS: dict[str, Subcommand] = {
     "verify": Subcommand(
         "run saved runs again and compare (reproducibility)",
         "Evolve each run directory again from the settings and seed its metadata.json "
-        "records (written by generate, versus or a suite) and compare: 'identical' (the "
-        "same bytes), 'same path, values within the tolerance' (the evolutionary path is "
-        "the same, the last bits differ: another BLAS kernel or library version), or "
-        "DIFFERENT; with what differs in the recorded environment. Exit code 0 when every "
-        "run is identical or within the tolerance, 1 otherwise. Nothing is written.",
+        "records (written by generate, versus, target, a suite or a fill) and compare every "
+        "file it wrote: 'identical' (the same bytes), 'same path, values within the "
+        "tolerance' (the evolutionary path is the same, the last bits differ: another BLAS "
+        "kernel or library version), DIFFERENT or INCOMPLETE; with what differs in the "
+        "recorded environment. Exit code 0 when every run is identical, or within the "
+        "tolerance in another environment; 1 otherwise. Nothing is written.",
         verify.prepare),
 }
 

@@ -52,13 +52,19 @@ def hawks_notes(prog: str, hawks: Any) -> None:
         print(f"{prog}: note: {line}", file=sys.stderr)
 
 
-def collection_input(args: argparse.Namespace, command: str
-                     ) -> tuple[list[CollectionItem], list[Any], list[str]]:
-    """The datasets (loaded and checked) and clustering algorithms a command names."""
+def checked_items(args: argparse.Namespace) -> list[CollectionItem]:
+    """The collection ``args.paths`` names (`collection_items`), with ``--labels`` checked."""
     items = collection_items(args.paths)
     if args.labels and all(item.dataset is None for item in items):
         raise UsageError(f"--labels {args.labels} chooses a battery dataset's partition; "
                          "no PATH is a battery (a dataset directory has one partition)")
+    return items
+
+
+def collection_input(args: argparse.Namespace, command: str
+                     ) -> tuple[list[CollectionItem], list[Any], list[str]]:
+    """The datasets (loaded and checked) and clustering algorithms a command names."""
+    items = checked_items(args)
     algorithms = algorithm_list(getattr(args, "algorithms", None))
     preset = getattr(args, "preset", None)
     if preset is not None and not algorithms:

@@ -7,7 +7,13 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from hawks_deap.cli.common import EXIT_OK, UsageError, check_dask_options, suite_backend
+from hawks_deap.cli.common import (
+    EXIT_OK,
+    UsageError,
+    check_dask_options,
+    checked_items,
+    suite_backend,
+)
 
 
 def prepare(args: argparse.Namespace) -> Callable[[], int]:
@@ -27,6 +33,7 @@ def prepare(args: argparse.Namespace) -> Callable[[], int]:
     missing = [p for p in args.paths if not Path(p).exists()]
     if missing:
         raise UsageError(f"argument PATH: {missing[0]} does not exist")
+    checked_items(args)  # a collection, and --labels a battery's: before any work
 
     def run() -> int:
         progress = not args.quiet and sys.stderr.isatty()

@@ -505,8 +505,10 @@ class SpaceTargetProblem(FeatureTargetProblem):
         if not self._constants:  # set with the layout (prepare)
             self.require_layout()
             self._on_new_layout()
-        f = np.array([values[n] if n in values else self._constants[n]
-                      for n in self.feature_names], dtype=float)
+        # a feature no axis loads is neither measured nor needed: its mean (no term)
+        f = np.array([values[n] if n in values else self._constants.get(n, mean)
+                      for n, mean in zip(self.feature_names, self.space_mean, strict=True)],
+                     dtype=float)
         return ((f - self.space_mean) / self.space_scale) @ self.components.T
 
     def distance(self, values: Mapping[str, float]) -> float:
