@@ -493,3 +493,15 @@ def test_gmm_beats_single_linkage_by_at_least_0_9() -> None:
         result = hd.evolve(problem, generations=100, p_f=0.75, seed=seed, n_jobs=2)
         gaps.append(result.best.fitness.values[0])
     assert np.median(gaps) >= 0.9
+
+
+def test_the_same_algorithm_under_two_names_and_spectral_below_its_neighbours_are_refused():
+    from sklearn.cluster import KMeans
+
+    for winner, loser in ((KMeans(), KMeans()),
+                          ("sklearn.cluster:KMeans", "sklearn.cluster._kmeans:KMeans")):
+        with pytest.raises(ValueError, match="must be different algorithms"):
+            hd.VersusProblem(winner, loser, n_samples=100, n_clusters=2, n_dims=2)
+    hd.VersusProblem(KMeans(), KMeans(n_init=3), n_samples=100, n_clusters=2, n_dims=2)
+    with pytest.raises(ValueError, match="'spectral' needs n_samples >= n_neighbors = 10"):
+        hd.VersusProblem("gmm", "spectral", n_samples=8, n_clusters=2, n_dims=2, min_size=1)

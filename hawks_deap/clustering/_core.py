@@ -237,6 +237,22 @@ class EstimatorRunner:
     def __init__(self, estimator: Any) -> None:
         self.estimator = estimator
 
+    def _identity(self) -> tuple[Any, ...]:
+        """The estimator's class and constructor parameters (what a call depends on)."""
+        estimator = self.estimator
+        if not hasattr(estimator, "get_params"):
+            return (id(estimator),)
+        params = estimator.get_params(deep=False)
+        return (type(estimator), tuple(sorted((k, repr(v)) for k, v in params.items())))
+
+    def __eq__(self, other: object) -> bool:
+        # two instances of one class with the same parameters cluster alike
+        return (isinstance(other, EstimatorRunner)
+                and self._identity() == other._identity())
+
+    def __hash__(self) -> int:
+        return hash(self._identity())
+
     @staticmethod
     def _set_per_call(estimator: Any) -> list[str]:
         """The parameters every call sets (the number of clusters, the random state).

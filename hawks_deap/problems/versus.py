@@ -202,11 +202,14 @@ class VersusProblem(DatasetProblem):
                  cache_bytes: int = 512 * 2**20) -> None:
         self.winner = _algorithm("winner", winner)
         self.loser = _algorithm("loser", loser)
-        if self.winner == self.loser:
-            raise ValueError(
-                f"winner and loser must be different algorithms, got {self.winner.name!r} "
-                "twice (a gap between an algorithm and itself is its seed's noise)"
-            )
+        # the same code and settings under two names (an import path's spellings) too
+        if self.winner == self.loser or (self.winner.func == self.loser.func and
+                                         self.winner.k_multiplier == self.loser.k_multiplier):
+            names = (f"{self.winner.name!r} twice" if self.winner.name == self.loser.name
+                     else f"{self.winner.name!r} and {self.loser.name!r}, the same code and "
+                          "settings")
+            raise ValueError(f"winner and loser must be different algorithms, got {names} (a "
+                             "gap between an algorithm and itself is its seed's noise)")
         self.score_name, self.score, self.higher_is_better = resolve_score(score)
         self.n_threads = check_threads("n_threads", n_threads)
         super().__init__(n_samples=n_samples, n_clusters=n_clusters, n_dims=n_dims,
@@ -228,6 +231,11 @@ class VersusProblem(DatasetProblem):
                                  f"n_samples = {self.n_samples}")
             algorithm.check_memory(self.n_samples, {"n_samples": self.n_samples},
                                    label=f"{role} {algorithm.name!r}")
+            # a nearest-neighbour graph (spectral clustering's) needs that many points
+            neighbours = algorithm.settings.get("n_neighbors")
+            if isinstance(neighbours, int) and self.n_samples < neighbours:
+                raise ValueError(f"{role} {algorithm.name!r} needs n_samples >= n_neighbors "
+                                 f"= {neighbours}, got n_samples = {self.n_samples}")
 
     def loop_context(self) -> contextlib.AbstractContextManager:
         """BLAS and OpenMP at ``n_threads`` (None: the libraries' own setting).
