@@ -356,3 +356,39 @@ def test_expect_is_validated_and_needs_a_layout():
         problem.expect(-1)
     with pytest.raises(TypeError, match="evaluations"):
         problem.expect(2.5)  # type: ignore[arg-type]
+
+
+def test_an_interrupt_inside_a_kernel_is_an_interrupt(monkeypatch):
+    """A signal caught while compiled code runs comes out as a SystemError caused by the
+    KeyboardInterrupt; the kernels' caller raises the KeyboardInterrupt itself."""
+    def interrupted(*args):
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt as error:
+            raise SystemError("returned a result with an exception set") from error
+
+    def broken(*args):
+        raise SystemError("something else")
+
+    monkeypatch.setitem(_compiled._state, "kernels", {"grid": interrupted, "own": broken})
+    with pytest.raises(KeyboardInterrupt):
+        _compiled.grid_overlap_flags(np.zeros((3, 2)), np.zeros(3, dtype=np.intp))
+    with pytest.raises(SystemError, match="something else"):
+        _compiled.own_nn_sweep(np.arange(6.0).reshape(3, 2))
+
+
+def test_ctrl_c_during_a_compiled_run_exits_130_in_one_line(tmp_path):
+    import signal
+    import time
+
+    pytest.importorskip("numba")
+    env = dict(os.environ, **{_compiled.ENV: "1"})
+    process = subprocess.Popen(
+        [sys.executable, "-m", "hawks_deap.cli", "generate", "--n-samples", "20000",
+         "--n-clusters", "5", "--generations", "5000", "--seed", "1", "--out", "x"],
+        cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(6)  # the kernels loaded, the loop well under way
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 130 and "Traceback" not in err, err
+    assert not (tmp_path / "x").exists()

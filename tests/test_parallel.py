@@ -5,6 +5,7 @@ import os
 import pickle
 import subprocess
 import sys
+import textwrap
 from concurrent.futures import ThreadPoolExecutor
 
 import multiprocess
@@ -421,3 +422,29 @@ def test_usable_cores_are_the_affinity_masks_not_the_machines():
     from hawks_deap._util.workers import usable_cores
 
     assert usable_cores() == len(os.sched_getaffinity(0)) <= (os.cpu_count() or 1)
+
+
+def test_a_pool_whose_idle_workers_were_killed_closes():
+    """A SIGTERM to the process group (a batch scheduler's) kills idle workers, one of
+    which holds the task queue's read lock while it waits: closing the pool used to wait
+    for that lock forever."""
+    code = textwrap.dedent("""
+        import os, signal, time
+        import numpy as np
+        import hawks_deap as hd
+        from hawks_deap.algorithms.pool import ProblemPool
+        problem = hd.IndexProblem(60, 2, 2, target=0.5)
+        problem.prepare(np.random.default_rng(0))
+        pool = ProblemPool(problem, 2)
+        pool.map(problem.evaluate,
+                 [problem.random_individual(np.random.default_rng(i)) for i in range(4)])
+        time.sleep(0.5)  # idle: a worker waits for a task, holding the read lock
+        for worker in pool._workers:
+            os.kill(worker.pid, signal.SIGTERM)
+        time.sleep(0.5)
+        pool.close()
+        print("closed")
+    """)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "closed", done.stderr

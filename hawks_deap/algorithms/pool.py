@@ -413,5 +413,41 @@ class ProblemPool:
         if self._closed:
             return
         self._closed = True
+        # a worker died (the pool drops it from its own list once it replaced it): then
+        # terminate alone may wait forever
+        if any(process.exitcode is not None
+               for process in [*self._workers, *self._pool._pool]):
+            _stop_workers(self._pool)
         self._pool.terminate()
         self._pool.join()
+
+
+def _stop_workers(pool: Any) -> None:
+    """Kill a pool's workers and free the locks a killed one may hold, before ``terminate``.
+
+    An idle worker waits for its next task holding the task queue's read lock (and one
+    sending a result holds the result queue's write lock); one killed meanwhile (a SIGTERM
+    to the process group, as a batch scheduler sends) never releases it, and
+    ``Pool.terminate`` waits for it forever. So, once a worker has died: no more
+    replacement workers, every worker killed (what ``terminate`` does anyway), and then
+    the locks that no live process releases within a moment are freed.
+    """
+    from multiprocess.pool import TERMINATE
+
+    handler = pool._worker_handler
+    handler._state = TERMINATE
+    pool._change_notifier.put(None)
+    handler.join()
+    workers = list(pool._pool)
+    for process in workers:
+        if process.exitcode is None:
+            process.kill()
+    for process in workers:
+        process.join()
+    for lock in (pool._inqueue._rlock, pool._outqueue._wlock):
+        if lock is None:
+            continue
+        if lock.acquire(timeout=0.5):  # free, or released by a live thread: as it was
+            lock.release()
+        else:  # held by a dead worker
+            lock.release()

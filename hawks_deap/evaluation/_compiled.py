@@ -127,6 +127,21 @@ def _load() -> None:
             _state["kernels"] = None
 
 
+def _call(name: str, *args: Any) -> Any:
+    """Run compiled kernel ``name``; a Ctrl-C (or SIGTERM) that arrived inside it is one.
+
+    A signal caught while compiled code runs comes out as a ``SystemError`` ("returned a
+    result with an exception set") whose cause is the ``KeyboardInterrupt``: raised as
+    that, the command line exits 130 with one line, as elsewhere.
+    """
+    try:
+        return _state["kernels"][name](*args)
+    except SystemError as error:
+        if isinstance(error.__cause__ or error.__context__, KeyboardInterrupt):
+            raise KeyboardInterrupt from None
+        raise
+
+
 def _build() -> dict[str, Any]:
     """Compile (or load from numba's on-disk cache) the kernels."""
     from hawks_deap.evaluation import _numba_kernels as nk
@@ -148,7 +163,7 @@ def own_nn_sweep(P: np.ndarray) -> np.ndarray:
     order = np.argsort(P[:, a])
     T = P[order]
     out = np.empty(n)
-    out[order] = _state["kernels"]["own"](T, np.ascontiguousarray(T[:, a]), a)
+    out[order] = _call("own", T, np.ascontiguousarray(T[:, a]), a)
     return out
 
 
@@ -192,7 +207,7 @@ def sweep_hits(X: np.ndarray, offs: np.ndarray, point: np.ndarray, o: np.ndarray
     T[rows] = X[rows[order]]
     keys = np.zeros(X.shape[0])
     keys[rows] = key[order]
-    return _state["kernels"]["hits"](X, np.asarray(point, dtype=np.intp),
+    return _call("hits", X, np.asarray(point, dtype=np.intp),
                                      np.ascontiguousarray(o, dtype=float),
                                      np.asarray(tgt, dtype=np.intp), T, keys, offs, axis)
 
@@ -206,8 +221,8 @@ def grid_overlap_flags(X: np.ndarray, codes: np.ndarray) -> np.ndarray | None:
     """
     # the bounds are the kernel's: numpy's X.min(axis=0) of an (N, 2) array costs as
     # much as a tenth of the pass
-    flags, ok = _state["kernels"]["grid"](np.ascontiguousarray(X, dtype=float),
-                                          np.ascontiguousarray(codes, dtype=np.intp))
+    flags, ok = _call("grid", np.ascontiguousarray(X, dtype=float),
+                      np.ascontiguousarray(codes, dtype=np.intp))
     return flags if ok else None
 
 
@@ -221,6 +236,6 @@ def silhouette_points(X: np.ndarray, offs: np.ndarray, centroids: np.ndarray,
     (`_numba_kernels.silhouette_2d`); the caller reduces them as the numpy path does.
     Requires `available`.
     """
-    return _state["kernels"]["silhouette"](
-        np.ascontiguousarray(X, dtype=float), np.asarray(offs, dtype=np.intp),
+    return _call(
+        "silhouette", np.ascontiguousarray(X, dtype=float), np.asarray(offs, dtype=np.intp),
         np.ascontiguousarray(centroids, dtype=float), scatter / counts, scatter, counts)
