@@ -377,18 +377,28 @@ def test_an_interrupt_inside_a_kernel_is_an_interrupt(monkeypatch):
         _compiled.own_nn_sweep(np.arange(6.0).reshape(3, 2))
 
 
+@pytest.mark.slow  # (a fresh environment compiles the kernels first: 10-20 s)
 def test_ctrl_c_during_a_compiled_run_exits_130_in_one_line(tmp_path):
     import signal
     import time
 
     pytest.importorskip("numba")
     env = dict(os.environ, **{_compiled.ENV: "1"})
+    # numba's on-disk cache filled first: the interrupt is to land in a running kernel
+    subprocess.run([sys.executable, "-m", "hawks_deap.cli", "generate", "--n-samples", "200",
+                    "--generations", "2", "--seed", "1", "--out", "warm", "--quiet"],
+                   cwd=tmp_path, env=env, check=True, capture_output=True, timeout=600)
     process = subprocess.Popen(
         [sys.executable, "-m", "hawks_deap.cli", "generate", "--n-samples", "20000",
          "--n-clusters", "5", "--generations", "5000", "--seed", "1", "--out", "x"],
         cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     time.sleep(6)  # the kernels loaded, the loop well under way
     process.send_signal(signal.SIGINT)
-    _, err = process.communicate(timeout=60)
+    try:
+        _, err = process.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.communicate()
+        raise
     assert process.returncode == 130 and "Traceback" not in err, err
     assert not (tmp_path / "x").exists()
