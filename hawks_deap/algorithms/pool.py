@@ -447,7 +447,7 @@ def _stop_workers(pool: Any) -> None:
     for lock in (pool._inqueue._rlock, pool._outqueue._wlock):
         if lock is None:
             continue
-        if lock.acquire(timeout=0.5):  # free, or released by a live thread: as it was
-            lock.release()
-        else:  # held by a dead worker
-            lock.release()
+        # taken (free, or released by a live thread within the moment) and given back,
+        # or held by a dead worker and freed: one release either way
+        lock.acquire(timeout=0.5)
+        lock.release()
