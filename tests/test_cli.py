@@ -261,8 +261,8 @@ def test_pairwise_algorithms_are_refused_on_data_too_large_for_their_distances(
     n = 60
     hd.Dataset(np.random.default_rng(0).normal(size=(n, 2)), np.arange(n) % 2).save(
         tmp_path / "d")
-    # room for the data, not for 60 * 59 / 2 distances of 8 bytes
-    monkeypatch.setattr(_memory, "total_memory", lambda: 4 * n * (n - 1) - 1)
+    # room for the data, not for two copies of 60 * 59 / 2 distances of 8 bytes
+    monkeypatch.setattr(_memory, "total_memory", lambda: 8 * n * (n - 1) - 1)
     algorithms = {}
     for name in available_algorithms():
         try:
@@ -276,27 +276,28 @@ def test_pairwise_algorithms_are_refused_on_data_too_large_for_their_distances(
         code, _, err = main(capsys, "features", tmp_path / "d", "--algorithms",
                             f"kmeans++,{name}")
         assert code == 2, err
-        assert f"{name} (all 1,770 pairwise distances) needs at least 14.2 kB" in err
+        assert f"{name} (all 1,770 pairwise distances) needs at least 28.3 kB" in err
         assert f"leave {name} out or this dataset" in err
     others = [a for a in algorithms if a not in pairwise]
     code, out, err = main(capsys, "features", tmp_path / "d", "--algorithms",
                           ",".join(others), "--format", "csv")
     assert code == 0, err
     assert all(f"ari_{a}" in out.splitlines()[0] for a in others)
-    # the one check behind both: 60 * 59 / 2 = 1,770 distances of 8 bytes = 14,160 bytes
+    # the one check behind both: 60 * 59 / 2 = 1,770 distances of 8 bytes, twice (pdist's
+    # matrix and linkage's copy) = 28,320 bytes
     with pytest.raises(ValueError, match=r"n_samples=60: ward-linkage \(all 1,770 pairwise "
-                                         r"distances\) needs at least 14.2 kB"):
+                                         r"distances\) needs at least 28.3 kB"):
         get_algorithm("ward-linkage").check_memory(n, {"n_samples": n})
     get_algorithm("single-linkage").check_memory(n, {"n_samples": n})  # declares no need
-    monkeypatch.setattr(_memory, "total_memory", lambda: 4 * n * (n - 1))  # exactly enough
+    monkeypatch.setattr(_memory, "total_memory", lambda: 8 * n * (n - 1))  # exactly enough
     get_algorithm("ward-linkage").check_memory(n, {"n_samples": n})
-    monkeypatch.setattr(_memory, "total_memory", lambda: 4 * n * (n - 1) - 1)
+    monkeypatch.setattr(_memory, "total_memory", lambda: 8 * n * (n - 1) - 1)
     # Versus problems check it when built: the versus command, suites and the API
     code, _, err = main(capsys, "versus", "gmm", "average-linkage", "--n-samples", n,
                         "--n-clusters", 2, "--out", tmp_path / "v")
     assert code == 2 and "loser 'average-linkage' (all 1,770 pairwise distances)" in err
     assert not (tmp_path / "v").exists()
-    with pytest.raises(ValueError, match="other 'ward-linkage' .* needs at least 14.2 kB"):
+    with pytest.raises(ValueError, match="other 'ward-linkage' .* needs at least 28.3 kB"):
         hd.MultiVersusProblem("gmm", ["kmeans++"], others=["single-linkage", "ward-linkage"],
                               n_samples=n, n_clusters=2, n_dims=2)
     hd.VersusProblem("gmm", "single-linkage", n_samples=n, n_clusters=2, n_dims=2)

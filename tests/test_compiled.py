@@ -388,10 +388,14 @@ def test_ctrl_c_during_a_compiled_run_exits_130_in_one_line(tmp_path):
     subprocess.run([sys.executable, "-m", "hawks_deap.cli", "generate", "--n-samples", "200",
                     "--generations", "2", "--seed", "1", "--out", "warm", "--quiet"],
                    cwd=tmp_path, env=env, check=True, capture_output=True, timeout=600)
+    # Ctrl-C as a terminal delivers it: a test run started in the background by a shell
+    # without job control inherits SIGINT ignored, and so would the command (as in
+    # test_cli's _signal_when_working)
     process = subprocess.Popen(
         [sys.executable, "-m", "hawks_deap.cli", "generate", "--n-samples", "20000",
          "--n-clusters", "5", "--generations", "5000", "--seed", "1", "--out", "x"],
-        cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     time.sleep(6)  # the kernels loaded, the loop well under way
     process.send_signal(signal.SIGINT)
     try:

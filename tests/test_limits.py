@@ -307,3 +307,94 @@ def test_check_feature_inputs_checks_every_dataset_first():
         check_feature_inputs([fine, (fine[0][:11], fine[1][:11])], n_neighbors=11)
     (X, y), = check_feature_inputs([fine])
     assert X.shape == (40, 2) and y.shape == (40,)
+
+
+# ----------------------------------------------------- pairwise distances held at once
+
+
+def _room_for(monkeypatch, evaluations: float, n: int) -> int:
+    """Memory for ``evaluations`` average-linkage calls on ``n`` points at once."""
+    from hawks_deap.clustering import get_algorithm
+
+    per = get_algorithm("average-linkage").memory_bytes(n)
+    monkeypatch.setattr(_memory, "total_memory", lambda: int(evaluations * per))
+    return per
+
+
+def test_versus_processes_whose_distances_cannot_fit_are_refused(tmp_path, capsys,
+                                                                 monkeypatch):
+    """One evaluation fits, two at once do not: an explicit n_jobs of 2 is refused before
+    any work (naming how many fit), the default runs one process, resume is checked too."""
+    from hawks_deap.algorithms import loop
+
+    n = 200
+    per = _room_for(monkeypatch, 1.5, n)
+    problem = hd.VersusProblem("kmeans++", "average-linkage", n_samples=n, n_clusters=3,
+                               n_dims=2)
+    assert problem.evaluation_bytes == per == 8 * n * (n - 1)
+    with pytest.raises(ValueError, match=r"^n_jobs=2: 2 evaluations .* at once, 318 kB each, "
+                                         r"need at least 637 kB, more than this machine's "
+                                         r"memory \(478 kB\); at most 1 fit, give n_jobs=1$"):
+        hd.evolve(problem, population_size=4, generations=1, n_jobs=2, seed=0)
+    assert problem.layout is None  # refused before the layout was drawn
+    assert problem.as_multiobjective().evaluation_bytes == per
+    monkeypatch.setattr(loop, "usable_cores", lambda: 8)
+    assert loop._default_n_jobs(problem, None, 10) == 1
+    monkeypatch.setattr(_memory, "total_memory", lambda: 3 * per)
+    assert loop._default_n_jobs(problem, None, 10) == 3
+    assert loop._default_n_jobs(problem, None, 2) == 2
+    # the command line: exit 2, one line, no folder
+    code, _, err = run_main(capsys, "versus", "kmeans++", "average-linkage", "--n-samples", n,
+                            "--n-clusters", 3, "--n-jobs", 4, "--out", tmp_path / "v")
+    assert code == 2 and "n_jobs=4: 4 evaluations" in one_line(err), err
+    assert not (tmp_path / "v").exists()
+    # resume: the same check
+    checkpoint = tmp_path / "run.pkl"
+    hd.evolve(problem, population_size=4, generations=1, seed=0, n_jobs=1,
+              checkpoint=checkpoint)
+    with pytest.raises(ValueError, match=r"^n_jobs=4: 4 evaluations"):
+        hd.resume(checkpoint, generations=2, n_jobs=8)
+    # problems that declare nothing are not bounded
+    index = hd.IndexProblem(n, 3, 2, target=0.5)
+    assert index.evaluation_bytes == 0
+    assert hd.VersusProblem("kmeans++", "single-linkage", n_samples=n, n_clusters=3,
+                            n_dims=2).evaluation_bytes == 0
+
+
+def test_a_suite_whose_first_runs_cannot_fit_at_once_is_refused(tmp_path, capsys, monkeypatch):
+    """Two workers start the two longest runs together: 2 x 250 points' distances."""
+    from hawks_deap.campaign import suite as hs
+
+    grid = tmp_path / "grid.toml"
+    grid.write_text('[suite]\nruns = 2\nseed = 5\nmode = "versus"\n\n[dataset]\n'
+                    'n_samples = [150, 250]\nn_clusters = 3\n\n[objective]\n'
+                    'winner = "kmeans++"\nloser = "average-linkage"\n\n'
+                    '[ga]\ngenerations = 1\npopulation_size = 4\n')
+    per = _room_for(monkeypatch, 1.5, 250)
+    suite = hs.load_suite(grid)
+    with pytest.raises(ValueError, match=r"^workers=2: the first 2 runs at once .* needs at "
+                                         r"least 996 kB, more than this machine's memory"):
+        hs.run_suite(suite, tmp_path / "out", workers=2)
+    assert not (tmp_path / "out").exists()  # refused before the folder
+    assert per == 498_000
+    code, _, err = run_main(capsys, "suite", grid, "--out", tmp_path / "out", "--workers", 2)
+    assert code == 2 and "workers=2: the first 2 runs at once" in one_line(err)
+    # one worker: the runs one after another (each problem's own check passed)
+    hs.run_suite(suite, tmp_path / "out", workers=1)
+    assert len(hs.read_summary(tmp_path / "out")) == 4
+
+
+def test_performance_table_refuses_distances_that_cannot_fit_before_clustering(monkeypatch):
+    from hawks_deap.analysis.features import performance_table
+
+    calls = []
+    monkeypatch.setattr(hd.clustering.ClusteringAlgorithm, "__call__",
+                        lambda self, *a: calls.append(self.name))
+    _room_for(monkeypatch, 1.5, 200)  # 200 points fit, 250 do not
+    rng = np.random.default_rng(0)
+    small, large = ((rng.normal(size=(n, 2)), np.arange(n) % 3) for n in (200, 250))
+    with pytest.raises(ValueError, match=r"^dataset=big, n_samples=250: average-linkage "
+                                         r"\(all 31,125 pairwise distances\) needs at least"):
+        performance_table([small, large], ["kmeans++", "average-linkage"],
+                          names=["small", "big"])
+    assert calls == []  # nothing clustered

@@ -10,8 +10,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
-__all__ = ["check_fits", "check_population_size", "human_bytes", "population_bytes", "run_bytes",
-           "sample_bytes", "total_memory"]
+__all__ = ["check_fits", "check_population_size", "check_processes", "fitting_processes",
+           "human_bytes", "population_bytes", "run_bytes", "sample_bytes", "total_memory"]
 
 
 def total_memory() -> int | None:
@@ -78,3 +78,28 @@ def check_fits(what: str, nbytes: int, parameters: dict[str, Any]) -> None:
         raise ValueError(f"{named + ': ' if named else ''}{what} needs at least "
                          f"{human_bytes(nbytes)}, more than this machine's memory "
                          f"({human_bytes(total)})")
+
+
+def fitting_processes(per_process: int) -> int | None:
+    """How many processes needing ``per_process`` bytes each fit in this machine's memory.
+
+    None when there is no bound (``per_process`` is 0, or the system does not say).
+    """
+    total = total_memory()
+    return None if total is None or per_process <= 0 else total // per_process
+
+
+def check_processes(name: str, processes: int, per_process: int, what: str) -> None:
+    """Raise ``ValueError`` if ``processes`` tasks of ``per_process`` bytes cannot run at once.
+
+    The message names ``name``, the figures and how many fit in this machine's memory.
+    ``what`` names one task (e.g. ``"evaluations (each clusters with all pairwise
+    distances)"``).
+    """
+    fit = fitting_processes(per_process)
+    if fit is not None and processes > fit:
+        raise ValueError(
+            f"{name}={processes}: {processes} {what} at once, {human_bytes(per_process)} "
+            f"each, need at least {human_bytes(processes * per_process)}, more than this "
+            "machine's memory "
+            f"({human_bytes(total_memory() or 0)}); at most {fit} fit, give {name}={max(fit, 1)}")

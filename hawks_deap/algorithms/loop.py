@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 from deap import tools
 
+from hawks_deap._util.memory import check_processes, fitting_processes
 from hawks_deap._util.validation import (
     check_bool,
     check_choice,
@@ -150,7 +151,10 @@ def evolve(problem: Problem, *, population_size: int = 10, generations: int = 10
         at most one per individual are started). Default: serial, except for problems
         whose evaluations are expensive (``parallel_by_default``: Versus mode), which get
         one process per core this process may run on (its CPU affinity: a batch job's
-        or ``taskset``'s cores, not the machine's), at most one per individual. An
+        or ``taskset``'s cores, not the machine's), at most one per individual, and
+        no more than the machine's memory holds evaluations of at once (the problem's
+        ``evaluation_bytes``: a pairwise linkage's distances; an explicit ``n_jobs``
+        beyond that is a ``ValueError`` naming how many fit). An
         Index-mode run too small
         for a pool to pay (``P x N x (K + D)`` below
         `hawks_deap.algorithms.pool.POOL_MIN_WORK`: measured slower with two processes
@@ -213,6 +217,7 @@ def evolve(problem: Problem, *, population_size: int = 10, generations: int = 10
     p_f = check_probability("p_f", p_f)
     n_jobs = (_default_n_jobs(problem, map, population_size) if n_jobs is None  # at most
               else min(check_workers("n_jobs", n_jobs), population_size))  # 1 per individual
+    check_evaluation_memory(problem, map, n_jobs)
     hall_of_fame_size = check_int("hall_of_fame_size", hall_of_fame_size, minimum=1)
     checkpoint_every = check_int("checkpoint_every", checkpoint_every, minimum=1)
     check_checkpoint_path(checkpoint)
@@ -280,6 +285,8 @@ def resume(checkpoint: str | os.PathLike, *, generations: int | None = None,
     progress = check_bool("progress", progress)
     check_map(map, n_jobs)
     payload = read_checkpoint(checkpoint)  # (a file that is no checkpoint: refused here)
+    n_jobs = min(n_jobs, payload["settings"]["population_size"])
+    check_evaluation_memory(payload["problem"], map, n_jobs)
     if save_to is None:
         check_checkpoint_path(checkpoint)
     else:
@@ -315,11 +322,27 @@ def _default_n_jobs(problem: Problem, map_fn: Callable | None, population_size: 
     """Default ``n_jobs``: 1, or one process per core for expensive problems.
 
     Problems with ``parallel_by_default`` (Versus mode) run without ``map=`` get one
-    process per core this process may use (`usable_cores`), at most one per individual.
+    process per core this process may use (`usable_cores`), at most one per individual
+    and at most as many as the machine's memory holds evaluations of at once.
     """
     if map_fn is not None or not problem.parallel_by_default:
         return 1
-    return max(1, min(usable_cores(), population_size))
+    fit = fitting_processes(problem.evaluation_bytes)  # None: no bound
+    return max(1, min(usable_cores(), population_size, *([] if fit is None else [fit])))
+
+
+def check_evaluation_memory(problem: Problem, map_fn: Callable | None, n_jobs: int) -> None:
+    """Refuse ``n_jobs`` processes whose evaluations at once cannot fit in memory.
+
+    `evolve` and `resume` check it; so does the command line, before its output folder.
+
+    Each worker of a pool evaluates its own individual, so ``n_jobs`` of the problem's
+    ``evaluation_bytes`` are held at once (a problem's own check covers one). A user's
+    ``map`` runs where it likes: not checked.
+    """
+    if map_fn is None and n_jobs > 1 and problem.evaluation_bytes:
+        check_processes("n_jobs", n_jobs, problem.evaluation_bytes,
+                        "evaluations (the problem's evaluation_bytes)")
 
 
 class _Run:

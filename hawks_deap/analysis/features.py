@@ -364,6 +364,14 @@ def performance_table(datasets: Iterable[Any], algorithms: Iterable[Any] | None 
     -------
     Table
         One row per dataset, one column per algorithm (its name).
+
+    Raises
+    ------
+    ValueError
+        Before any clustering, for a dataset whose pairwise distances a linkage
+        algorithm (average, complete, Ward) cannot hold in this machine's memory
+        (`hawks_deap.clustering.ClusteringAlgorithm.check_memory`), among the other
+        argument checks.
     """
     from hawks_deap._util.workers import check_workers
     from hawks_deap.clustering import (
@@ -391,6 +399,9 @@ def performance_table(datasets: Iterable[Any], algorithms: Iterable[Any] | None 
                          f"{columns}; to compare two settings of one algorithm, name each "
                          "(hawks_deap.clustering.register_algorithm('mine-a', MyAlgo(a=1)))")
     tasks = _performance_tasks(datasets, index, runners, seed, references, score_function)
+    for name, (X, *_) in zip(index, tasks, strict=True):  # before any clustering
+        for runner in runners:
+            runner.check_memory(len(X), {"dataset": name, "n_samples": len(X)})
     if n_jobs > 1 and len(tasks) > 1:
         from hawks_deap.algorithms.pool import ProblemPool
 

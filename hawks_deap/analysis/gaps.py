@@ -442,7 +442,9 @@ def plan_gaps(points: Any, reach: Reach, n: int, *, cell: float = 0.25,
     cell : float
         The side of a cell.
     min_margin : float
-        The smallest margin of a target (standardised units of the free features).
+        The smallest margin of a target (standardised units of the free features). A
+        negative value admits targets up to that far outside the estimated reach (a
+        linear estimate: such targets may still be reached, or missed).
     tolerance : float
         How far below the best margin a cheaper (K, D) may be.
 

@@ -46,6 +46,7 @@ from typing import Any
 import numpy as np
 
 from hawks_deap._util.files import CONFIG_MAX_BYTES, CONFIG_MAX_DEPTH, read_json
+from hawks_deap._util.memory import check_fits
 from hawks_deap._util.validation import check_bool, check_choice, check_parent_dir
 from hawks_deap._util.workers import (
     check_not_reimported,
@@ -99,6 +100,7 @@ __all__ = [
     "SuiteBusy",
     "Suite",
     "SuiteTask",
+    "check_memory",
     "check_output",
     "close_dask",
     "connect_dask",
@@ -660,6 +662,55 @@ def _iter_processes(tasks: list[SuiteTask], out: str, workers: int
         yield from pool.imap_unordered(_run_task_star, [(t, out) for t in tasks])
 
 
+def _todo(tasks: Sequence[SuiteTask], finished: Mapping[tuple[str, int], Any]
+          ) -> list[SuiteTask]:
+    """The tasks not ``finished``, in the order they start.
+
+    Longest first (an estimate), so no long run starts last while workers idle; among
+    equal costs run index first, so a suite stopped part way holds as many runs of each
+    configuration. The order changes nothing in the results (seeds come from config and
+    run).
+    """
+    todo = [t for t in tasks if (t.config_id, t.run) not in finished]
+    todo.sort(key=lambda t: (-cost_estimate(t), t.run))
+    return todo
+
+
+def check_memory(out: Path, suite: Suite, workers: int) -> None:
+    """Refuse, before any run starts, first runs that together cannot fit in memory.
+
+    The first ``workers`` runs still to do in ``out`` (longest first) start at once; each
+    evaluation of each holds its problem's ``evaluation_bytes`` (Versus mode with a
+    pairwise linkage: the distances). A problem's own check covers one run alone. Reads
+    ``out`` only (`run_suite` checks it before taking the folder's lock).
+
+    Parameters
+    ----------
+    out : pathlib.Path
+        The suite directory (its finished runs are not counted).
+    suite : Suite
+        From `load_suite`.
+    workers : int
+        The processes that will run tasks at once.
+
+    Raises
+    ------
+    ValueError
+        Naming ``workers``, the bytes those runs need and the machine's memory.
+    """
+    tasks = suite.tasks()
+    first = _todo(tasks, finished_task_rows(out, tasks))[:workers]
+    per_configuration: dict[str, int] = {}
+    for task in first:
+        if task.config_id not in per_configuration:
+            per_configuration[task.config_id] = build_problem(task.command,
+                                                              task.values).evaluation_bytes
+    need = sum(per_configuration[task.config_id] for task in first)
+    if len(first) > 1 and need:
+        check_fits(f"the first {len(first)} runs at once (longest first; their evaluations' "
+                   "pairwise distances)", need, {"workers": workers})
+
+
 def run_suite(suite: Suite, out: str | os.PathLike, *, workers: int = 1,
               backend: str = "processes", scheduler: str | None = None,
               progress: bool = False, client: Any = None,
@@ -675,7 +726,9 @@ def run_suite(suite: Suite, out: str | os.PathLike, *, workers: int = 1,
     workers : int
         Processes running tasks at once (local processes, or LocalCluster workers): at
         most `hawks_deap._util.workers.MAX_WORKERS` (else ``ValueError``); no more are
-        started than there are runs to do.
+        started than there are runs to do. ``ValueError`` too, before any run, when the
+        first runs (longest first) cannot all fit in this machine's memory at once
+        (Versus runs with a pairwise linkage: their distances).
     backend : {"processes", "dask"}
         Local processes (no server needed), or ``dask.distributed``.
     scheduler : str, optional
@@ -706,6 +759,7 @@ def run_suite(suite: Suite, out: str | os.PathLike, *, workers: int = 1,
     out = Path(out)
     own_client = None
     check_output(out, suite)  # before any work (a file, another suite), a cluster included
+    check_memory(out, suite, workers)
     if backend == "dask" and client is None:
         runs = len(suite.configurations) * suite.runs  # (no more workers than runs)
         own_client = client = connect_dask(min(workers, runs), scheduler)
@@ -733,14 +787,9 @@ def _run_locked(suite: Suite, out: Path, workers: int, backend: str, client: Any
     # (refuses a runs/ that is a link)
     clean_partial(out, (t.name for t in tasks), files=(SUMMARY_FILE, GRID_FILE))
     rows = finished_task_rows(out, tasks)
-    todo = [t for t in tasks if (t.config_id, t.run) not in rows]
+    todo = _todo(tasks, rows)
     for task in todo:
         _set_aside(out, task.name)
-    # longest first (an estimate), so no long run starts last while workers idle; among
-    # equal costs run index first, so a suite stopped part way holds as many runs of
-    # each configuration. The order changes nothing in the results (seeds come from
-    # config and run).
-    todo.sort(key=lambda t: (-cost_estimate(t), t.run))
     from tqdm.auto import tqdm
 
     total = len(rows) + len(todo)

@@ -171,6 +171,10 @@ def prepare_run(args: argparse.Namespace, command: str,
     from hawks_deap.algorithms.toolbox import check_population
 
     check_population(problem, values["population_size"])  # with K and D: exit 2, not 1
+    if values.get("n_jobs") is not None:  # (the default fits by construction)
+        from hawks_deap.algorithms.loop import check_evaluation_memory
+
+        check_evaluation_memory(problem, None, min(values["n_jobs"], values["population_size"]))
     metadata = {"command": {"name": command, "settings": dict(values),
                             "config_file": None if args.config is None else str(args.config)}}
     if source is not None:

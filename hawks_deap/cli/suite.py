@@ -29,6 +29,7 @@ def prepare(args: argparse.Namespace) -> Callable[[], int]:
               f"configurations x {grid.runs:,} runs); a long campaign", file=sys.stderr)
     out = Path(args.out)
     suite_module.check_output(out, grid)
+    suite_module.check_memory(out, grid, args.workers)
 
     def run() -> int:
         progress = not args.quiet and sys.stderr.isatty()

@@ -101,6 +101,11 @@ class MultiObjectiveProblem(Problem):
         return self.base.n_threads
 
     @property
+    def evaluation_bytes(self) -> int:  # type: ignore[override]
+        """The base problem's."""
+        return self.base.evaluation_bytes
+
+    @property
     def n_clusters(self) -> int:  # type: ignore[override]
         """The base problem's."""
         return self.base.n_clusters

@@ -39,6 +39,12 @@ class Problem(ABC):
     n_threads : int or None
         Native (BLAS/OpenMP) threads an evaluation may use; None: the libraries' own
         setting. A pool never forks workers whose evaluations may use several threads.
+    evaluation_bytes : int
+        A lower bound on the memory one evaluation needs besides the run's own (a Versus
+        problem with a pairwise linkage: its distances); 0 when none is declared.
+        `hawks_deap.evolve` refuses an ``n_jobs`` whose evaluations at once cannot fit
+        in this machine's memory, and its default ``n_jobs`` starts no more processes
+        than fit.
     n_clusters : int
         K, the number of genes of an individual: `hawks_deap.make_toolbox` and
         `hawks_deap.evolve` read it for the population's memory bound and for the
@@ -51,6 +57,7 @@ class Problem(ABC):
     layout: Layout | None = None
     parallel_by_default: bool = False
     n_threads: int | None = None
+    evaluation_bytes: int = 0
 
     @abstractmethod
     def prepare(self, rng: np.random.Generator) -> Layout:

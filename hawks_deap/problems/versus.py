@@ -222,9 +222,12 @@ class VersusProblem(DatasetProblem):
         """Refuse, before any run, an algorithm that cannot cluster ``n_samples`` points.
 
         It asks for more clusters than points, or (a `pairwise` one) its distances need
-        more than this machine's memory.
+        more than this machine's memory. Sets ``evaluation_bytes``: the algorithms of
+        an evaluation run one after the other, so the largest need of any of them.
         """
         for role, algorithm in roles:
+            self.evaluation_bytes = max(self.evaluation_bytes,
+                                        algorithm.memory_bytes(self.n_samples))
             k = self.n_clusters * algorithm.k_multiplier
             if k > self.n_samples:
                 raise ValueError(f"{role} {algorithm.name!r} asks for {k} clusters, more than "

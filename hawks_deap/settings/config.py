@@ -198,7 +198,8 @@ COMMAND_LINE_OPTIONS: tuple[Option, ...] = (
            "standardised units (coverage counts the region's cells that hold a dataset)",
            low=0.0, low_open=True, commands=("fill",)),
     Option(None, "min_margin", "float", 0.1, "how far inside the generator's reach a "
-           "target must be: the free features' standardised margin", commands=("fill",)),
+           "target must be: the free features' standardised margin (negative: targets "
+           "up to that far outside the estimated reach)", commands=("fill",)),
     Option(None, "config", "str", None, "TOML file with the runs' [dataset] (n_samples, "
            "min_size, ...), [constraints] and [ga] settings (defaults: hawks-deap "
            "target's, with 250 generations)", metavar="FILE.toml", commands=("fill",)),
