@@ -101,22 +101,33 @@ def _operator_number(op: str) -> int:
                                                  "big") % 2**31
 
 
+def study_problem(n_samples: int, n_clusters: int, d: int, target: float, init: str,
+                  max_overlap: float) -> hd.IndexProblem:
+    """The problem of one scenario (its settings checked by the constructor)."""
+    return hd.IndexProblem(n_samples, n_clusters, d, target,
+                           constraints=[hd.Overlap(max=max_overlap)],
+                           initial_mean_upper=INITS[init])
+
+
+def operator_options(op: str, gaussian_dims: str) -> dict | None:
+    """The mean operator's options: "each" (the default) runs the original operator as the
+    paper's configs did; the seeds do not depend on it, so "all" and "each" differ only by
+    the coordinates moved."""
+    return {"dims": gaussian_dims} if op == "gaussian" else None
+
+
 def one_run(task: Task, gaussian_dims: str = "each", n_clusters: int = 5,
             max_overlap: float = 0.1) -> dict:
     """Silhouette and overlap of the best individual per generation for one run."""
     op, target, init, d, run, generations, n_samples = task
-    problem = hd.IndexProblem(n_samples, n_clusters, d, target,
-                              constraints=[hd.Overlap(max=max_overlap)],
-                              initial_mean_upper=INITS[init])
+    problem = study_problem(n_samples, n_clusters, d, target, init, max_overlap)
     seed = np.random.SeedSequence(2021, spawn_key=(_operator_number(op),
                                                    TARGETS.index(target),
                                                    list(INITS).index(init), DIMS.index(d),
                                                    run))
-    # "each" (the default) runs the original operator as the paper's configs did; the seeds
-    # do not depend on it, so "all" and "each" differ only by the coordinates moved
-    kwargs = {"dims": gaussian_dims} if op == "gaussian" else None
     result = hd.evolve(problem, population_size=10, generations=generations, p_f=0.5,
-                       mean_mutation=mean_operator(op), mean_kwargs=kwargs, seed=seed)
+                       mean_mutation=mean_operator(op),
+                       mean_kwargs=operator_options(op, gaussian_dims), seed=seed)
     return {"task": list(task), "index": [row["index"] for row in result.logbook],
             "overlap": [row["overlap"] for row in result.logbook]}
 
@@ -399,6 +410,14 @@ def main() -> None:
     operators = table + tuple(dict.fromkeys(s for s in args.operator if s not in table))
     if args.quick:
         args.runs, args.generations, args.n_samples = 1, 2, 100
+    for op, d in itertools.product(operators, args.dims):  # every setting, before any run
+        try:  # (a toolbox checks what evolve would: e.g. "de" needs K >= 3)
+            hd.make_toolbox(study_problem(args.n_samples, args.n_clusters, d, args.targets[0],
+                                          args.inits[0], args.max_overlap),
+                            mean_mutation=mean_operator(op),
+                            mean_kwargs=operator_options(op, args.gaussian_dims), seed=0)
+        except (ValueError, TypeError) as error:
+            parser.error(f"operator {op!r}, D = {d}: {error}")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     # a folder holds one setting: its runs.jsonl keys do not name it (folders made before

@@ -341,6 +341,21 @@ def test_a_mean_operator_added_to_the_table_is_found_everywhere(monkeypatch, tmp
     assert "| 2 | overlapping | 0.2 | stay |" in out and "| 2 | overlapping | 0.9 | de |" in out
 
 
+@pytest.mark.parametrize("given, message", [
+    (["--n-clusters", "2"], "operator 'de', D = 2: mean_mutation='de' needs n_clusters >= 3"),
+    (["--max-overlap", "1.5"], "Overlap(max) must lie in [0, 1], got 1.5")])
+def test_the_operator_study_refuses_its_settings_before_any_run(monkeypatch, tmp_path,
+                                                                 capsys, given, message):
+    """Before writing study.json, which would then refuse the corrected setting."""
+    study = _operator_study()
+    monkeypatch.setattr(sys, "argv", ["operator_study.py", "--quick", "--workers", "1",
+                                      *given, "--out", str(tmp_path / "study")])
+    with pytest.raises(SystemExit) as stop:
+        study.main()
+    assert stop.value.code == 2 and message in capsys.readouterr().err
+    assert not (tmp_path / "study").exists()
+
+
 def spread(X, labels):
     """Mean distance of the points to their cluster's mean (an index for the test)."""
     X, labels = np.asarray(X), np.asarray(labels)

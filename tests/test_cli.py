@@ -636,3 +636,25 @@ def test_repeated_algorithms_are_refused_before_any_work(tmp_path, capsys):
                         str(tmp_path / "figures"), "--algorithms", "gmm,gmm")
     assert code == 2 and "--algorithms names gmm more than once" in err
     assert not (tmp_path / "figures").exists()
+
+
+@pytest.mark.parametrize("argv, flag", [
+    (["features", "{d}", "--seed", "3"], "--seed 3"),
+    (["features", "{d}", "--n-jobs", "2"], "--n-jobs 2"),
+    (["features", "{d}", "--score", "nca"], "--score nca"),
+    (["plot", "{d}", "{d}2", "--score", "nca", "--out", "{d}p"], "--score nca"),
+    (["export", "{d}", "--out", "{d}e", "--battery", "b", "--n-jobs", "2"], "--n-jobs 2"),
+    (["export", "{d}", "--out", "{d}e", "--format", "isa", "--seed", "4"], "--seed 4"),
+])
+def test_options_that_act_only_through_algorithms_are_refused_without_them(
+        tmp_path, capsys, argv, flag):
+    """Silently ignored, they would suggest a setting the output does not have."""
+    for name in ("d", "d2"):
+        hd.Dataset(np.random.default_rng(0).normal(size=(60, 2)), np.arange(60) % 2).save(
+            tmp_path / name)
+    code, _, err = main(capsys, *[a.format(d=tmp_path / "d") for a in argv])
+    assert code == 2 and f"{flag} acts only with --algorithms" in err, err
+    assert not any(tmp_path.glob("d[pe]"))
+    # the default value, given or not, changes nothing: accepted
+    code, _, err = main(capsys, "features", tmp_path / "d", "--seed", "0", "--n-jobs", "1")
+    assert code == 0, err

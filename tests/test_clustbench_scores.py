@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gzip
 import itertools
+import json
 import math
 
 import numpy as np
@@ -396,3 +397,47 @@ def test_features_scores_with_score_and_refuses_an_internal_index(tmp_path, caps
     assert [float(v) for v in row.split(",")[-2:]] == list(table.values[0])
     assert cli.main([*args, "--score", "silhouette"]) == 2
     assert "--score: 'silhouette' is an internal index" in capsys.readouterr().err
+
+
+def test_the_features_command_scores_every_labelling_with_references_all(tmp_path, capsys):
+    """`features --score nca --references all` is clustbench.get_score (the default,
+    the --labels K labelling alone, is not: the table says which it is)."""
+    from hawks_deap import cli
+
+    folder = two_labelling_battery(tmp_path)
+    ds = read_battery_dataset(folder, "tri")
+    algorithms = ["single-linkage", "average-linkage"]
+    rows = {}
+    for given in ([], ["--references", "all"]):
+        code = cli.main(["features", str(folder), "--algorithms", ",".join(algorithms),
+                         "--score", "nca", "--format", "json", *given])
+        out, err = capsys.readouterr()
+        assert code == 0, err
+        rows[bool(given)] = json.loads(out)[0]
+    for references, key in ((None, False), ("all", True)):
+        table = performance_table([ds], algorithms, score="nca", references=references)
+        assert [rows[key][f"nca_{a}"] for a in algorithms] == table.values[0].tolist()
+    assert rows[True]["nca_single-linkage"] > rows[False]["nca_single-linkage"]
+
+
+def test_exporting_a_dataset_of_several_labellings_says_what_the_copy_holds(tmp_path,
+                                                                            capsys):
+    """The copy holds the labelling read; its NAME.txt and a note on stderr say so,
+    since clustbench then scores it against that labelling alone."""
+    from hawks_deap import cli
+
+    folder = two_labelling_battery(tmp_path / "data")
+    code = cli.main(["export", str(folder / "tri.data.gz"), "--labels", "1", "--out",
+                     str(tmp_path / "out"), "--battery", "copy"])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert ("note: 1 battery datasets have several reference labellings (ref/tri: 2); each "
+            "copy holds the one read (--labels K) as labels0") in err
+    text = (tmp_path / "out" / "copy" / "tri.txt").read_text()
+    assert ("Copied from dataset tri of battery ref: `labels0` here is its `labels1`, one of "
+            "its 2 reference labellings") in text
+    copy = clustbench.load_dataset("copy", "tri", path=str(tmp_path / "out"),
+                                   preprocess=False)
+    ref = clustbench.load_dataset("ref", "tri", path=str(tmp_path / "data"), preprocess=False)
+    assert len(copy.labels) == 1
+    np.testing.assert_array_equal(copy.labels[0], ref.labels[1])

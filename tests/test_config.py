@@ -226,7 +226,7 @@ def test_command_line_only_options_keep_their_argparse_defaults():
     assert vars(args) == {"paths": ["d1", "d2"], "metric": "sqeuclidean", "algorithms": None,
                           "preset": None, "seed": 0, "format": "table", "out": None,
                           "overwrite": False, "labels": 0, "n_jobs": 1,
-                          "score": "ari"}
+                          "score": "ari", "references": "labels"}
     parser = argparse.ArgumentParser()
     config.add_arguments(parser, "generate", config.SCHEMA)
     with pytest.raises(SystemExit):

@@ -98,7 +98,8 @@ def test_a_silhouette_target_alone_is_index_mode_to_the_bit(metric):
         assert tuple(ea) == tuple(eb)
         assert eb.record["index"] == ea.record["index"]
         assert eb.record["overlap"] == ea.record["overlap"]
-    assert feature.mutation_context() == index.mutation_context() == {"target": 0.35}
+    assert feature.mutation_context() == index.mutation_context() == {"target": 0.35,
+                                                                   "higher_is_better": True}
 
 
 def test_a_silhouette_run_returns_index_modes_dataset():

@@ -514,3 +514,21 @@ def test_stability_refuses_an_algorithm_with_a_k_multiplier():
 def test_data_that_is_not_real_numbers_is_refused_by_name(X):
     with pytest.raises(TypeError, match="X must hold real numbers"):
         hm.silhouette(X, [0, 1])
+
+
+@settings(max_examples=60, deadline=None)
+@given(values=st.lists(st.integers(-1000, 1000), min_size=2, max_size=5, unique=True),
+       scale=st.sampled_from([0.1, 0.3, 1.0, 1e-5, 7e3]),
+       sizes=st.lists(st.integers(2, 7), min_size=5, max_size=5), d=st.integers(1, 3))
+def test_clusters_of_identical_points_reach_the_definitions_limits(values, scale, sizes, d):
+    """Oracle: the definitions. Every cluster a point repeated (tr(S_W) = 0 exactly, not
+    the rounding of a centroid computed as sum / count: (0.1 + 0.1 + 0.1) / 3 is not 0.1)
+    and the clusters apart: Calinski-Harabasz inf, Davies-Bouldin 0."""
+    X = np.concatenate([np.full((n, d), v * scale)
+                        for v, n in zip(values, sizes, strict=False)])
+    y = np.repeat(np.arange(len(values)), sizes[:len(values)])
+    assert hm.calinski_harabasz(X, y) == math.inf
+    assert hm.davies_bouldin(X, y) == 0.0
+    # one cluster no longer a single point (its centroid still apart): finite, positive
+    X[0, 0] += scale / 4
+    assert 0 < hm.calinski_harabasz(X, y) < math.inf and hm.davies_bouldin(X, y) > 0

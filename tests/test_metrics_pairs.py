@@ -264,3 +264,15 @@ def test_bad_input(name):
         f([0, 1, 1], [0, 1])
     with pytest.raises(ValueError, match="labels_pred must be a 1-D array"):
         f([0, 1], np.zeros((2, 2)))
+
+
+@settings(max_examples=200, deadline=None)
+@given(labels=st.lists(st.integers(0, 6), min_size=3, max_size=40))
+def test_normalized_hubert_gamma_of_identical_partitions_is_exactly_one(labels):
+    """The documented range holds to the last bit (two rounded square roots left 1 + 2e-16
+    for a fifth of random labellings)."""
+    relabelled = [(7 * v + 3) % 11 for v in labels]  # the same partition, other names
+    value = hm.normalized_hubert_gamma(labels, relabelled)
+    assert math.isnan(value) or value == 1.0
+    info = hm.get("normalized_hubert_gamma")
+    assert math.isnan(value) or info.in_bounds(value)

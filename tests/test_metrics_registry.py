@@ -164,3 +164,17 @@ def test_aliases_must_be_a_sequence_of_names():
         registry.register("mything", lambda t, p: 0.0, kind="external", bounds=(0, 1),
                           higher_is_better=True, aliases="xyz")
     assert "x" not in registry.available()
+
+
+def test_in_bounds_allows_rounding_past_a_bound_and_no_more():
+    """scikit-learn's NMI of identical partitions is 1 + 2.2e-16, returned as is here."""
+    from sklearn.metrics import normalized_mutual_info_score
+
+    labels = [0, 0, 1, 1, 2, 2, 2, 3, 3, 3, 3]
+    value = hm.normalized_mutual_information(labels, [(v + 1) % 4 for v in labels])
+    assert value == normalized_mutual_info_score(labels, [(v + 1) % 4 for v in labels])
+    info = hm.get("normalized_mutual_information")
+    assert info.in_bounds(value) and info.in_bounds(1.0 + 4 * 2.2e-16)
+    assert not info.in_bounds(1.0 + 1e-14) and not info.in_bounds(-1e-14)
+    assert not info.in_bounds(math.nan)
+    assert hm.get("calinski_harabasz").in_bounds(math.inf)

@@ -121,12 +121,15 @@ def test_multi_loser_versus_nsga3_front_and_records():
     assert p.objective_names == ("gap_single-linkage", "gap_average-linkage", "gap_kmeans++")
     r = hd.evolve(p, algorithm="nsga3", population_size=8, generations=3, seed=1)
     front = list(r.pareto_front)
-    assert front and all(len(i.fitness.values) == 3 for i in front)
+    # the constraint is a fourth objective, minimised, as for a single-objective problem
+    assert r.problem.objective_names == (*p.objective_names, "overlap")
+    assert front and all(i.fitness.weights == (1.0, 1.0, 1.0, -1.0) for i in front)
     for ind in front:
         rec = ind.record
         for j, loser in enumerate(["single-linkage", "average-linkage", "kmeans++"]):
             assert ind.fitness.values[j] == pytest.approx(
                 rec["score_gmm"] - rec[f"score_{loser}"])
+        assert ind.fitness.values[3] == rec["overlap"]
     for a in front:
         for b in front:
             assert not dominates(a, b)
@@ -215,3 +218,40 @@ def test_a_silhouette_distance_needs_a_silhouette():
                              metric="euclidean")
     with pytest.raises(ValueError, match=r"the index 'davies_bouldin' has none"):
         hd.IndexProblem(100, 3, 2, 1.0, index="davies_bouldin", metric="euclidean")
+
+
+def test_constraints_of_a_multi_objective_problem_act_under_nsga():
+    """They become objectives (evolve) or are refused unwrapped (make_toolbox): a constraint
+    only recorded would leave the run as it is without it."""
+    def run(constraints):
+        p = hd.MultiIndexProblem(200, 4, 2, {"silhouette": 0.5, "davies_bouldin": 1.2},
+                                 constraints=constraints)
+        return hd.evolve(p, algorithm="nsga2", population_size=10, generations=6, seed=0)
+
+    free, tight = run([]), run([hd.Overlap(max=0.0)])
+    assert len(free.pareto_front[0].fitness.values) == 2
+    assert tight.pareto_front[0].fitness.weights == (-1.0, -1.0, -1.0)
+    keys = [[tuple(g.key for g in ind) for ind in r.population] for r in (free, tight)]
+    assert keys[0] != keys[1]  # the overlap acted on selection
+    for ind in tight.pareto_front:
+        assert ind.fitness.values[2] == ind.record["overlap"]
+    p = hd.MultiIndexProblem(200, 4, 2, {"silhouette": 0.5, "davies_bouldin": 1.2},
+                             constraints=[hd.Overlap(max=0.0)])
+    with pytest.raises(ValueError, match=r"constraints of this multi-objective problem would "
+                                         r"only be recorded\. Pass problem.as_multiobjective"):
+        hd.make_toolbox(p, algorithm="nsga2", seed=0)
+    toolbox = hd.make_toolbox(p.as_multiobjective(), algorithm="nsga2", seed=0)
+    assert len(toolbox.problem.fitness_class().weights) == 3
+
+
+def test_nsga3_divisions_without_nsga3_are_refused():
+    p = hd.IndexProblem(60, 3, 2, target=0.5, constraints=[hd.Overlap(max=0.1)])
+    for algorithm in ("nsga2", "hawks"):
+        for call in (hd.evolve, hd.make_toolbox):
+            wrapped = (algorithm, call) == ("nsga2", hd.make_toolbox)
+            problem = p.as_multiobjective() if wrapped else p
+            with pytest.raises(ValueError, match=rf"nsga3_divisions=4 sets NSGA-III's reference "
+                                                 rf"points; algorithm='{algorithm}' has none"):
+                call(problem, algorithm=algorithm, nsga3_divisions=4, seed=0)
+    assert p.layout is None  # refused before any work
+    hd.make_toolbox(p.as_multiobjective(), algorithm="nsga3", nsga3_divisions=4, seed=0)

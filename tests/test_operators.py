@@ -99,6 +99,36 @@ def test_pso_informed_direction_follows_sign():
         np.testing.assert_allclose(ind[0].mean, expected)
 
 
+def test_pso_informed_direction_for_an_index_where_lower_is_better():
+    """Towards the others when the clusters are better separated than the target asks:
+    for Davies-Bouldin (lower: better separated) when its value is below the target."""
+    gm = np.array([1.0, 2.0])
+    for s_all, expected in [(0.2, [0.75, 1.0]), (0.8, [-0.75, -1.0]), (0.5, [-0.75, -1.0])]:
+        ind = fixed_genotype()
+        mut_mean_pso_informed(ind, 0, ScriptedRng(integers=[2], uniform=[0.5, 0.25]),
+                              global_mean=gm, index_value=s_all, target=0.5,
+                              higher_is_better=False)
+        np.testing.assert_allclose(ind[0].mean, expected)
+    with pytest.raises(TypeError, match="higher_is_better"):
+        mut_mean_pso_informed(fixed_genotype(), 0, np.random.default_rng(0), global_mean=gm,
+                              index_value=0.2, target=0.5, higher_is_better="no")
+
+
+def test_pso_informed_moves_every_internal_index_towards_its_target():
+    """Oracle: the index itself. From one random layout, a run's single steps bring the
+    index closer to its target far more often than not, whichever its direction."""
+    from hawks_deap import metrics
+
+    for index in ("silhouette", "davies_bouldin"):
+        problem = hd.IndexProblem(200, 4, 2, target=0.5 if index == "silhouette" else 0.3,
+                                  index=index)
+        assert problem.mutation_context()["higher_is_better"] is (
+            metrics.get(index).higher_is_better)
+        result = hd.evolve(problem, population_size=10, generations=15, seed=0,
+                           mean_mutation="pso-informed")
+        assert result.best.fitness.values[0] < 0.05, (index, result.best.fitness.values)
+
+
 def test_de_hand_computed():
     ind = fixed_genotype()
     mut_mean_de(ind, 3, ScriptedRng(choice=[2, 1]), F=0.5)
@@ -327,6 +357,28 @@ def test_mutate_many_error_leaves_earlier_individuals_mutated_in_full():
     for ind in ref:
         mutate(ind, rng_ref, **options)
     assert genes_bits(inds[:2]) == genes_bits(ref)
+
+
+def test_mutate_checks_every_option_before_any_draw():
+    """Whether or not the operator runs (p_mean), and before the rng draws anything."""
+    import random
+
+    layout = hd.genome.Layout([3] * 4, 3, rng=np.random.default_rng(0))
+    for p_mean in (0.0, 1.0):
+        ind = genotype(0)
+        before, state = genes_bits([ind]), random.getstate()
+        with pytest.raises(ValueError, match=r"mean_kwargs .* for mean_mutation 'rails'"):
+            mutate(ind, None, mean_mutation="rails", p_mean=p_mean, layout=layout,
+                   mean_kwargs={"low": 0.9, "high": 0.1})
+        assert genes_bits([ind]) == before and random.getstate() == state
+    for options in ({"scale": -1.0}, {"dims": "x"}):  # the building block alone, too
+        state = random.getstate()
+        with pytest.raises(ValueError):
+            mut_mean_gaussian(genotype(0), 0, None, **options)
+        assert random.getstate() == state
+    with pytest.raises(ValueError, match=r"F must lie in \[0, 2\], got 2.5"):
+        mut_mean_de(genotype(0), 0, np.random.default_rng(0), F=2.5)
+    mut_mean_de(genotype(0), 0, np.random.default_rng(0), F=2.0)
 
 
 def test_mutate_errors():

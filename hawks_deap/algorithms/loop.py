@@ -47,6 +47,7 @@ from hawks_deap.algorithms.toolbox import (
     ALGORITHMS,
     STREAMS,
     build_toolbox,
+    check_divisions,
     check_map,
     check_mutation,
     check_population,
@@ -74,11 +75,17 @@ def _resolve_problem(problem: Problem, algorithm: str) -> Problem:
     if algorithm == "hawks":
         check_single_objective(n_obj)
         return problem
-    if not isinstance(problem, MultiObjectiveProblem) and n_obj == 1:
+    # a single objective, or several with constraints (MultiIndexProblem,
+    # MultiVersusProblem): one more objective per constraint, which NSGA's selection
+    # then weighs (a constraint only recorded would not act on the run at all)
+    constrained = bool(problem.constraints)
+    if not isinstance(problem, MultiObjectiveProblem) and (n_obj == 1 or constrained):
         try:  # the protocol's default raises NotImplementedError: no multi-objective form
             problem = problem.as_multiobjective()
         except NotImplementedError:
-            raise ValueError(f"algorithm={algorithm!r} needs a multi-objective problem") from None
+            if n_obj == 1:
+                raise ValueError(f"algorithm={algorithm!r} needs a multi-objective "
+                                 "problem") from None
     n_obj = len(problem.fitness_class().weights)
     if n_obj < 2:
         raise ValueError(f"algorithm={algorithm!r} needs at least 2 objectives, the problem "
@@ -184,7 +191,8 @@ def evolve(problem: Problem, *, population_size: int = 10, generations: int = 10
         ``problem.as_multiobjective()`` (one objective per constraint); the result then
         carries ``pareto_front``.
     nsga3_divisions : int, optional
-        Reference-point divisions for NSGA-III (see `make_toolbox`).
+        Reference-point divisions for NSGA-III (see `make_toolbox`); only with
+        ``algorithm="nsga3"``.
     checkpoint : path, optional
         Write a checkpoint (a pickle: population, logbook, hall of fame, Pareto front,
         problem and layout, every random generator state) to this file every
@@ -234,8 +242,7 @@ def evolve(problem: Problem, *, population_size: int = 10, generations: int = 10
         check_probability("p_mean", p_mean)
     if p_cov is not None:
         check_probability("p_cov", p_cov)
-    if nsga3_divisions is not None:
-        check_int("nsga3_divisions", nsga3_divisions, minimum=1)
+    check_divisions(nsga3_divisions, algorithm)
     problem = _resolve_problem(problem, algorithm)
 
     settings = {

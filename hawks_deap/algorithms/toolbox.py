@@ -112,7 +112,8 @@ def make_toolbox(problem: Problem, *, seed: object = None,
         Used by NSGA-III to choose the number of reference-point divisions.
     nsga3_divisions : int, optional
         Divisions of ``deap.tools.uniform_reference_points`` (default: the most whose
-        points do not outnumber the population).
+        points do not outnumber the population); only with ``algorithm="nsga3"``
+        (ValueError otherwise: no other algorithm has reference points).
 
     Returns
     -------
@@ -135,13 +136,22 @@ def make_toolbox(problem: Problem, *, seed: object = None,
         check_probability("p_cov", p_cov)
     check_choice("algorithm", algorithm, ALGORITHMS)
     population_size = check_population(problem, population_size)
-    if nsga3_divisions is not None:
-        check_int("nsga3_divisions", nsga3_divisions, minimum=1)
+    check_divisions(nsga3_divisions, algorithm)
     check_map(map, 1)
     n_obj = len(problem.fitness_class().weights)
     if algorithm != "hawks" and n_obj < 2:
         raise ValueError(f"algorithm={algorithm!r} needs a multi-objective problem: pass "
                          "problem.as_multiobjective()")
+    from hawks_deap.problems.multiobjective import MultiObjectiveProblem
+
+    if (algorithm != "hawks" and bool(problem.constraints)
+            and not isinstance(problem, MultiObjectiveProblem)):
+        # (MultiIndexProblem, MultiVersusProblem: NSGA's selection sees objectives only)
+        raise ValueError(f"algorithm={algorithm!r} selects on the objectives alone: the "
+                         "constraints of this multi-objective problem would only be "
+                         "recorded. Pass problem.as_multiobjective() (one more objective per "
+                         "constraint, as hawks_deap.evolve does), or a problem without "
+                         "constraints")
     if algorithm == "hawks":
         check_single_objective(n_obj)
     _, streams = seed_streams(seed)
@@ -187,6 +197,21 @@ class _ReseedCheck:
                 "dataset, on every run. Call random.seed(...) before make_toolbox, or pass "
                 "make_toolbox(seed=...)", RuntimeWarning, stacklevel=4)
 
+
+
+def check_divisions(nsga3_divisions: int | None, algorithm: str) -> None:
+    """Refuse ``nsga3_divisions`` that is not an integer >= 1, or given without NSGA-III.
+
+    Silently ignored, divisions given to another algorithm would suggest reference
+    points the run does not have.
+    """
+    if nsga3_divisions is None:
+        return
+    check_int("nsga3_divisions", nsga3_divisions, minimum=1)
+    if algorithm != "nsga3":
+        raise ValueError(f"nsga3_divisions={nsga3_divisions} sets NSGA-III's reference "
+                         f"points; algorithm={algorithm!r} has none: give "
+                         "algorithm='nsga3' or leave nsga3_divisions out")
 
 
 def check_mutation(problem: Problem, mean_mutation: str | Callable[..., Any],

@@ -61,6 +61,25 @@ def checked_items(args: argparse.Namespace) -> list[CollectionItem]:
     return items
 
 
+def _check_unused(args: argparse.Namespace, command: str, keys: Sequence[str],
+                  needed: str) -> None:
+    """Refuse an option of ``keys`` given a value other than its default without ``needed``.
+
+    Such an option only acts through ``needed``: silently ignored, it would suggest a
+    setting that the output does not have.
+    """
+    for opt in config.options_for(command, config.COMMAND_LINE_OPTIONS):
+        value = getattr(args, opt.key, None)
+        if opt.key in keys and value is not None and value != opt.default_for(command):
+            raise UsageError(f"{opt.flag} {value} acts only with {needed}; give {needed} "
+                             f"too, or leave {opt.flag} out")
+
+
+def references(args: argparse.Namespace) -> str | None:
+    """`performance_table`'s ``references`` from ``--references``: None or ``"all"``."""
+    return "all" if getattr(args, "references", "labels") == "all" else None
+
+
 def collection_input(args: argparse.Namespace, command: str
                      ) -> tuple[list[CollectionItem], list[Any], list[str]]:
     """The datasets (loaded and checked) and clustering algorithms a command names."""
@@ -70,6 +89,9 @@ def collection_input(args: argparse.Namespace, command: str
     if preset is not None and not algorithms:
         raise UsageError(f"--preset {preset} sets the settings of --algorithms; give "
                          "--algorithms too")
+    if not algorithms:
+        _check_unused(args, command, ("seed", "score", "n_jobs", "references"),
+                      "--algorithms")
     from hawks_deap.clustering import get_algorithm
 
     # an ImportError naming a missing extra, before any work

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -41,6 +42,16 @@ def prepare(args: argparse.Namespace) -> Callable[[], int]:
                                  overwrite=args.overwrite)
     except FileExistsError as error:
         raise UsageError(str(error)) from None
+
+    several = [f"{item.name}: {source['n_label_vectors']}"
+               for item, dataset in zip(items, datasets, strict=True)
+               if int((source := (dataset.metadata or {}).get("clustbench") or {})
+                      .get("n_label_vectors", 1)) > 1]
+    if several:  # the copies score differently (their NAME.txt says so too)
+        print(f"hawks-deap export: note: {len(several)} battery datasets have several "
+              f"reference labellings ({', '.join(several)}); each copy holds the one read "
+              "(--labels K) as labels0, and clustbench scores it against that one alone",
+              file=sys.stderr)
 
     def run() -> int:
         folder = export.write()

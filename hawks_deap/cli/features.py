@@ -10,7 +10,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from hawks_deap.cli.common import EXIT_OK, UsageError, check_out_file, collection_input
+from hawks_deap.cli.common import (
+    EXIT_OK,
+    UsageError,
+    check_out_file,
+    collection_input,
+    references,
+)
 
 
 def prepare(args: argparse.Namespace) -> Callable[[], int]:
@@ -34,7 +40,7 @@ def prepare(args: argparse.Namespace) -> Callable[[], int]:
         if algorithms:
             perf = performance_table(datasets, algorithms, seed=args.seed, names=names,
                                      preset=args.preset, n_jobs=args.n_jobs,
-                                     score=args.score)
+                                     score=args.score, references=references(args))
             columns = tuple(f"{args.score}_{c}" for c in perf.columns)
             table = Table(table.index, table.columns + columns,
                           np.hstack([table.values, perf.values]))

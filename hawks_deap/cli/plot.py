@@ -8,7 +8,13 @@ from pathlib import Path
 from typing import Any
 
 from hawks_deap.campaign import runs
-from hawks_deap.cli.common import EXIT_OK, UsageError, check_out_file, collection_input
+from hawks_deap.cli.common import (
+    EXIT_OK,
+    UsageError,
+    check_out_file,
+    collection_input,
+    references,
+)
 from hawks_deap.io.collection import CollectionItem
 from hawks_deap.io.dataset import CreatedFiles
 
@@ -53,7 +59,8 @@ def prepare(args: argparse.Namespace) -> Callable[[], int]:
         with files.removed_on(KeyboardInterrupt):  # an interrupted command leaves no new figure
             written = (_plot_single(datasets[0], logbook, partitions, save) if single
                        else _plot_collection(datasets, items, algorithms, args.seed, save,
-                                             args.preset, args.n_jobs, args.score))
+                                             args.preset, args.n_jobs, args.score,
+                                             references(args)))
         for path in written:
             print(f"wrote {path}")
         return EXIT_OK
@@ -101,8 +108,8 @@ def _plot_single(dataset: Any, logbook: Any, partitions: Any,
 
 def _plot_collection(datasets: Sequence[Any], items: Sequence[CollectionItem],
                      algorithms: list[str], seed: int, save: Callable[[Any, str], Path],
-                     preset: str | None = None, n_jobs: int = 1, score: str = "ari"
-                     ) -> list[Path]:
+                     preset: str | None = None, n_jobs: int = 1, score: str = "ari",
+                     references: str | None = None) -> list[Path]:
     from hawks_deap.analysis.features import (
         InstanceSpace,
         best_algorithms,
@@ -120,7 +127,8 @@ def _plot_collection(datasets: Sequence[Any], items: Sequence[CollectionItem],
     written = [save(fig, "instance_space.png")]
     if algorithms:
         perf = performance_table(datasets, algorithms, seed=seed, names=names,
-                                 preset=preset, n_jobs=n_jobs, score=score)
+                                 preset=preset, n_jobs=n_jobs, score=score,
+                                 references=references)
         several = len(set(sources)) > 1
         # colour = best algorithm (its fixed colour, as in every figure), and with
         # several sources the marker tells the source

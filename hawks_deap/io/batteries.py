@@ -535,6 +535,13 @@ def _description(dataset: Any, name: str, battery: str, labels: np.ndarray) -> s
             lines.append(f"Run of a suite: {json.dumps(meta['suite'], sort_keys=True)}.")
     else:
         lines.append("No generating settings were recorded with this dataset.")
+    source = meta.get("clustbench") or {}
+    if int(source.get("n_label_vectors", 1)) > 1:
+        lines.append(f"Copied from dataset {source.get('dataset')} of battery "
+                     f"{source.get('battery')}: `labels0` here is its "
+                     f"`labels{source.get('labels')}`, one of its "
+                     f"{source['n_label_vectors']} reference labellings; the others are not "
+                     "copied, so clustbench scores this copy against `labels0` alone.")
     lines += [f"N = {n} points, D = {d} dimensions, K = {k} clusters.",
               f"`labels0`: the {'generating clusters' if problem or settings else 'labels'} "
               "1..K (hawks-deap's labels 0..K-1, plus 1); "

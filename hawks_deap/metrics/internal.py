@@ -68,11 +68,23 @@ _BLOCK_ROWS = 1024
 
 
 def _centroids(X: np.ndarray, codes: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Cluster sizes (float) and centroids ``mu_i`` of shape (k, d)."""
+    """Cluster sizes (float) and centroids ``mu_i`` of shape (k, d).
+
+    The centroid of a cluster of identical points is that point exactly: a rounded sum
+    over the count ((0.1 + 0.1 + 0.1) / 3 = 0.10000000000000002) would leave a scatter
+    of about 1e-17 where the definitions' limits (Calinski-Harabasz inf, Davies-Bouldin
+    0) need exactly 0.
+    """
     n = codes.shape[0]
     counts = np.bincount(codes, minlength=k).astype(float)
     onehot = sparse.csr_matrix((np.ones(n), (codes, np.arange(n))), shape=(k, n))
-    return counts, np.asarray(onehot @ X) / counts[:, np.newaxis]
+    centroids = np.asarray(onehot @ X) / counts[:, np.newaxis]
+    first = np.empty(k, dtype=np.intp)
+    first[codes[::-1]] = np.arange(n - 1, -1, -1)  # each cluster's first point
+    differs = np.any(X != X[first[codes]], axis=1)
+    constant = np.bincount(codes, weights=differs, minlength=k) == 0
+    centroids[constant] = X[first[constant]]
+    return counts, centroids
 
 
 def _pair_distance_sums(X: np.ndarray, codes: np.ndarray, k: int,
@@ -183,7 +195,11 @@ def davies_bouldin(X: ArrayLike, labels: ArrayLike, *, scatter: str = "centroid"
           centroids coincide, e.g. for two concentric rings; an index that
           ``IndexProblem`` targets must not call those perfectly separated.
         - Two clusters with zero scatter sharing a centroid (clusters of identical
-          points at the same place): 0/0, ``nan``.
+          points at the same place): 0/0, ``nan``. Centroids are sums over counts,
+          except that of a cluster of identical points, which is that point exactly:
+          two clusters of different points whose centroids agree only to rounding
+          (the same points in another order) give a large finite ratio (about 1e16),
+          not ``inf``.
         - Every scatter 0 and the centroids apart: 0.0, as in scikit-learn;
           scikit-learn also returns 0.0 when the scatters are merely close to 0
           (``numpy.isclose``, below about 1e-8), where this is their exact small ratio.

@@ -324,9 +324,12 @@ def normalized_hubert_gamma(labels_true: ArrayLike, labels_pred: ArrayLike) -> f
     together_true = c.tp + c.fn
     together_pred = c.tp + c.fp
     numerator = c.n_pairs * c.tp - together_true * together_pred
-    denominator = math.sqrt(together_true * (c.fp + c.tn)) * math.sqrt(
-        together_pred * (c.fn + c.tn))
-    return ratio(numerator, denominator)
+    product = together_true * (c.fp + c.tn) * together_pred * (c.fn + c.tn)
+    root = math.isqrt(product)
+    # an exact root where there is one (identical partitions: numerator == root, so
+    # exactly 1, where two rounded square roots gave 1 +- 2e-16)
+    gamma = ratio(numerator, root if root * root == product else math.sqrt(product))
+    return gamma if math.isnan(gamma) else max(-1.0, min(1.0, gamma))  # (in [-1, 1])
 
 
 def pair_sensitivity(labels_true: ArrayLike, labels_pred: ArrayLike) -> float:

@@ -66,7 +66,12 @@ class MetricInfo:
         return self.bounds[1] if self.higher_is_better else self.bounds[0]
 
     def in_bounds(self, value: float) -> bool:
-        """Whether ``value`` lies in ``bounds`` (closed); ``False`` for nan.
+        """Whether ``value`` lies in ``bounds`` (closed, up to rounding); ``False`` for nan.
+
+        A finite bound is widened by 4 units in the last place of ``max(1, |bound|)``:
+        an index computed as scikit-learn computes it may round past its bound (the
+        normalised mutual information of two identical partitions is ``1 + 2.2e-16``
+        there, and so here, which returns scikit-learn's values).
 
         Parameters
         ----------
@@ -76,9 +81,10 @@ class MetricInfo:
         Returns
         -------
         bool
-            ``low <= value <= high``.
+            ``low - tol <= value <= high + tol``.
         """
-        low, high = self.bounds
+        low, high = (b - s * 4 * math.ulp(max(1.0, abs(b))) if math.isfinite(b) else b
+                     for b, s in zip(self.bounds, (1, -1), strict=True))
         return bool(low <= value <= high)
 
 

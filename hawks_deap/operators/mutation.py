@@ -25,7 +25,13 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from hawks_deap._util.threads import blas_thread_limit
-from hawks_deap._util.validation import check_choice, check_float, check_int, check_probability
+from hawks_deap._util.validation import (
+    check_bool,
+    check_choice,
+    check_float,
+    check_int,
+    check_probability,
+)
 from hawks_deap.genome.genotype import Genotype, Layout
 from hawks_deap.genome.initialization import haar_from_normals, rotation_powers, rotation_product
 from hawks_deap.genome.products import libm_elementwise
@@ -109,8 +115,8 @@ def mut_mean_gaussian(individual: Genotype, cluster: int, rng: Any = None, *,
         slow in 50-D" (Fig. S-4c) measures (BENCHMARKS.md, the operator study).
     """
     cluster = _check_cluster(individual, cluster)
-    rng = numpy_rng(rng)
     _gaussian_options(scale=scale, dims=dims)
+    rng = numpy_rng(rng)  # after the checks: it may draw from Python's random
     mean = individual[cluster].mean
     if dims == "all":
         new = rng.normal(mean, scale)
@@ -233,12 +239,18 @@ def mut_mean_pso(individual: Genotype, cluster: int, rng: Any = None, *,
 
 def mut_mean_pso_informed(individual: Genotype, cluster: int, rng: Any = None, *,
                           global_mean: np.ndarray, index_value: float, target: float,
-                          low: float = 0.0, high: float = 1.0) -> tuple[Genotype]:
+                          higher_is_better: bool = True, low: float = 0.0,
+                          high: float = 1.0) -> tuple[Genotype]:
     """PSO-informed mean mutation (Eq. S-4).
 
     As `mut_mean_pso`, but the direction comes from the individual's current index
-    value: towards the others (``mu_i + step``) when ``s_all > s_t``, away
-    (``mu_i - step``) when ``s_all <= s_t``. Draws: n, (w1, w2).
+    value: towards the others (``mu_i + step``) when the clusters are better separated
+    than the target asks, away (``mu_i - step``) otherwise. For the silhouette (and
+    any index where higher is better) that is Eq. S-4 as written: towards when
+    ``s_all > s_t``, away when ``s_all <= s_t``. For an index where lower is better
+    (Davies-Bouldin, beta_CV, connectivity) the comparison is reversed: towards when
+    ``s_all < s_t``, away when ``s_all >= s_t`` (Eq. S-4 read literally would move such
+    an index away from its target). Draws: n, (w1, w2).
 
     Parameters
     ----------
@@ -256,6 +268,10 @@ def mut_mean_pso_informed(individual: Genotype, cluster: int, rng: Any = None, *
     index_value, target : float
         ``s_all`` and ``s_t``, finite, required (`mutate` supplies them: the
         individual's last index value, and its ``target`` argument).
+    higher_is_better : bool
+        Whether a higher value of the index means better separated clusters (default
+        True, the silhouette; `mutate` supplies its own argument, which a problem sets
+        from its index's `hawks_deap.metrics.MetricInfo`).
     low, high : float
         Bounds of the uniform weights (default 0 and 1): finite, with ``low <= high``.
 
@@ -266,11 +282,13 @@ def mut_mean_pso_informed(individual: Genotype, cluster: int, rng: Any = None, *
     """
     check_float("index_value", index_value)
     check_float("target", target)
+    check_bool("higher_is_better", higher_is_better)
     cluster, global_mean = _check_pso(individual, cluster, global_mean, low, high)
     rng = numpy_rng(rng)
     step = _pso_step(individual, cluster, rng, global_mean, low, high)
     mu = individual[cluster].mean
-    return _set_mean(individual, cluster, mu + step if index_value > target else mu - step)
+    separated = index_value > target if higher_is_better else index_value < target
+    return _set_mean(individual, cluster, mu + step if separated else mu - step)
 
 
 def mut_mean_de(individual: Genotype, cluster: int, rng: Any = None, *,
@@ -292,7 +310,9 @@ def mut_mean_de(individual: Genotype, cluster: int, rng: Any = None, *,
         ``random``, DEAP's source, and ``numpy.random`` from numpy's global state (each
         seeds a new Generator from one draw per call). A plain int seed is refused.
     F : float
-        Differential weight, finite and >= 0 (default 1.0).
+        Differential weight in [0, 2] (default 1.0, the supplement's): the range of
+        classical DE (Storn and Price). The supplement calls F "a constant factor in
+        the range [0, ...]"; our copy of its text lost the upper digit.
 
     Returns
     -------
@@ -310,7 +330,7 @@ def mut_mean_de(individual: Genotype, cluster: int, rng: Any = None, *,
 
 
 def _de_options(*, F: float = 1.0) -> None:  # noqa: N803
-    check_float("F", F, low=0.0)
+    check_float("F", F, low=0.0, high=2.0)
 
 
 def mut_cov_haar(individual: Genotype, cluster: int, rng: Any = None, *,
@@ -413,8 +433,9 @@ MEAN_MUTATIONS: Mapping[str, Callable[..., tuple[Genotype]]] = {
 }
 
 #: Keywords a mean operator may declare, that the mutation supplies from its context:
-#: the mean of all data points, and the individual's index value with its target.
-MEAN_CONTEXT = ("global_mean", "index_value", "target")
+#: the mean of all data points, and the individual's index value with its target and
+#: the index's direction.
+MEAN_CONTEXT = ("global_mean", "index_value", "target", "higher_is_better")
 
 
 #: The checks of the built-in mean operators' options, with the operators' defaults
@@ -430,6 +451,33 @@ def _check_not_supplied(mean_kwargs: Mapping[str, Any]) -> None:
     if supplied:
         raise ValueError(f"mean_kwargs may not set {', '.join(map(repr, supplied))}: the "
                          "mutation passes it to the operator")
+
+
+def _check_options_once(op: Callable[..., Any], mean_mutation: str | Callable[..., Any],
+                        mean_kwargs: Mapping[str, Any]) -> None:
+    """`check_mutation_options` of ``mean_kwargs``, once per operator and options.
+
+    DEAP's loops call `mutate` once per individual, and the full check (the operator's
+    signature bound to the options) costs more than a mutation; options that cannot be
+    hashed (arrays) are checked at every call.
+    """
+    if not isinstance(mean_kwargs, Mapping):
+        check_mutation_options(mean_mutation, mean_kwargs)  # (raises its TypeError)
+    try:
+        key = (op, tuple(sorted(mean_kwargs.items())))
+        if key in _CHECKED_OPTIONS:
+            return
+    except TypeError:  # unhashable: checked every time
+        check_mutation_options(mean_mutation, mean_kwargs)
+        return
+    check_mutation_options(mean_mutation, mean_kwargs)
+    if len(_CHECKED_OPTIONS) >= 256:  # (a bound: a study's settings are a handful)
+        _CHECKED_OPTIONS.clear()
+    _CHECKED_OPTIONS.add(key)
+
+
+#: (operator, sorted options) that `_check_options_once` has passed.
+_CHECKED_OPTIONS: set[tuple[Any, ...]] = set()
 
 
 def check_mutation_options(mean_mutation: str | Callable[..., Any],
@@ -616,6 +664,7 @@ def mutate(individual: Genotype, rng: Any = None, *,
            mean_mutation: str | Callable[..., Any] = "pso",
            p_mean: float | None = None, p_cov: float | None = None,
            layout: Layout | None = None, target: float | None = None,
+           higher_is_better: bool = True,
            mean_kwargs: Mapping[str, Any] | None = None,
            cov_kwargs: Mapping[str, Any] | None = None) -> tuple[Genotype]:
     """HAWKS mutation: each cluster's mean and covariance mutated independently.
@@ -640,6 +689,11 @@ def mutate(individual: Genotype, rng: Any = None, *,
         evaluation record (``individual.record["index"]``; after DEAP's ``varAnd`` has
         deleted a crossed child's fitness, from the record it had,
         ``individual.fitness.last_record``).
+    higher_is_better : bool
+        For "pso-informed": whether a higher value of the target's index means better
+        separated clusters (default True: the silhouette; False for Davies-Bouldin,
+        beta_CV and connectivity, as `hawks_deap.metrics.get(name).higher_is_better`
+        says). A toolbox from `hawks_deap.make_toolbox` sets it from its problem.
     mean_kwargs, cov_kwargs : mapping, optional
         Extra keyword arguments of the mean operator and of `mut_cov_haar`.
 
@@ -650,15 +704,16 @@ def mutate(individual: Genotype, rng: Any = None, *,
     then `mut_cov_haar`'s.
     """
     mutate_many([individual], rng, mean_mutation=mean_mutation, p_mean=p_mean,
-                p_cov=p_cov, layout=layout, target=target, mean_kwargs=mean_kwargs,
-                cov_kwargs=cov_kwargs)
+                p_cov=p_cov, layout=layout, target=target, higher_is_better=higher_is_better,
+                mean_kwargs=mean_kwargs, cov_kwargs=cov_kwargs)
     return (individual,)
 
 
 def mutate_many(individuals: Sequence[Genotype], rng: Any = None, *,
                 mean_mutation: str | Callable[..., Any] = "pso", p_mean: float | None = None,
                 p_cov: float | None = None, layout: Layout | None = None,
-                target: float | None = None, mean_kwargs: Mapping[str, Any] | None = None,
+                target: float | None = None, higher_is_better: bool = True,
+                mean_kwargs: Mapping[str, Any] | None = None,
                 cov_kwargs: Mapping[str, Any] | None = None) -> list[Genotype]:
     """`mutate` each individual in turn: the same draws and the same genes, faster.
 
@@ -689,6 +744,8 @@ def mutate_many(individuals: Sequence[Genotype], rng: Any = None, *,
         Required when the mean operator takes ``global_mean`` ("pso", "pso-informed").
     target : float, optional
         Required when it takes ``index_value`` or ``target`` ("pso-informed").
+    higher_is_better : bool
+        As in `mutate` (default True).
     mean_kwargs, cov_kwargs : mapping, optional
         As in `mutate`; ``cov_kwargs`` may hold only ``power`` and ``alpha``.
 
@@ -699,8 +756,9 @@ def mutate_many(individuals: Sequence[Genotype], rng: Any = None, *,
     """
     op = resolve_mean_mutation(mean_mutation)
     context = mean_context(op)
-    if mean_kwargs:  # the full check_mutation_options would cost more than a mutation
-        _check_not_supplied(mean_kwargs)
+    if mean_kwargs:  # all of them, before any draw: an operator may not run on every call
+        _check_options_once(op, mean_mutation, mean_kwargs)
+    higher_is_better = check_bool("higher_is_better", higher_is_better)
     p_mean = None if p_mean is None else check_probability("p_mean", p_mean)
     p_cov = None if p_cov is None else check_probability("p_cov", p_cov)
     power, alpha = _cov_options(**(cov_kwargs or {}))
@@ -729,6 +787,8 @@ def mutate_many(individuals: Sequence[Genotype], rng: Any = None, *,
                 kwargs["index_value"] = _index_value(individual, mean_mutation)
             if "target" in context:
                 kwargs["target"] = target
+            if "higher_is_better" in context:
+                kwargs["higher_is_better"] = higher_is_better
             pm = 1.0 / k if p_mean is None else p_mean
             pc = 1.0 / k if p_cov is None else p_cov
             draws = rng.random((k, 2))

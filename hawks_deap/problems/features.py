@@ -376,7 +376,8 @@ class FeatureTargetProblem(DatasetProblem):
 
     def mutation_context(self) -> dict[str, Any]:
         """The silhouette target, for PSO-informed mutation (none without one)."""
-        return {"target": self.targets["silhouette"]} if "silhouette" in self.targets else {}
+        return ({"target": self.targets["silhouette"], "higher_is_better": True}
+                if "silhouette" in self.targets else {})
 
     def parameters(self) -> dict[str, Any]:
         """JSON-ready description of the problem."""

@@ -164,8 +164,9 @@ class IndexProblem(DatasetProblem):
         return Evaluation((error,), record, layout.key)
 
     def mutation_context(self) -> dict[str, Any]:
-        """The target, for PSO-informed mutation."""
-        return {"target": self.target}
+        """The target and its index's direction, for PSO-informed mutation."""
+        higher = self._index_info is None or self._index_info.higher_is_better  # None: s
+        return {"target": self.target, "higher_is_better": bool(higher)}
 
     def parameters(self) -> dict[str, Any]:
         """JSON-ready description of the problem."""

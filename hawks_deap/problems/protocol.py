@@ -17,6 +17,7 @@ import numpy as np
 
 from hawks_deap._util.threads import blas_thread_limit
 from hawks_deap.genome.genotype import Evaluation, Genotype, Layout, RecordFitness
+from hawks_deap.problems.constraints import Constraint
 
 __all__ = ["Problem"]
 
@@ -39,6 +40,10 @@ class Problem(ABC):
     n_threads : int or None
         Native (BLAS/OpenMP) threads an evaluation may use; None: the libraries' own
         setting. A pool never forks workers whose evaluations may use several threads.
+    constraints : sequence of Constraint
+        The problem's constraints (none by default). Under NSGA-II/III, `hawks_deap.evolve`
+        makes each one more objective (`as_multiobjective`), whether the problem has one
+        objective of its own or several.
     evaluation_bytes : int
         A lower bound on the memory one evaluation needs besides the run's own (a Versus
         problem with a pairwise linkage: its distances); 0 when none is declared.
@@ -58,6 +63,7 @@ class Problem(ABC):
     parallel_by_default: bool = False
     n_threads: int | None = None
     evaluation_bytes: int = 0
+    constraints: Sequence[Constraint] = ()
 
     @abstractmethod
     def prepare(self, rng: np.random.Generator) -> Layout:

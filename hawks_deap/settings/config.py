@@ -157,6 +157,10 @@ COMMAND_LINE_OPTIONS: tuple[Option, ...] = (
            "nca (clustbench's normalised clustering accuracy) or any external index of "
            "hawks_deap.metrics; columns are named SCORE_ALGORITHM", metavar="INDEX",
            check=_external_score, commands=_COLLECTION),
+    Option(None, "references", "str", "labels", "the reference labellings that score the "
+           "--algorithms: 'labels' (the --labels K one) or 'all' (every labelling of a "
+           "battery dataset, each with its own K, the best score over them: "
+           "clustbench.get_score's rule)", choices=("labels", "all"), commands=_COLLECTION),
     Option(None, "n_jobs", "int", 1, "processes that run the --algorithms (the table does "
            "not depend on it; export: --format isa only)",
            low=1, high=MAX_WORKERS, commands=(*_COLLECTION, "export")),
