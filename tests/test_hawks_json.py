@@ -353,6 +353,20 @@ def test_command_line_options_override_the_file():
                                               "mut_args_mean": {"rails": args}}})
 
 
+def test_command_line_options_override_the_settings_the_translation_keeps_aside():
+    """min_size, initial_*_upper and the constraints' other side are kept beside the
+    file's values by the translation; an option given for one of them still wins."""
+    hawks = hj.translate_hawks_config({
+        "dataset": {"min_clust_size": 5, "equal_clusters": True},
+        "ga": {"initial_mean_upper": 1.5},
+        "constraints": {"eigenval_ratio": {"threshold": 20, "limit": "upper"}}})
+    v = hj.run_settings(hawks, "generate")
+    assert (v["min_size"], v["initial_mean_upper"], v["equal_sizes"]) == (5, 1.5, True)
+    given = {"min_size": 3, "initial_mean_upper": 5.0, "max_eccentricity": 30.0}
+    v = hj.run_settings(hawks, "generate", given)
+    assert {k: v[k] for k in given} == given
+
+
 def test_pso_informed_in_versus_mode_is_refused_before_running():
     values = config.resolve("versus", {"objective": {"winner": "gmm", "loser": "kmeans++"},
                                        "ga": {"mean_mutation": "pso-informed"}})
@@ -492,3 +506,14 @@ def test_cli_suite_preset_gives_a_hawks_config_the_papers_clustering_settings(tm
         assert meta["command"]["settings"]["preset"] == "hawks-tevc"  # as the README says
     code, _, err = main(capsys, "suite", path, "--out", out_dir, "--quiet")
     assert code == 2 and "holds a different suite" in err
+
+
+def test_settings_refused_together_name_the_config_file(tmp_path, capsys):
+    path = write(tmp_path, {"dataset": {"num_examples": 60, "num_clusters": 40},
+                            "ga": {"num_gens": 2, "num_indivs": 2}})
+    code, _, err = main(capsys, "generate", "--config", path, "--out", tmp_path / "o")
+    line = [ln for ln in err.splitlines() if ": note: " not in ln]
+    assert code == 2 and line == [
+        "hawks-deap generate: error: n_samples must be >= n_clusters * min_size = 80, got 60 "
+        f"(settings of {path} and the command line)"]
+    assert not (tmp_path / "o").exists()

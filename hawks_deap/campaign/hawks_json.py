@@ -650,7 +650,12 @@ def run_settings(hawks: HawksConfig, command: str,
                          f"run; run them all with `hawks-deap suite {file} --out DIR`")
     point = hawks.points[0]
     values = config.resolve(command, point.file_values, cli_values)
-    return {**values, **_extras_for(point, values["mean_mutation"])}
+    given = cli_values or {}
+    # the options given win over the file here too (e.g. --min-size over
+    # dataset.min_clust_size, which the translation keeps beside the file's values)
+    extras = {key: value for key, value in _extras_for(point, values["mean_mutation"]).items()
+              if key not in given}
+    return {**values, **extras}
 
 
 def _extras_for(point: HawksPoint, mean_mutation: str) -> dict[str, Any]:

@@ -189,10 +189,18 @@ def prepare_run(args: argparse.Namespace, command: str,
                              "in --config")
     out = Path(args.out)
     runs.check_run_dir(out, args.overwrite)
-    problem = runs.build_problem(command, values)
     from hawks_deap.algorithms.toolbox import check_population
 
-    check_population(problem, values["population_size"])  # with K and D: exit 2, not 1
+    try:
+        problem = runs.build_problem(command, values)
+        check_population(problem, values["population_size"])  # with K and D: exit 2, not 1
+    except (TypeError, ValueError) as error:
+        if args.config is None:
+            raise
+        # settings checked together, e.g. n_samples against n_clusters * min_size: say
+        # where they came from (a suite names the configuration and its file)
+        raise type(error)(f"{error} (settings of {args.config} and the command line)"
+                          ) from None
     if values.get("n_jobs") is not None:  # (the default fits by construction)
         from hawks_deap.algorithms.loop import check_evaluation_memory
 
