@@ -79,17 +79,29 @@ def test_a_client_of_a_users_scheduler_is_only_closed():
 def test_a_dask_suite_leaves_stderr_empty(tmp_path):
     """run_suite(backend="dask", workers=2): before, every run printed dask's warnings
     ("Worker process still alive after 4.0 seconds, killing") and one in three the
-    heartbeat traceback, on a loaded machine."""
+    heartbeat traceback, on a loaded machine; and "Port 8787 is already in use" while
+    another cluster (held here by a socket) had the scheduler's default HTTP port."""
+    import socket
+
     pytest.importorskip("distributed")
     (tmp_path / "grid.toml").write_text(GRID)
+    other = socket.socket()
+    try:
+        other.bind(("", 8787))
+        other.listen()
+    except OSError:  # already held by something else: the same condition
+        pass
     script = textwrap.dedent("""
         from hawks_deap.campaign import suite as hs
         if __name__ == "__main__":
             hs.run_suite(hs.load_suite("grid.toml"), "out", workers=2, backend="dask")
             print(len(hs.read_summary("out")))
     """)
-    r = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True,
-                       text=True, timeout=300)
+    try:
+        r = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True,
+                           text=True, timeout=300)
+    finally:
+        other.close()
     assert r.returncode == 0, r.stderr
     assert r.stdout.split() == ["4"]
     assert r.stderr == ""

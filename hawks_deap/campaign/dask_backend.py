@@ -38,8 +38,12 @@ def connect_dask(workers: int, scheduler: str | None, timeout: float = 10.0) -> 
         raise ImportError("the dask backend needs dask.distributed: install "
                           f"hawks-deap[distributed] ({error})") from None
     if scheduler is None:
+        # no dashboard; the scheduler's HTTP server (health routes) still starts, on
+        # port 8787 unless told otherwise, and warns on stderr when another cluster
+        # holds that port: a free port instead
         cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                               dashboard_address=None)
+                               dashboard_address=None,
+                               scheduler_kwargs={"dashboard_address": ":0"})
         return Client(cluster)
     try:
         return Client(scheduler, timeout=f"{timeout}s")
