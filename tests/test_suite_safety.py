@@ -517,3 +517,106 @@ def test_the_command_line_says_a_damaged_run_was_set_aside_in_one_line(tmp_path)
     assert line.startswith("hawks-deap suite: warning: ")
     assert "a suite only replaces those; moved to s/set-aside/c000-r00-1" in line
     assert (tmp_path / "s" / "set-aside" / "c000-r00-1" / "metadata.json").read_text() == "{"
+
+
+def _digests(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_a_resume_sets_aside_a_folder_holding_another_run(tmp_path):
+    """Another suite's run and a generate output at the paths of runs to do are moved to
+    set-aside/, byte for byte, never replaced (check_replaceable alone let them be)."""
+    grid = write_grid(tmp_path)
+    suite = hs.load_suite(grid)
+    out = tmp_path / "out"
+    hs.run_suite(suite, out)
+    reference = _digests(out / "runs")
+    other = tmp_path / "other"
+    other_grid = tmp_path / "g2" / "grid.toml"
+    other_grid.parent.mkdir()
+    other_grid.write_text(grid.read_text().replace("seed = 3", "seed = 4"))
+    hs.run_suite(hs.load_suite(other_grid), other)
+    assert cli("generate", "--n-samples", "120", "--generations", "2", "--seed", "1",
+               "--out", "gen", "--quiet", cwd=tmp_path).returncode == 0
+    (out / "summary.csv").unlink()  # every run to do again
+    for name, source in (("c000-r00", other / "runs" / "c000-r00"),
+                         ("c001-r00", tmp_path / "gen")):
+        stray = out / "runs" / name
+        for path in stray.iterdir():
+            path.unlink()
+        stray.rmdir()
+        source.rename(stray)
+    strays = {name: _digests(out / "runs" / name) for name in ("c000-r00", "c001-r00")}
+    with pytest.warns(RuntimeWarning, match="does not hold run c00[01]-r00 of this suite"):
+        hs.run_suite(suite, out)
+    for name, files in strays.items():
+        assert _digests(out / "set-aside" / f"{name}-1") == files
+    assert _digests(out / "runs") == reference  # the suite's own runs, redone
+
+
+def test_a_stray_lock_beside_other_files_is_not_a_suite_starting(tmp_path):
+    """Judged under the lock: a folder without suite.json must hold the lock alone."""
+    suite = hs.load_suite(write_grid(tmp_path))
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / ".suite.lock").write_text("")
+    (out / "summary.csv").write_text("mine\n")
+    hs.check_output(out, suite)  # unlocked: maybe a suite starting
+    with pytest.raises(hs.OutputRefused, match="exists and is not a suite directory"):
+        hs.run_suite(suite, out)
+    assert (out / "summary.csv").read_text() == "mine\n"
+    assert sorted(p.name for p in out.iterdir()) == [".suite.lock", "summary.csv"]
+    r = cli("suite", str(tmp_path / "grid.toml"), "--out", "out", "--quiet", cwd=tmp_path)
+    assert r.returncode == 2 and error_lines(r) == [
+        f"hawks-deap suite: error: --out {Path('out')} exists and is not a suite directory"]
+
+
+@pytest.mark.parametrize("kind", ["link", "file"])
+def test_a_set_aside_that_is_a_link_or_a_file_is_refused_before_any_work(tmp_path, kind):
+    grid = write_grid(tmp_path)
+    out = tmp_path / "out"
+    hs.run_suite(hs.load_suite(grid), out)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    if kind == "link":
+        (out / "set-aside").symlink_to(elsewhere, target_is_directory=True)
+    else:
+        (out / "set-aside").write_text("mine")
+    (out / "runs" / "c000-r00" / "notes.txt").write_text("mine")  # to be set aside
+    (out / "summary.csv").unlink()
+    before = _digests(out)
+    r = cli("suite", str(grid), "--out", "out", "--quiet", cwd=tmp_path)
+    assert r.returncode == 2 and "set-aside" in error_lines(r)[0], r.stderr
+    assert _digests(out) == before and not any(elsewhere.iterdir())
+
+
+def test_a_grids_own_algorithm_file_is_checked_beside_the_grid(tmp_path):
+    """Run from another folder: the check read algo.py from the working folder (missing
+    there: refused; present: another file checked than the runs used)."""
+    folder = tmp_path / "alg"
+    folder.mkdir()
+    (folder / "algo.py").write_text(
+        "from sklearn.cluster import KMeans\n\n\ndef mine(X, n_clusters, seed):\n"
+        "    return KMeans(n_clusters, n_init=1, random_state=seed).fit_predict(X)\n")
+    (folder / "grid.toml").write_text(
+        '[suite]\nruns = 1\nseed = 1\nmode = "versus"\n[dataset]\nn_samples = 60\n'
+        'n_clusters = 2\n[objective]\nwinner = "algo.py:mine"\nloser = "single-linkage"\n'
+        "[ga]\ngenerations = 1\npopulation_size = 4\n")
+    r = cli("suite", "alg/grid.toml", "--out", "o", "--quiet", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    suite = hs.load_suite(folder / "grid.toml")
+    assert suite.configurations[0]["winner"].endswith(str(Path("alg") / "algo.py:mine"))
+    assert suite.grid["objective"]["winner"] == "algo.py:mine"  # the seeds' text, as written
+    assert len(hs.read_summary(tmp_path / "o")) == 1
+
+
+def test_a_dask_resume_sizes_its_cluster_by_the_runs_left(tmp_path):
+    suite = hs.load_suite(write_grid(tmp_path))
+    out = tmp_path / "out"
+    assert [t.name for t in hs.runs_to_do(out, suite)] == ["c000-r00", "c001-r00"]
+    hs.run_suite(suite, out)
+    assert hs.runs_to_do(out, suite) == []
+    data = out / "runs" / "c001-r00" / "data.csv"
+    data.write_bytes(data.read_bytes()[:-50])  # one run no longer whole
+    assert [t.name for t in hs.runs_to_do(out, suite)] == ["c001-r00"]

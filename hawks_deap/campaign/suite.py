@@ -76,12 +76,14 @@ from hawks_deap.campaign.summary import (
     LOCK_FILE,
     RUNS_DIR,
     SUMMARY_FILE,
+    OutputRefused,
     SuiteBusy,
     check_lock_file,
     check_runs_dir,
     clean_partial,
     finished_rows,
     finished_task_rows,
+    holds_run,
     read_summary,
     suite_lock,
     summary_frame,
@@ -97,11 +99,13 @@ __all__ = [
     "SEED_KEYS",
     "SEED_KEY_VERSION",
     "SUITE_OPTIONS",
+    "OutputRefused",
     "SuiteBusy",
     "Suite",
     "SuiteTask",
     "check_memory",
     "check_output",
+    "check_set_aside_dir",
     "close_dask",
     "connect_dask",
     "derive_seed",
@@ -110,6 +114,7 @@ __all__ = [
     "load_suite",
     "read_summary",
     "run_suite",
+    "runs_to_do",
     "run_task",
     "seed_key",
     "suite_lock",
@@ -340,8 +345,17 @@ def parse_suite(raw: Mapping[str, Any], *, source: str = "") -> Suite:
     mode = suite_table.get("mode", "index")
     check_choice("[suite] mode", mode, MODES)
     command = MODES[mode]
-    validated = config.validate_config(raw, command=command, options=options,
-                                       allow_lists=True, source=source)
+    # a relative [objective] space or algorithm file is the grid file's neighbour: read
+    # from there by every run (and by this check), while the grid and the seeds keep the
+    # text as written (a moved folder resumes the same suite, if the files hold the same)
+    base = Path(source).parent if source else Path.cwd()
+    validated = config.validate_config(_grid_files_from(raw, base), command=command,
+                                       options=options, allow_lists=True, source=source)
+    written = raw.get("objective")
+    for key in FILE_KEYS:  # the checked values, a file's text as written
+        if isinstance(written, Mapping) and key in written and "objective" in validated:
+            validated["objective"][key] = _as_written(key, written[key],
+                                                      validated["objective"][key], base)
     suite = validated.pop("suite", {})
     for key, value in suite.items():
         if isinstance(value, list):
@@ -355,10 +369,6 @@ def parse_suite(raw: Mapping[str, Any], *, source: str = "") -> Suite:
     points = expand_grid(validated, options)
     if not points:
         raise ValueError(f"the grid{where} expands to no configuration")
-    # a relative [objective] space or algorithm file is the grid file's neighbour: read
-    # from there by every run, while the grid and the seeds keep the text as written (a
-    # moved folder resumes the same suite, if the files hold the same)
-    base = Path(source).parent if source else Path.cwd()
     files: dict[str, str] = {}
     configurations = [checked_configuration(command, _files_from(point, base, files), {},
                                             i, _short(point), where)
@@ -368,6 +378,27 @@ def parse_suite(raw: Mapping[str, Any], *, source: str = "") -> Suite:
                  format=str(suite.get("format", "csv")),
                  key_configurations=[key_values(command, point) for point in points],
                  files=files)
+
+
+def _as_written(key: str, written: Any, checked: Any, base: Path) -> Any:
+    """``checked``, with each file spec (lists too) back in its text as written."""
+    if isinstance(written, list) and isinstance(checked, list):
+        return [_as_written(key, w, c, base) for w, c in zip(written, checked, strict=True)]
+    return written if absolute_file(key, written, base)[1] is not None else checked
+
+
+def _grid_files_from(raw: Mapping[str, Any], base: Path) -> Mapping[str, Any]:
+    """A grid whose relative files (`FILE_KEYS`, lists too) are made absolute from ``base``."""
+    objective = raw.get("objective")
+    if not isinstance(objective, Mapping):
+        return raw
+    objective = dict(objective)
+    for key in FILE_KEYS:
+        if key in objective:
+            value = objective[key]
+            objective[key] = ([absolute_file(key, v, base)[0] for v in value]
+                              if isinstance(value, list) else absolute_file(key, value, base)[0])
+    return {**raw, "objective": objective}
 
 
 def _files_from(point: dict[str, dict[str, Any]], base: Path, files: dict[str, str]
@@ -536,15 +567,15 @@ def _run_task_star(args: tuple[SuiteTask, str]) -> dict[str, str]:
 # --------------------------------------------------------------------------- backends
 
 
-def check_output(out: Path, suite: Suite) -> None:
+def check_output(out: Path, suite: Suite, *, locked: bool = False) -> None:
     """Refuse a directory holding another suite (resuming needs the same grid).
 
     Raises ``ValueError`` when ``out`` is a file, a symbolic link or cannot be created,
     when its ``suite.json`` cannot be read or describes another suite (only ``[suite]
     runs`` may grow), when it is a non-empty folder that is not a suite's, or when its
-    ``.suite.lock`` or ``runs/`` is a symbolic link (or not what hawks-deap writes
-    there: `hawks_deap.campaign.summary.check_lock_file`,
-    `hawks_deap.campaign.summary.check_runs_dir`).
+    ``.suite.lock``, ``runs/`` or ``set-aside/`` is a symbolic link (or not what
+    hawks-deap writes there: `hawks_deap.campaign.summary.check_lock_file`,
+    `hawks_deap.campaign.summary.check_runs_dir`, `check_set_aside_dir`).
 
     Parameters
     ----------
@@ -552,6 +583,12 @@ def check_output(out: Path, suite: Suite) -> None:
         The output directory (it may not exist yet).
     suite : Suite
         The suite to run there.
+    locked : bool
+        Whether this process holds the folder's lock (`run_suite`, after `suite_lock`).
+        Without it, a folder holding a lock may be a suite starting, whatever else it
+        holds; with it, a folder without ``suite.json`` must hold nothing but the lock
+        (a stray lock beside a user's files, or another suite's folder whose
+        ``suite.json`` went missing, is refused).
     """
     if out.is_symlink():  # (a suite deletes its own leftovers there: never through a link)
         raise ValueError(f"--out {out} is a symbolic link (to {os.path.realpath(out)}); give "
@@ -561,6 +598,7 @@ def check_output(out: Path, suite: Suite) -> None:
     check_parent_dir(out, f"--out {out}")
     check_lock_file(out)
     check_runs_dir(out)
+    check_set_aside_dir(out)
     grid = out / GRID_FILE
     if grid.is_file():
         try:
@@ -585,7 +623,7 @@ def check_output(out: Path, suite: Suite) -> None:
         # the lock). Asking "no lock?" and then "not empty?" could see the folder before
         # the lock and the lock itself after it, and refuse a suite that is starting.
         entries = {entry.name for entry in out.iterdir()}
-        if entries and LOCK_FILE not in entries:
+        if (entries - {LOCK_FILE}) and (locked or LOCK_FILE not in entries):
             raise ValueError(f"--out {out} exists and is not a suite directory")
 
 
@@ -604,26 +642,54 @@ def _more_runs(previous: Any, described: dict[str, Any], suite: Suite) -> bool:
 SET_ASIDE_DIR = "set-aside"
 
 
-def _set_aside(out: Path, name: str) -> None:
+def _set_aside(out: Path, task: SuiteTask) -> None:
     """Move an unfinished run's folder out of the way when it may not be replaced.
 
-    A run's folder is replaced when its run is redone, unless it holds what hawks-deap
-    did not write or its metadata cannot be read (a damaged disk, an edit): such a
-    folder moves to ``out/set-aside/<name>-<i>`` (nothing deleted) with a warning, and
-    the run is redone at its path.
+    A run's folder is replaced when its run is redone only if it holds this very run
+    (`hawks_deap.campaign.summary.holds_run`: its summary row was lost) and nothing
+    hawks-deap did not write. Any other folder at its path (another suite's run, a
+    ``generate`` output, what hawks-deap did not write, metadata that cannot be read)
+    moves to ``out/set-aside/<name>-<i>`` (nothing deleted) with a warning, and the run
+    is redone at its path.
     """
-    folder = out / RUNS_DIR / name
+    folder = out / RUNS_DIR / task.name
     if not (folder.exists() or folder.is_symlink()):
         return
     try:
         check_replaceable(folder, by="a suite")
+        if not holds_run(folder, task):
+            raise ValueError(f"{folder} does not hold run {task.name} of this suite (seed "
+                             f"{task.seed}) whole: another suite's or command's run, or one "
+                             "cut short")
     except ValueError as error:
+        check_set_aside_dir(out)  # re-checked right before the move: never through a link
         (out / SET_ASIDE_DIR).mkdir(exist_ok=True)
-        aside = next(out / SET_ASIDE_DIR / f"{name}-{i}" for i in itertools.count(1)
-                     if not (out / SET_ASIDE_DIR / f"{name}-{i}").exists())
+        aside = next(out / SET_ASIDE_DIR / f"{task.name}-{i}" for i in itertools.count(1)
+                     if not os.path.lexists(out / SET_ASIDE_DIR / f"{task.name}-{i}"))
         folder.rename(aside)
         warnings.warn(f"{error}; moved to {aside} and the run is redone", RuntimeWarning,
                       stacklevel=2)
+
+
+def check_set_aside_dir(out: Path) -> None:
+    """Refuse a suite folder whose ``set-aside/`` is a symbolic link or not a folder.
+
+    Folders a resume may not replace move there: never through a link (out of the
+    suite's folder), never onto a file.
+
+    Parameters
+    ----------
+    out : pathlib.Path
+        The suite's folder (its ``set-aside/`` may be missing: it is created when needed).
+    """
+    aside = out / SET_ASIDE_DIR
+    if aside.is_symlink():
+        raise ValueError(f"--out {out}: {aside} is a symbolic link; hawks-deap moves run "
+                         "folders only within the suite's folder: replace the link by a "
+                         "folder")
+    if aside.exists() and not aside.is_dir():
+        raise ValueError(f"--out {out}: {aside} is not a folder; hawks-deap moves the run "
+                         "folders it may not replace there: move it away")
 
 
 def cost_estimate(task: SuiteTask) -> float:
@@ -676,6 +742,27 @@ def _todo(tasks: Sequence[SuiteTask], finished: Mapping[tuple[str, int], Any]
     return todo
 
 
+def runs_to_do(out: Path, suite: Suite) -> list[SuiteTask]:
+    """The suite's runs that ``out`` does not hold finished, in the order they start.
+
+    Reads ``out`` only (its summary and run folders).
+
+    Parameters
+    ----------
+    out : pathlib.Path
+        The suite directory (it may not exist yet: every run).
+    suite : Suite
+        From `load_suite`.
+
+    Returns
+    -------
+    list of SuiteTask
+        Longest first (`cost_estimate`), run index first among equal costs.
+    """
+    tasks = suite.tasks()
+    return _todo(tasks, finished_task_rows(out, tasks))
+
+
 def check_memory(out: Path, suite: Suite, workers: int) -> None:
     """Refuse, before any run starts, first runs that together cannot fit in memory.
 
@@ -698,8 +785,7 @@ def check_memory(out: Path, suite: Suite, workers: int) -> None:
     ValueError
         Naming ``workers``, the bytes those runs need and the machine's memory.
     """
-    tasks = suite.tasks()
-    first = _todo(tasks, finished_task_rows(out, tasks))[:workers]
+    first = runs_to_do(out, suite)[:workers]
     per_configuration: dict[str, int] = {}
     for task in first:
         if task.config_id not in per_configuration:
@@ -760,12 +846,15 @@ def run_suite(suite: Suite, out: str | os.PathLike, *, workers: int = 1,
     own_client = None
     check_output(out, suite)  # before any work (a file, another suite), a cluster included
     check_memory(out, suite, workers)
-    if backend == "dask" and client is None:
-        runs = len(suite.configurations) * suite.runs  # (no more workers than runs)
-        own_client = client = connect_dask(min(workers, runs), scheduler)
+    if backend == "dask" and client is None:  # (no more workers than runs to do)
+        own_client = client = connect_dask(max(1, min(workers, len(runs_to_do(out, suite)))),
+                                           scheduler)
     try:
         with suite_lock(out):
-            check_output(out, suite)  # again under the lock: no other process writes now
+            try:  # again: no other process writes now
+                check_output(out, suite, locked=True)
+            except ValueError as error:  # e.g. a stray lock beside a user's own files
+                raise OutputRefused(str(error)) from None
             _run_locked(suite, out, workers, backend, client, progress, on_row)
     finally:
         if own_client is not None:
@@ -789,7 +878,7 @@ def _run_locked(suite: Suite, out: Path, workers: int, backend: str, client: Any
     rows = finished_task_rows(out, tasks)
     todo = _todo(tasks, rows)
     for task in todo:
-        _set_aside(out, task.name)
+        _set_aside(out, task)
     from tqdm.auto import tqdm
 
     total = len(rows) + len(todo)

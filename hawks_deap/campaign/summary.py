@@ -35,12 +35,14 @@ __all__ = [
     "NAME_COLUMN",
     "RUNS_DIR",
     "SUMMARY_FILE",
+    "OutputRefused",
     "SuiteBusy",
     "check_lock_file",
     "check_runs_dir",
     "clean_partial",
     "finished_rows",
     "finished_task_rows",
+    "holds_run",
     "read_summary",
     "run_name",
     "summary_frame",
@@ -148,12 +150,12 @@ def finished_task_rows(out: Path, tasks: Iterable[SuiteTask]
         task = by_key.get(key)
         if (task is not None and row.get("seed") == str(task.seed)
                 and row.get("path") == f"{RUNS_DIR}/{task.name}"
-                and _holds_run(out / row["path"], task)):
+                and holds_run(out / row["path"], task)):
             rows[key] = row
     return rows
 
 
-def _holds_run(folder: Path, task: SuiteTask) -> bool:
+def holds_run(folder: Path, task: SuiteTask) -> bool:
     """Whether ``folder`` holds ``task``'s run: written for this task, and whole.
 
     A run's folder is renamed into place once all its files are written
@@ -162,6 +164,18 @@ def _holds_run(folder: Path, task: SuiteTask) -> bool:
     resume). Checked: its ``metadata.json`` names the task's configuration, run and seed
     (another run's folder is not trusted), and its other files were not cut short
     (`hawks_deap.io.dataset.files_are_whole`; not by parsing the points: too slow per resume).
+
+    Parameters
+    ----------
+    folder : pathlib.Path
+        A run folder (``runs/<task.name>``).
+    task : SuiteTask
+        The run it should hold.
+
+    Returns
+    -------
+    bool
+        False for a link, a folder of another run or command, or one cut short.
     """
     if folder.is_symlink():  # not written by hawks-deap: set aside, never deleted
         return False
@@ -292,6 +306,10 @@ def summary_frame(out: str | os.PathLike) -> Any:
 
 class SuiteBusy(ValueError):
     """Another process is running a suite in the folder (`suite_lock`)."""
+
+
+class OutputRefused(ValueError):
+    """The folder, seen with its lock held, cannot take this suite (not a suite's folder)."""
 
 
 def check_runs_dir(out: Path) -> None:

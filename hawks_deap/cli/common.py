@@ -259,7 +259,7 @@ def suite_backend(args: argparse.Namespace, tasks: int) -> Iterator[dict[str, An
         # parent runs one task stream.
         yield {"workers": 1 if client else args.workers, "backend": args.backend,
                "client": client}
-    except suite_module.SuiteBusy as error:
+    except (suite_module.SuiteBusy, suite_module.OutputRefused) as error:
         raise UsageError(str(error)) from None
     finally:
         if client is not None:

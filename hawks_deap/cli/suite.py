@@ -33,7 +33,8 @@ def prepare(args: argparse.Namespace) -> Callable[[], int]:
 
     def run() -> int:
         progress = not args.quiet and sys.stderr.isatty()
-        with suite_backend(args, total) as backend:
+        # a LocalCluster of no more workers than runs left to do
+        with suite_backend(args, max(1, len(suite_module.runs_to_do(out, grid)))) as backend:
             path = suite_module.run_suite(grid, out, progress=progress, **backend)
         if not args.quiet:
             n = len(suite_module.read_summary(out))
