@@ -79,6 +79,7 @@ from hawks_deap.campaign.summary import (
     OutputRefused,
     SuiteBusy,
     check_lock_file,
+    check_real_dir,
     check_runs_dir,
     clean_partial,
     finished_rows,
@@ -682,14 +683,8 @@ def check_set_aside_dir(out: Path) -> None:
     out : pathlib.Path
         The suite's folder (its ``set-aside/`` may be missing: it is created when needed).
     """
-    aside = out / SET_ASIDE_DIR
-    if aside.is_symlink():
-        raise ValueError(f"--out {out}: {aside} is a symbolic link; hawks-deap moves run "
-                         "folders only within the suite's folder: replace the link by a "
-                         "folder")
-    if aside.exists() and not aside.is_dir():
-        raise ValueError(f"--out {out}: {aside} is not a folder; hawks-deap moves the run "
-                         "folders it may not replace there: move it away")
+    check_real_dir(out, SET_ASIDE_DIR, link="moves run folders only within the suite's "
+                   "folder", file="moves the run folders it may not replace there")
 
 
 def cost_estimate(task: SuiteTask) -> float:

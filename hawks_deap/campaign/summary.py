@@ -38,6 +38,7 @@ __all__ = [
     "OutputRefused",
     "SuiteBusy",
     "check_lock_file",
+    "check_real_dir",
     "check_runs_dir",
     "clean_partial",
     "finished_rows",
@@ -323,14 +324,29 @@ def check_runs_dir(out: Path) -> None:
     out : pathlib.Path
         The suite's folder (its ``runs/`` may be missing: it is created).
     """
-    runs = out / RUNS_DIR
-    if runs.is_symlink():
-        raise ValueError(f"--out {out}: {runs} is a symbolic link; hawks-deap writes and "
-                         "deletes run folders only in a real folder: replace the link by "
-                         "a folder")
-    if runs.exists() and not runs.is_dir():
-        raise ValueError(f"--out {out}: {runs} is not a folder; hawks-deap writes the run "
-                         "folders there: move it away")
+    check_real_dir(out, RUNS_DIR, link="writes and deletes run folders only in a real "
+                   "folder", file="writes the run folders there")
+
+
+def check_real_dir(out: Path, name: str, *, link: str, file: str) -> None:
+    """Refuse ``out/name`` when it is a symbolic link or exists and is not a folder.
+
+    Parameters
+    ----------
+    out : pathlib.Path
+        The suite's folder.
+    name : str
+        The subfolder hawks-deap writes in (it may be missing).
+    link, file : str
+        What hawks-deap does there, said in the message for a link and for a file.
+    """
+    path = out / name
+    if path.is_symlink():
+        raise ValueError(f"--out {out}: {path} is a symbolic link; hawks-deap {link}: "
+                         "replace the link by a folder")
+    if path.exists() and not path.is_dir():
+        raise ValueError(f"--out {out}: {path} is not a folder; hawks-deap {file}: move "
+                         "it away")
 
 
 def check_lock_file(out: Path) -> None:
