@@ -1,4 +1,5 @@
 import json
+import re
 
 import numpy as np
 import pytest
@@ -330,3 +331,63 @@ def test_bad_genotype_metadata_path_and_extra_files_are_named_before_any_write(t
     ds.save(tmp_path / "d", extra_files={"notes.txt": "x"})
     assert (tmp_path / "d" / "notes.txt").read_text() == "x"
     assert hd.Dataset.load(tmp_path / "d").metadata["n"] == 3
+
+
+def test_what_the_files_hold_together_is_refused_naming_the_data_file(tmp_path):
+    """A negative label without a noise label, out-of-scale values: found by the
+    constructor, named with the file as every other load error."""
+    folder = tmp_path / "neg"
+    folder.mkdir()
+    (folder / "data.csv").write_text("x0,x1,label\n0.0,1.0,0\n1.0,0.0,-1\n")
+    with pytest.raises(ValueError, match=rf"^{re.escape(str(folder / 'data.csv'))}: y has "
+                                         r"the negative label -1"):
+        hd.Dataset.load(folder)
+
+
+def test_labels_are_cluster_indices_of_the_points():
+    X = np.zeros((3, 2))
+    for y in ([0, 2**40, 1], np.array([0, 2**63, 1], dtype=np.uint64)):
+        with pytest.raises(ValueError, match=r"y has the label \d+, not a cluster index of 3 "
+                                             r"points"):
+            hd.Dataset(X, y)
+    with pytest.raises(ValueError, match="y must hold integer cluster labels"):
+        hd.Dataset(X, [0.0, 1e20, 1.0])  # (cast to int64 it became a negative label)
+    assert hd.Dataset(X, [0, 2, 1]).sizes.tolist() == [1, 1, 1]
+
+
+def test_metadata_save_could_not_write_is_refused_at_construction():
+    X, y = np.zeros((2, 1)), [0, 1]
+    with pytest.raises(TypeError, match=r"metadata mixes keys of kinds that cannot be sorted "
+                                        r"together \(int, str\)"):
+        hd.Dataset(X, y, metadata={1: "a", "b": 2})
+    with pytest.raises(TypeError, match=r"metadata\['a'\] is not JSON-ready: a ndarray of "
+                                        r"complex128"):
+        hd.Dataset(X, y, metadata={"a": np.array([0 + 1j])})
+    hd.Dataset(X, y, metadata={"a": np.array([[1, 2]]), "b": {1: 2, 3: 4}})  # fine
+
+
+def test_a_users_package_entry_cannot_hide_the_mark_overwrite_reads(tmp_path):
+    ds = hd.Dataset(np.zeros((2, 1)), [0, 1], metadata={"package": "my-study"})
+    with pytest.raises(ValueError, match=r"metadata\['package'\] = 'my-study': that entry "
+                                         r"marks the folders hawks-deap writes"):
+        ds.save(tmp_path / "d")
+    assert not (tmp_path / "d").exists()
+
+
+def test_the_repr_counts_clusters_without_the_noise():
+    ds = hd.Dataset(np.zeros((4, 2)), [0, 1, 1, -1], metadata={"noise_label": -1})
+    assert repr(ds) == "Dataset(n_samples=4, n_dims=2, n_clusters=2)"
+    html = ds._repr_html_()
+    assert "noise points" in html and "-1" not in html.split("sizes")[1].split("</tr>")[0]
+
+
+@pytest.mark.parametrize("rows, message", [
+    ("0,0,0\n\n\n1,1,1\nnan,2,1\n", "line 6 holds a non-finite coordinate"),
+    ("0,0,0\n\n1,1,1\n\n2,2,2.5\n", "line 6 has label 2.5"),
+    ("1_000,0,0\n1,1,1\n", "line 2, column x0: '1_000' is not a number")])
+def test_data_csv_errors_count_the_files_lines_blank_ones_too(tmp_path, rows, message):
+    folder = tmp_path / "d"
+    folder.mkdir()
+    (folder / "data.csv").write_text("x0,x1,label\n" + rows)
+    with pytest.raises(ValueError, match=re.escape(message)):
+        hd.Dataset.load(folder)

@@ -89,16 +89,33 @@ def _check_json_ready(value: Any, where: str) -> None:
                 raise TypeError(f"{where} has the key {key!r}, a {type(key).__name__}: JSON "
                                 "keys are strings (or numbers, booleans, None)")
             _check_json_ready(item, f"{where}[{key!r}]")
+        try:  # `_dumps` sorts the keys: one kind of key per object
+            sorted(value)
+        except TypeError:
+            raise TypeError(f"{where} mixes keys of kinds that cannot be sorted together "
+                            f"({', '.join(sorted({type(k).__name__ for k in value}))}); "
+                            "use strings") from None
     elif isinstance(value, list | tuple):
         for i, item in enumerate(value):
             _check_json_ready(item, f"{where}[{i}]")
     elif not isinstance(value, str | int | float | bool | type(None)):
         try:
-            _json_default(value)
+            converted = _json_default(value)
         except TypeError:
-            raise TypeError(f"{where} is not JSON-ready: a {type(value).__name__} (numbers, "
-                            "strings, booleans, None, lists and dicts of them, numpy "
-                            "scalars and arrays)") from None
+            converted = None
+        else:  # (an array's elements too: a complex array converts, then fails)
+            if not isinstance(converted, list) or _json_ready_list(converted):
+                return
+        raise TypeError(f"{where} is not JSON-ready: a {type(value).__name__}"
+                        f"{f' of {value.dtype}' if isinstance(value, np.ndarray) else ''} "
+                        "(numbers, strings, booleans, None, lists and dicts of them, numpy "
+                        "scalars and arrays of numbers or booleans)")
+
+
+def _json_ready_list(items: list[Any]) -> bool:
+    """Whether an array's ``tolist()`` holds only JSON values (nested lists of them)."""
+    return all(_json_ready_list(item) if isinstance(item, list)
+               else isinstance(item, str | int | float | bool | type(None)) for item in items)
 
 
 def _check_extra_files(extra_files: Any) -> dict[str, str]:
@@ -320,6 +337,11 @@ class Dataset:
             raise ValueError(f"y has the negative label {int(clustered.min())}; cluster "
                              "labels are 0, 1, ... (a noise label must be named in "
                              "metadata['noise_label'])")
+        if clustered.size and clustered.max() >= len(self.y):
+            # (`sizes` counts every label 0..max: 2**40 would need 8 TiB)
+            raise ValueError(f"y has the label {int(clustered.max())}, not a cluster index "
+                             f"of {len(self.y)} points (0..N-1 at most); number the clusters "
+                             "0, 1, ... (numpy.unique(y, return_inverse=True)[1])")
         self.genotype = None
         if genotype is not None and not isinstance(genotype, Iterable):
             raise TypeError(f"genotype must be a sequence of Cluster genes or None, got "
@@ -333,18 +355,20 @@ class Dataset:
             self.genotype = Genotype(genes)
 
     def __repr__(self) -> str:
-        k = len(np.unique(self.y))
+        k = len(np.unique(self.y[~self.noise_mask]))  # (noise is no cluster)
         return f"Dataset(n_samples={self.n_samples}, n_dims={self.n_dims}, n_clusters={k})"
 
     def _repr_html_(self) -> str:
         from hawks_deap._util.html import html_table
 
-        labels, sizes = np.unique(self.y, return_counts=True)
+        noise = self.noise_mask
+        labels, sizes = np.unique(self.y[~noise], return_counts=True)
         rows = [["points N", str(self.n_samples)], ["dimensions D", str(self.n_dims)],
                 ["clusters K", str(len(labels))],
                 ["sizes", ", ".join(f"{lab}: {n}" for lab, n in zip(labels.tolist(),
                                                                    sizes.tolist(),
                                                                    strict=True))],
+                *([["noise points", str(int(noise.sum()))]] if noise.any() else []),
                 ["genes", "yes" if self.genotype is not None else "no"]]
         record = self.metadata.get("record") or {}
         rows += [[key, f"{record[key]:.6g}"] for key in ("index", "overlap", "penalty")
@@ -572,7 +596,8 @@ class Dataset:
             "sizes": self.sizes.tolist(),
             "clusters": [g.to_dict() for g in self.genotype] if self.genotype else [],
         }
-        # the mark `check_replaceable` looks for (runs' metadata have it already)
+        # the mark `check_replaceable` looks for (runs' metadata have it already); a
+        # user's own "package" entry would hide it (`save` refuses that first)
         metadata = {"package": "hawks-deap", **self.metadata}
         return {**points, GENES_FILE: _dumps(genes).encode("utf-8"),
                 METADATA_FILE: _dumps(metadata).encode("utf-8")}
@@ -596,10 +621,20 @@ class Dataset:
             ``NAME.kept-HEX`` that holds the new dataset.
         extra_files : mapping, optional
             More text files to write into the directory (name -> content), as part of
-            the same atomic write (e.g. a run's logbook).
+            the same atomic write (e.g. a run's logbook). A name other than hawks-deap's
+            own (`OWN_FILES`: ``logbook.csv``, ``partitions.csv``, the figures) makes
+            the folder one that a later ``overwrite=True`` refuses: it replaces only
+            folders holding nothing but hawks-deap's files.
         format : {"csv", "npz"}
             The points as ``data.csv`` (text, 17 significant digits: they read back bit
             for bit) or ``data.npz`` (compressed binary arrays, exact; integer labels).
+
+        Raises
+        ------
+        ValueError
+            Before anything is written: a folder ``overwrite`` may not replace, or a
+            ``metadata["package"]`` other than ``"hawks-deap"`` (that entry marks the
+            folders hawks-deap writes).
         """
         from hawks_deap._util.validation import check_bool, check_choice
 
@@ -609,6 +644,11 @@ class Dataset:
             raise TypeError(f"path must be a str or os.PathLike, got {path!r} "
                             f"({type(path).__name__})")
         extra = _check_extra_files(extra_files)
+        marked = self.metadata.get("package", "hawks-deap")
+        if marked != "hawks-deap":  # (it would hide the mark: never replaceable again)
+            raise ValueError(f"metadata['package'] = {short_repr(marked)}: that entry marks "
+                             "the folders hawks-deap writes (and may later replace); give "
+                             "yours another name")
         path = Path(path)
         target = Path(os.path.abspath(path))  # (a NAME even for "." or "a/..")
         if os.path.lexists(target):
@@ -673,17 +713,21 @@ class Dataset:
             metadata = _read_json_object(path / METADATA_FILE)
         genotype = None
         noise = _noise_mask(y, metadata.get("noise_label"), f"{path / METADATA_FILE}: ")
+        data_file = path / (DATA_FILE if (path / DATA_FILE).is_file() else DATA_NPZ)
         if (path / GENES_FILE).is_file():
-            data_file = path / (DATA_FILE if (path / DATA_FILE).is_file() else DATA_NPZ)
             genotype = _read_genes(path / GENES_FILE, X, y[~noise], data_file) or None
-        return cls(X, y, genotype, metadata)
+        try:  # what the files hold together (e.g. a negative label, a scale): named too
+            return cls(X, y, genotype, metadata)
+        except (TypeError, ValueError) as error:
+            raise type(error)(f"{data_file}: {error}") from None
 
 
 def _integer_labels(y: Any) -> np.ndarray:
     """``y`` as integers: bools and integer-valued floats converted, anything else refused."""
     y = np.asarray(y)
     if y.dtype.kind == "b" or (y.dtype.kind == "f" and np.isfinite(y).all()
-                               and (y == np.round(y)).all()):
+                               and (y == np.round(y)).all()
+                               and (not y.size or np.abs(y).max() < 2.0**53)):  # exact
         return y.astype(np.int64)
     if y.dtype.kind not in "iu":
         raise ValueError(f"y must hold integer cluster labels, got dtype {y.dtype} "
@@ -727,7 +771,10 @@ def _read_data(path: Path) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError(f"{path}: holds no points")
     if raw.shape[1] != d + 1:
         raise ValueError(f"{path}: rows hold {raw.shape[1]} values, the header {d + 1}")
-    return _checked_points(path, raw[:, :-1], raw[:, -1], first_row=2, unit="line")
+    # the file's line of each row (numpy skips blank lines; the messages count them)
+    lines = np.array([number for number, line in enumerate(text.split("\n")[1:], start=2)
+                      if line.strip()])
+    return _checked_points(path, raw[:, :-1], raw[:, -1], first_row=lines, unit="line")
 
 
 def _bad_line(text: str, header: list[str]) -> str | None:
@@ -745,6 +792,8 @@ def _bad_line(text: str, header: list[str]) -> str | None:
         for column, cell in zip(header, cells, strict=True):
             try:
                 float(cell)
+                if "_" in cell:  # Python's float reads 1_000, numpy's parser does not
+                    raise ValueError(cell)
             except ValueError:
                 return f"line {number}, column {column}: {short_repr(cell)} is not a number"
     return None
@@ -771,20 +820,25 @@ def _read_npz(path: Path) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _checked_points(path: Path, X: np.ndarray, labels: np.ndarray, *,
-                    first_row: int, unit: str) -> tuple[np.ndarray, np.ndarray]:
+                    first_row: int | np.ndarray, unit: str) -> tuple[np.ndarray, np.ndarray]:
     """X and the labels as int64; non-finite coordinates and non-integer labels refused.
 
-    Rows are numbered from ``first_row`` in the messages, as ``unit`` ("line": the file's
-    line, "row": the array's index).
+    Rows are numbered from ``first_row`` in the messages (or, given an array, by its
+    entries: each row's line in the file), as ``unit`` ("line": the file's line, "row":
+    the array's index).
     """
+    def number(index: int) -> int:
+        return int(first_row[index]) if isinstance(first_row, np.ndarray) else (
+            index + first_row)
+
     bad = np.flatnonzero(~np.isfinite(X).all(axis=1))
     if bad.size:
-        row = int(bad[0]) + first_row
+        row = number(int(bad[0]))
         raise ValueError(f"{path}: {unit} {row} holds a non-finite coordinate ({bad.size} "
                          f"such {unit}s)")
     bad = np.flatnonzero(~np.isfinite(labels) | (labels != np.round(labels)))
     if bad.size:
-        row, label = int(bad[0]) + first_row, float(labels[bad[0]])
+        row, label = number(int(bad[0])), float(labels[bad[0]])
         raise ValueError(f"{path}: {unit} {row} has label {label!r}; labels must be integers "
                          f"({bad.size} such {unit}s)")
     return X, labels.astype(np.int64)
