@@ -294,6 +294,22 @@ def test_features_of_a_5_point_dataset_exit_2(tmp_path, blobs, capsys):
     assert r.returncode == 2 and one_line(r.stderr) == expected
 
 
+def test_an_instance_space_of_a_one_cluster_dataset_is_refused_before_any_work(
+        tmp_path, blobs, capsys):
+    """Its silhouette is undefined: plot's instance space failed after measuring every
+    dataset (exit 1); features prints its nan."""
+    one = tmp_path / "one"
+    hd.Dataset(np.random.default_rng(0).normal(size=(30, 2)), np.zeros(30, int)).save(one)
+    code, _, err = run_main(capsys, "plot", blobs, one, "--out", tmp_path / "figs")
+    assert code == 2 and one_line(err) == (
+        "hawks-deap plot: error: dataset 'one' (row 1): has 1 cluster(s); at least 2 are "
+        "needed (a single cluster has no silhouette, and an instance space needs every "
+        "feature finite)")
+    assert not (tmp_path / "figs").exists()
+    code, out, err = run_main(capsys, "features", one, "--format", "csv")
+    assert code == 0 and "nan" in out, err
+
+
 def test_check_feature_inputs_checks_every_dataset_first():
     rng = np.random.default_rng(0)
     fine = (rng.normal(size=(40, 2)), np.repeat([0, 1], 20))

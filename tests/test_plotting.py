@@ -371,3 +371,28 @@ def test_plot_command_draws_best_algorithm_by_source(tmp_path):
     _plot_collection(datasets, one, ["kmeans++", "single-linkage"], 0, save)
     ax = figures["instance_space_best.png"].axes[0]
     assert {c.get_gid() for c in ax.collections} == {None}
+
+
+def test_cluster_colours_are_never_the_noises_grey_and_a_legend_names_them():
+    """12 clusters and noise: 12 colours, none grey (tab10's grey was cluster 7's, next
+    to the noise's), the same in the Versus truth panel; a legend, noise first."""
+    from matplotlib.colors import to_hex
+
+    rng = np.random.default_rng(0)
+    k = 12
+    X = rng.normal(size=(k * 10 + 5, 2)) + np.repeat(np.arange(k + 1),
+                                                     [10] * k + [5])[:, None]
+    y = np.concatenate([np.repeat(np.arange(k), 10), np.full(5, -1)])
+    fig = plotting.plot_dataset(hd.Dataset(X, y, metadata={"noise_label": -1}),
+                                ellipses=False)
+    ax = fig.axes[0]
+    colours = {c.get_label(): to_hex(c.get_facecolor()[0]) for c in ax.collections}
+    clusters = {colours[str(c)] for c in range(k)}
+    assert len(clusters) == k and to_hex("0.6") == colours["noise"]
+    assert not any(h[1:3] == h[3:5] == h[5:7] for h in clusters)  # no grey
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert legend == ["noise", *map(str, range(k))]
+    fig = plotting.plot_versus(X[:-5], y[:-5], y[:-5], y[:-5])
+    truth = {to_hex(c.get_facecolor()[0]) for c in fig.axes[0].collections}
+    assert truth == clusters
+    plt.close("all")

@@ -142,7 +142,8 @@ def features_table(datasets: Iterable[Any], *, names: Sequence[str] | None = Non
 
 
 def check_feature_inputs(datasets: Sequence[Any], *, names: Sequence[str] | None = None,
-                         n_neighbors: int = 10) -> list[tuple[np.ndarray, np.ndarray]]:
+                         n_neighbors: int = 10, min_clusters: int = 1
+                         ) -> list[tuple[np.ndarray, np.ndarray]]:
     """Check every dataset of a `features_table` before any work; their (X, y).
 
     Parameters
@@ -153,6 +154,10 @@ def check_feature_inputs(datasets: Sequence[Any], *, names: Sequence[str] | None
         Row names, as `features_table`, naming a dataset at fault.
     n_neighbors : int
         L of the connectivity: a dataset needs at least L + 1 points (11 by default).
+    min_clusters : int
+        Clusters a dataset needs (noise left out): 2 for an instance space, which needs
+        every feature finite (a single cluster has no silhouette); 1 by default (its
+        features are then nan).
 
     Returns
     -------
@@ -181,6 +186,11 @@ def check_feature_inputs(datasets: Sequence[Any], *, names: Sequence[str] | None
                              f"{X.shape[0] - 1}, got {n_neighbors}: the features need at "
                              f"least {n_neighbors + 1} points (each point's {n_neighbors} "
                              "nearest neighbours)")
+        k = len(np.unique(np.asarray(y)))
+        if k < min_clusters:
+            raise ValueError(f"{where}: has {k} cluster(s); at least {min_clusters} are "
+                             "needed (a single cluster has no silhouette, and an instance "
+                             "space needs every feature finite)")
         items.append((X, np.asarray(y)))
     return items
 

@@ -64,6 +64,8 @@ __all__ = [
 _MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "<", ">")
 #: Noise points (a Dataset's `noise_mask`): grey, and smaller than the clusters' points.
 _NOISE_COLOUR = "0.6"
+#: Legends of `plot_dataset` list up to this many clusters (then the colours repeat).
+_LEGEND_CLUSTERS = 12
 _NOISE_SIZE = 0.4
 #: Resolutions (dots per inch) of `save_figure`, `figure_bytes` and ``plot --dpi``, and the
 #: most pixels a figure may have at it (4 bytes each while drawn; Agg: < 2**16 a side).
@@ -277,6 +279,10 @@ def plot_dataset(data: Any, y: Any = None, *, genotype: Sequence[Any] | None = N
     clustering-benchmarks battery labels 0) belong to no cluster: they are drawn first,
     small and grey, labelled ``"noise"`` (for D = 1 on a row of their own), with no
     ellipse, and K counts the clusters only.
+
+    Each cluster has one of 12 colours, none grey (that is the noise's), the same in
+    `plot_versus`; they repeat from the 13th cluster on, and the legend (noise first,
+    then each cluster's label) is drawn for up to 12 clusters.
     """
     ellipses = check_bool("ellipses", ellipses)
     n_std = check_float("n_std", n_std, low=0.0, low_open=True)
@@ -303,7 +309,7 @@ def plot_dataset(data: Any, y: Any = None, *, genotype: Sequence[Any] | None = N
                    and np.array_equal(values, np.arange(k)))
     for c in range(k):
         mask = codes == c
-        color = f"C{c % 10}"
+        color = _cluster_colour(c)
         ax.scatter(P[mask, 0], P[mask, 1], s=size, color=color, alpha=0.6, linewidths=0,
                    label=str(values[c]))
         if not ellipses or X.shape[1] == 1:
@@ -321,8 +327,19 @@ def plot_dataset(data: Any, y: Any = None, *, genotype: Sequence[Any] | None = N
         ax.plot([centre[0]], [centre[1]], marker="x", color="black", markersize=6,
                 linestyle="none")
     _label_axes(ax, proj, X.shape[1], values, bool(noise.any()))
+    if 1 < k <= _LEGEND_CLUSTERS or (noise.any() and k <= _LEGEND_CLUSTERS):
+        ax.legend(title="cluster", fontsize="small", loc="best", markerscale=2)
     ax.set_title(_dataset_title(X, k, metadata) if title is None else title)
     return fig
+
+
+def _cluster_colour(code: int) -> str:
+    """The colour of the cluster of code ``code`` (0..K-1), in every figure of a dataset.
+
+    The 12 colours of the built-in algorithms (`_BUILTIN_COLOURS`: no grey, the noise's
+    and the ties' colour), repeated from the 13th cluster on.
+    """
+    return _BUILTIN_COLOURS[code % len(_BUILTIN_COLOURS)]
 
 
 def _label_axes(ax: Any, proj: _Projection, n_dims: int, values: np.ndarray,
@@ -509,8 +526,8 @@ def plot_versus(X: Any, y: Any, winner_labels: Any, loser_labels: Any, *,
     for ax, codes, title in zip(axes, colours, titles, strict=True):
         for c in np.unique(codes):
             mask = codes == c
-            ax.scatter(P[mask, 0], P[mask, 1], s=size, color=f"C{c % 10}", alpha=0.7,
-                       linewidths=0)
+            ax.scatter(P[mask, 0], P[mask, 1], s=size, color=_cluster_colour(int(c)),
+                       alpha=0.7, linewidths=0)
         ax.set_title(title)
         ax.set_xlabel(xlabel)
     axes[0].set_ylabel(ylabel)

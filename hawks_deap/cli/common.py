@@ -100,7 +100,9 @@ def collection_input(args: argparse.Namespace, command: str
     if command == "features" or (command == "plot" and len(items) > 1):  # features needed
         from hawks_deap.analysis.features import check_feature_inputs  # e.g. a dataset too small
 
-        check_feature_inputs(datasets, names=[item.name for item in items])
+        # (plot's instance space needs every feature finite: 2 clusters at least)
+        check_feature_inputs(datasets, names=[item.name for item in items],
+                             min_clusters=2 if command == "plot" else 1)
     check_pairwise_memory(items, datasets, resolved)
     return items, datasets, algorithms
 
