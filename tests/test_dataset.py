@@ -360,7 +360,7 @@ def test_metadata_save_could_not_write_is_refused_at_construction():
     with pytest.raises(TypeError, match=r"metadata mixes keys of kinds that cannot be sorted "
                                         r"together \(int, str\)"):
         hd.Dataset(X, y, metadata={1: "a", "b": 2})
-    with pytest.raises(TypeError, match=r"metadata\['a'\] is not JSON-ready: a ndarray of "
+    with pytest.raises(TypeError, match=r"metadata\['a'\] is not JSON-ready: an array of "
                                         r"complex128"):
         hd.Dataset(X, y, metadata={"a": np.array([0 + 1j])})
     hd.Dataset(X, y, metadata={"a": np.array([[1, 2]]), "b": {1: 2, 3: 4}})  # fine

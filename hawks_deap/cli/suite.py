@@ -33,8 +33,10 @@ def prepare(args: argparse.Namespace) -> Callable[[], int]:
 
     def run() -> int:
         progress = not args.quiet and sys.stderr.isatty()
-        # a LocalCluster of no more workers than runs left to do
-        with suite_backend(args, max(1, len(suite_module.runs_to_do(out, grid)))) as backend:
+        # a LocalCluster of no more workers than runs left to do (read from out only then)
+        left = (max(1, len(suite_module.runs_to_do(out, grid))) if args.backend == "dask"
+                else total)
+        with suite_backend(args, left) as backend:
             path = suite_module.run_suite(grid, out, progress=progress, **backend)
         if not args.quiet:
             n = len(suite_module.read_summary(out))

@@ -98,24 +98,17 @@ def _check_json_ready(value: Any, where: str) -> None:
     elif isinstance(value, list | tuple):
         for i, item in enumerate(value):
             _check_json_ready(item, f"{where}[{i}]")
+    elif isinstance(value, np.ndarray):  # (by its dtype: its tolist() is what is written)
+        if value.dtype.kind not in "biufU":
+            raise TypeError(f"{where} is not JSON-ready: an array of {value.dtype} (arrays of "
+                            "numbers, booleans or strings)")
     elif not isinstance(value, str | int | float | bool | type(None)):
         try:
-            converted = _json_default(value)
+            _json_default(value)
         except TypeError:
-            converted = None
-        else:  # (an array's elements too: a complex array converts, then fails)
-            if not isinstance(converted, list) or _json_ready_list(converted):
-                return
-        raise TypeError(f"{where} is not JSON-ready: a {type(value).__name__}"
-                        f"{f' of {value.dtype}' if isinstance(value, np.ndarray) else ''} "
-                        "(numbers, strings, booleans, None, lists and dicts of them, numpy "
-                        "scalars and arrays of numbers or booleans)")
-
-
-def _json_ready_list(items: list[Any]) -> bool:
-    """Whether an array's ``tolist()`` holds only JSON values (nested lists of them)."""
-    return all(_json_ready_list(item) if isinstance(item, list)
-               else isinstance(item, str | int | float | bool | type(None)) for item in items)
+            raise TypeError(f"{where} is not JSON-ready: a {type(value).__name__} (numbers, "
+                            "strings, booleans, None, lists and dicts of them, numpy "
+                            "scalars and arrays)") from None
 
 
 def _check_extra_files(extra_files: Any) -> dict[str, str]:

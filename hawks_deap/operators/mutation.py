@@ -453,31 +453,27 @@ def _check_not_supplied(mean_kwargs: Mapping[str, Any]) -> None:
                          "mutation passes it to the operator")
 
 
-def _check_options_once(op: Callable[..., Any], mean_mutation: str | Callable[..., Any],
+def _check_options_once(mean_mutation: str | Callable[..., Any],
                         mean_kwargs: Mapping[str, Any]) -> None:
-    """`check_mutation_options` of ``mean_kwargs``, once per operator and options.
+    """`check_mutation_options` of ``mean_kwargs``, memoised by operator and options.
 
     DEAP's loops call `mutate` once per individual, and the full check (the operator's
     signature bound to the options) costs more than a mutation; options that cannot be
-    hashed (arrays) are checked at every call.
+    hashed (arrays) are checked at every call (as `mean_context` does).
     """
     if not isinstance(mean_kwargs, Mapping):
         check_mutation_options(mean_mutation, mean_kwargs)  # (raises its TypeError)
+    options = tuple(sorted(mean_kwargs.items()))
     try:
-        key = (op, tuple(sorted(mean_kwargs.items())))
-        if key in _CHECKED_OPTIONS:
-            return
-    except TypeError:  # unhashable: checked every time
-        check_mutation_options(mean_mutation, mean_kwargs)
-        return
-    check_mutation_options(mean_mutation, mean_kwargs)
-    if len(_CHECKED_OPTIONS) >= 256:  # (a bound: a study's settings are a handful)
-        _CHECKED_OPTIONS.clear()
-    _CHECKED_OPTIONS.add(key)
+        _checked_options(mean_mutation, options)
+    except TypeError:  # unhashable (or refused: the same error again)
+        _checked_options.__wrapped__(mean_mutation, options)
 
 
-#: (operator, sorted options) that `_check_options_once` has passed.
-_CHECKED_OPTIONS: set[tuple[Any, ...]] = set()
+@lru_cache(maxsize=256)
+def _checked_options(mean_mutation: str | Callable[..., Any],
+                     options: tuple[tuple[str, Any], ...]) -> None:
+    check_mutation_options(mean_mutation, dict(options))
 
 
 def check_mutation_options(mean_mutation: str | Callable[..., Any],
@@ -757,7 +753,7 @@ def mutate_many(individuals: Sequence[Genotype], rng: Any = None, *,
     op = resolve_mean_mutation(mean_mutation)
     context = mean_context(op)
     if mean_kwargs:  # all of them, before any draw: an operator may not run on every call
-        _check_options_once(op, mean_mutation, mean_kwargs)
+        _check_options_once(mean_mutation, mean_kwargs)
     higher_is_better = check_bool("higher_is_better", higher_is_better)
     p_mean = None if p_mean is None else check_probability("p_mean", p_mean)
     p_cov = None if p_cov is None else check_probability("p_cov", p_cov)
