@@ -409,7 +409,7 @@ def test_a_command_added_by_the_recipe_is_a_command(monkeypatch, capsys):
     assert app.main(["hello", "--times", "2"]) == 0
     assert capsys.readouterr().out.split() == ["hello", "hello"]
     assert app.main(["hello", "--times", "0"]) == 2  # the schema's bound, one line
-    assert "--times must be an integer >= 1, got 0" in capsys.readouterr().err
+    assert "argument --times: must be an integer >= 1, got 0" in capsys.readouterr().err
     assert app.main(["hello", "--times", "4"]) == 2  # the prepare function's check
     assert app.main(["--help"]) == 0
     assert "say hello" in capsys.readouterr().out

@@ -2,6 +2,8 @@
 string such as "no" is truthy), seeds where an operator needs a generator, cluster
 indices out of range, a grid path where a Suite is needed."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -307,3 +309,50 @@ def test_helpers_of_the_public_api_name_a_wrong_type(dataset):
     assert operators.sel_hawks([], 0, np.random.default_rng(0)) == []
     with pytest.raises(ValueError, match="individuals must not be empty when k > 0"):
         operators.sel_hawks([], 2, np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    # every cluster a single point: no index is defined (it once scored a perfect 0)
+    ({"n_samples": 4, "n_clusters": 4, "target": 0.0, "equal_sizes": True},
+     "n_samples must exceed n_clusters = 4"),
+    # the connectivity's 10 neighbours need 11 points (once an error mid-run)
+    ({"n_samples": 10, "n_clusters": 2, "target": 0.5, "index": "connectivity",
+      "min_size": 1}, "n_samples must be > 10, got 10"),
+    # data that would overflow the squared distances (once NaN data, refused at the end)
+    ({"n_samples": 200, "n_clusters": 3, "target": 0.5, "initial_mean_upper": 1e300},
+     "initial_mean_upper must lie in (0, "),
+    ({"n_samples": 200, "n_clusters": 3, "target": 0.5, "initial_cov_upper": 1e300},
+     "initial_cov_upper must lie in (0, "),
+    # a one-dimensional cluster's eccentricity is 1 (once a run that was never feasible)
+    ({"n_samples": 200, "n_clusters": 3, "n_dims": 1, "target": 0.5,
+      "constraints": [hd.Eccentricity(min=2)]}, "cannot be met with n_dims = 1"),
+])
+def test_problems_nothing_can_meet_are_refused_when_built(kwargs, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        hd.IndexProblem(**{"n_dims": 2, **kwargs})
+
+
+def test_multi_index_problem_checks_the_connectivity_size_too():
+    with pytest.raises(ValueError, match="n_samples must be > 10"):
+        hd.MultiIndexProblem(10, 2, 2, {"silhouette": 0.5, "connectivity": 0.5}, min_size=1)
+    hd.MultiIndexProblem(11, 2, 2, {"silhouette": 0.5, "connectivity": 0.5}, min_size=1)
+    hd.IndexProblem(200, 3, 1, 0.5, constraints=[hd.Eccentricity(min=1)])  # 1 is met
+
+
+def test_range_errors_keep_every_digit_of_the_value():
+    with pytest.raises(ValueError, match=r"got 1\.0000001$"):
+        hd.Overlap(max=1.0000001)
+
+
+def test_config_files_with_a_byte_order_mark_or_a_key_outside_sections(tmp_path):
+    from hawks_deap.settings import config
+
+    bom = tmp_path / "bom.toml"
+    bom.write_bytes(b"\xef\xbb\xbf[ga]\ngenerations = 3\n")
+    assert config.load_config(bom, command="generate") == {"ga": {"generations": 3}}
+    loose = tmp_path / "loose.toml"
+    loose.write_text("generations = 3\n")
+    with pytest.raises(ValueError, match=re.escape(
+            f"key generations in {loose} is outside any section; did you mean "
+            "[ga] generations?")):
+        config.load_config(loose, command="generate")

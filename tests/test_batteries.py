@@ -342,7 +342,8 @@ def test_cli_export_of_a_suite_and_of_a_folder_of_datasets(tmp_path, capsys):
     assert code == 2 and "--battery" in err
     code, _, err = main(capsys, "export", tmp_path / "coll", "--battery", "x", "--format",
                         "arff", "--out", tmp_path / "r2")
-    assert code == 2 and "invalid choice: 'arff'" in err
+    assert code == 2 and ("argument --format: must be one of 'clustbench', 'isa', "
+                          "'clustbench-results', got 'arff'") in err
     assert not (tmp_path / "r2").exists()
 
 

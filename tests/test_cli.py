@@ -367,18 +367,23 @@ def test_options_of_features_plot_and_suite_exit_2_with_their_messages(tmp_path,
     grid.write_text("[dataset]\nn_samples = 100\n")
     cases = [
         (["features", tmp_path / "d", "--seed", "-1"],
-         "error: --seed must be an integer >= 0, got -1"),
-        (["features", tmp_path / "d", "--seed", "x"], "invalid int value: 'x'"),
-        (["features", tmp_path / "d", "--format", "xml"], "invalid choice: 'xml'"),
-        (["features", tmp_path / "d", "--metric", "cosine"], "invalid choice: 'cosine'"),
+         "error: argument --seed: must be an integer >= 0, got -1; see hawks-deap "
+         "features --help"),
+        (["features", tmp_path / "d", "--seed", "x"],
+         "argument --seed: must be an integer >= 0, got 'x'"),
+        (["features", tmp_path / "d", "--format", "xml"],
+         "argument --format: must be one of 'table', 'csv', 'json', got 'xml'"),
+        (["features", tmp_path / "d", "--metric", "cosine"],
+         "argument --metric: must be one of 'sqeuclidean', 'euclidean', got 'cosine'"),
         (["plot", tmp_path / "d", "--dpi", "5"],
-         "error: --dpi must be an integer in [10, 1200], got 5"),
+         "error: argument --dpi: must be an integer in [10, 1200], got 5"),
         (["suite", grid, "--out", tmp_path / "s", "--workers", "0"],
-         "error: --workers must be an integer in [1, 1024], got 0"),
-        (["suite", grid, "--out", tmp_path / "s", "--backend", "mpi"], "invalid choice: 'mpi'"),
+         "error: argument --workers: must be an integer in [1, 1024], got 0"),
+        (["suite", grid, "--out", tmp_path / "s", "--backend", "mpi"],
+         "argument --backend: must be one of 'processes', 'dask', got 'mpi'"),
         (["suite", grid, "--out", tmp_path / "s", "--scheduler", "tcp://h:1"],
          "error: --scheduler needs --backend dask"),
-        (["suite", grid], "the following arguments are required: --out"),
+        (["suite", grid], "error: --out is required; see hawks-deap suite --help"),
     ]
     for argv, needle in cases:
         code, _, err = main(capsys, *argv)
@@ -643,7 +648,7 @@ def test_repeated_algorithms_are_refused_before_any_work(tmp_path, capsys):
     (["features", "{d}", "--n-jobs", "2"], "--n-jobs 2"),
     (["features", "{d}", "--score", "nca"], "--score nca"),
     (["plot", "{d}", "{d}2", "--score", "nca", "--out", "{d}p"], "--score nca"),
-    (["export", "{d}", "--out", "{d}e", "--battery", "b", "--n-jobs", "2"], "--n-jobs 2"),
+    (["export", "{d}", "--out", "{d}e", "--format", "isa", "--n-jobs", "2"], "--n-jobs 2"),
     (["export", "{d}", "--out", "{d}e", "--format", "isa", "--seed", "4"], "--seed 4"),
 ])
 def test_options_that_act_only_through_algorithms_are_refused_without_them(
@@ -658,3 +663,42 @@ def test_options_that_act_only_through_algorithms_are_refused_without_them(
     # the default value, given or not, changes nothing: accepted
     code, _, err = main(capsys, "features", tmp_path / "d", "--seed", "0", "--n-jobs", "1")
     assert code == 0, err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["features", "{d}", "--overwrite"], "--overwrite acts only with --out FILE"),
+    (["export", "{d}", "--out", "{d}e", "--battery", "b", "--method-group", "g"],
+     "--method-group g acts only with --format clustbench-results"),
+    (["export", "{d}", "--out", "{d}e", "--format", "clustbench-results", "--algorithms",
+      "gmm", "--battery", "b", "--n-jobs", "2"], "--n-jobs 2 acts only with --format isa"),
+    (["generate", "--out", ""], "--out must not be empty; see hawks-deap generate --help"),
+    (["generate", "--ouput", "{d}x"], "unrecognized arguments: --ouput {d}x (--ouput: did "
+                                      "you mean --out?)"),
+    (["verify", "{d}", "--n-jobs", "0"], 'argument --n-jobs: must be an integer in [1, 1024] '
+                                         'or "none", got 0'),
+])
+def test_options_that_would_be_ignored_or_mistyped_are_named(tmp_path, capsys, argv,
+                                                              message):
+    hd.Dataset(np.random.default_rng(0).normal(size=(60, 2)), np.arange(60) % 2).save(
+        tmp_path / "d")
+    code, _, err = main(capsys, *[a.format(d=tmp_path / "d") for a in argv])
+    assert code == 2 and message.format(d=tmp_path / "d") in err, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["d"]
+
+
+def test_verify_takes_n_jobs_none(tmp_path, capsys):
+    code, _, err = main(capsys, "generate", "--n-samples", "100", "--generations", "2",
+                        "--out", tmp_path / "r", "--quiet")
+    assert code == 0, err
+    code, out, err = main(capsys, "verify", tmp_path / "r", "--n-jobs", "none")
+    assert code == 0 and "identical" in out, (out, err)
+
+
+def test_an_infeasible_dataset_is_said_even_quietly(tmp_path, capsys):
+    code, out, err = main(capsys, "generate", "--n-samples", "200", "--n-clusters", "10",
+                          "--max-overlap", "0", "--generations", "2", "--out", tmp_path / "r",
+                          "--quiet")
+    record = json.loads((tmp_path / "r" / "metadata.json").read_text())["record"]
+    assert code == 0 and out == "" and record["feasible"] is False
+    assert err == ("hawks-deap generate: warning: the dataset saved is infeasible (penalty "
+                   f"{record['penalty']:.3g}): no individual met the constraints\n")

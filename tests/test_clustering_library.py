@@ -22,8 +22,7 @@ from sklearn.metrics import adjusted_rand_score
 
 import hawks_deap as hd
 from hawks_deap import cli
-from hawks_deap._util.validation import int_seed
-from hawks_deap.analysis.features import performance_table
+from hawks_deap.analysis.features import clustering_seed, performance_table
 from hawks_deap.clustering import available_algorithms, get_algorithm, random_state_from_seed
 
 NEW = ["ward-linkage", "complete-linkage", "complete-linkage-2k", "spectral", "birch", "genie"]
@@ -260,6 +259,6 @@ def test_performance_table_takes_the_new_algorithms() -> None:
     assert table.columns == tuple(NEW)
     for i, (X, _) in enumerate(data):
         for j, name in enumerate(NEW):
-            labels = get_algorithm(name)(X, 3, int_seed(np.random.SeedSequence(3), i, j))
+            labels = get_algorithm(name)(X, 3, clustering_seed(3, X, name))
             assert table.values[i, j] == pytest.approx(adjusted_rand_score(y, labels),
                                                        rel=1e-12)

@@ -229,35 +229,38 @@ def test_command_line_only_options_keep_their_argparse_defaults():
                           "score": "ari", "references": "labels"}
     parser = argparse.ArgumentParser()
     config.add_arguments(parser, "generate", config.SCHEMA)
-    with pytest.raises(SystemExit):
-        parser.parse_args(["--n-samples", "300"])  # --out is required
+    args = parser.parse_args(["--n-samples", "300"])  # --out is required: checked after,
+    with pytest.raises(ValueError, match="^--out is required$"):  # once typos are named
+        config.check_command_line(args, "generate")
     args = parser.parse_args(["--out", "o", "--quiet"])
     assert (args.out, args.quiet, args.overwrite, args.config) == ("o", True, False, None)
     assert config.cli_values(args, "generate") == {}  # settings only
 
 
-@pytest.mark.parametrize("command, argv, message", [
-    ("features", ["d", "--seed", "-1"], "--seed must be an integer >= 0, got -1"),
-    ("plot", ["d", "--dpi", "5"], r"--dpi must be an integer in \[10, 1200\], got 5"),
-    ("suite", ["g.toml", "--out", "o", "--workers", "0"],
+@pytest.mark.parametrize("command, argv, value, message", [
+    ("features", ["d", "--seed", "-1"], -1, "--seed must be an integer >= 0, got -1"),
+    ("plot", ["d", "--dpi", "5"], 5, r"--dpi must be an integer in \[10, 1200\], got 5"),
+    ("plot", ["d", "--seed", "-1"], -1, "--seed must be an integer >= 0, got -1"),
+    ("suite", ["g.toml", "--out", "o", "--workers", "0"], 0,
      r"--workers must be an integer in \[1, 1024\], got 0"),
-    ("fill", ["p", "--out", "o", "--cell", "0"], "--cell must be a number > 0, got 0.0"),
-    ("fill", ["p", "--out", "o", "--min-margin", "nan"], "--min-margin must be a number, got nan"),
+    ("fill", ["p", "--out", "o", "--cell", "0"], 0.0, "--cell must be a number > 0, got 0.0"),
+    ("fill", ["p", "--out", "o", "--min-margin", "nan"], float("nan"),
+     "--min-margin must be a number, got nan"),
 ])
-def test_command_line_bounds_are_checked_after_parsing(command, argv, message):
-    parser = argparse.ArgumentParser()
+def test_command_line_bounds_are_checked_while_parsing_and_after(command, argv, value,
+                                                                 message):
+    # parsing converts and checks the text as a setting's (argparse names the option);
+    # a negative seed once reached the clustering of a collection as a traceback
+    parser = argparse.ArgumentParser(exit_on_error=False)
     config.add_arguments(parser, command, config.SCHEMA)
-    args = parser.parse_args(argv)
+    flag, rest = message.split(" ", 1)
+    with pytest.raises(argparse.ArgumentError, match=f"^argument {flag}: {rest}$"):
+        parser.parse_args(argv)
+    # a namespace built in code is checked by check_command_line, by the same rule
+    args = parser.parse_args(argv[:-2])
+    setattr(args, flag[2:].replace("-", "_"), value)
     with pytest.raises(ValueError, match=f"^{message}$"):
         config.check_command_line(args, command)
-
-
-def test_plot_seed_is_bounded_like_features():
-    # a negative seed once reached the clustering of a collection as a traceback
-    parser = argparse.ArgumentParser()
-    config.add_arguments(parser, "plot", config.SCHEMA)
-    with pytest.raises(ValueError, match="^--seed must be an integer >= 0, got -1$"):
-        config.check_command_line(parser.parse_args(["d", "--seed", "-1"]), "plot")
 
 
 @pytest.mark.parametrize("extra", [{"kind": "bool", "default": False},

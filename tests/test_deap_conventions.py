@@ -100,6 +100,14 @@ def test_a_toolbox_made_before_random_seed_warns_as_deaps_examples_lay_it_out():
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             toolbox.population(n=2)
+    # seeded before the toolbox and again in main(), as DEAP's examples do when they also
+    # seed at the top: the layout repeats, so no warning (it once warned)
+    random.seed(64)
+    toolbox = hd.make_toolbox(index_problem())
+    random.seed(64)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        toolbox.population(n=2)
 
 
 def test_random_seed_repeats_evolve_make_hawks_and_the_operators_without_a_seed():

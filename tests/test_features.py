@@ -430,3 +430,27 @@ def test_regenerate_is_reproducible_and_fresh(small_problem):
         hd.Dataset(ds.X, ds.y).regenerate(10)
     with pytest.raises(TypeError, match="n_samples"):
         ds.regenerate(10.5)
+
+
+def test_a_score_depends_on_the_data_and_the_algorithm_not_on_the_rest_of_the_table():
+    # a dataset's row was once seeded by its position: adding or reordering datasets or
+    # algorithms changed the scores of the stochastic ones
+    from hawks_deap.analysis.features import clustering_seed, performance_table
+
+    rng = np.random.default_rng(7)
+    y = np.repeat(np.arange(3), 40)
+    data = [(rng.normal(size=(120, 2)) * s + np.array([[0, 0], [3, 0], [0, 3]])[y], y)
+            for s in (0.8, 1.2, 1.6)]
+    algorithms = ["kmeans++", "gmm"]
+    full = performance_table(data, algorithms, seed=5)
+    alone = performance_table(data[2:], algorithms[::-1], seed=5)
+    assert alone.values[0].tolist() == full.values[2, ::-1].tolist()
+    swapped = performance_table(data[::-1], algorithms, seed=5)
+    assert swapped.values.tolist() == full.values[::-1].tolist()
+    assert performance_table(data, algorithms, seed=6).values.tolist() != full.values.tolist()
+    # the seed is the documented function of the seed, the data and the name
+    seed = clustering_seed(5, data[0][0], "gmm")
+    assert seed == clustering_seed(np.random.SeedSequence(5), data[0][0].copy(order="F"),
+                                   "gmm")
+    assert 0 <= seed < 2**32 and seed != clustering_seed(5, data[0][0], "kmeans++")
+    assert seed != clustering_seed(5, data[1][0], "gmm")

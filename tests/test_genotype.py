@@ -150,3 +150,49 @@ def test_multiobjective_fitness_class_with_weights_is_a_cached_picklable_class()
         assert other.record == {"penalty": 0.0}
     problem = hd.IndexProblem(100, 3, 2, 0.5, constraints=[hd.Overlap(max=0.1)])
     assert problem.as_multiobjective().fitness_class is cls.with_weights((-1.0, -1.0))
+
+
+def test_a_creator_subclass_of_the_multi_objective_fitness_keeps_its_class_when_pickled():
+    import pickle
+
+    from deap import creator
+
+    from hawks_deap.genome.genotype import MultiObjectiveFitness
+
+    name = "FitnessMultiPickleTest"
+    if not hasattr(creator, name):
+        creator.create(name, MultiObjectiveFitness, weights=(-1.0, -1.0))
+    cls = getattr(creator, name)
+    fit = cls()
+    fit.values = (0.5, 2.0)
+    back = pickle.loads(pickle.dumps(fit))
+    # (DEAP's creator makes its class again when it unpickles one: compare by name)
+    assert (type(back).__module__, type(back).__qualname__) == ("deap.creator", name)
+    assert isinstance(back, MultiObjectiveFitness)
+    assert back.values == (0.5, 2.0) and back.weights == (-1.0, -1.0)
+    # a class made at run time unpickles as the module-level class, weights kept
+    made = MultiObjectiveFitness.with_weights((1.0, -1.0))()
+    made.values = (1.0, 3.0)
+    back = pickle.loads(pickle.dumps(made))
+    assert type(back) is MultiObjectiveFitness and back.weights == (1.0, -1.0)
+    assert back.values == (1.0, 3.0)
+
+
+def test_a_fitness_that_would_optimise_the_other_way_refuses_the_values():
+    import pickle
+
+    from hawks_deap.genome.genotype import Evaluation, IndexFitness, RecordFitness
+
+    class Minimise(RecordFitness):
+        weights = (-1.0,)
+
+    meant = Evaluation((0.4,), {"penalty": 0.0}, "key", weights=(1.0,))  # Versus: maximise
+    fit = Minimise()
+    with pytest.raises(ValueError, match=r"Minimise has weights \(-1\.0,\), but the problem "
+                                         r"that evaluated these values means \(1\.0,\)"):
+        fit.values = meant
+    assert not fit.valid
+    IndexFitness().values = Evaluation((0.4,), {}, "key", weights=(-2.0,))  # same direction
+    Minimise().values = Evaluation((0.4,), {}, "key")  # a user's problem: unknown, accepted
+    back = pickle.loads(pickle.dumps(meant))
+    assert back.weights == (1.0,) and back.layout_key == "key" and back == meant

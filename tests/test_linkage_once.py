@@ -7,8 +7,8 @@ import pytest
 from sklearn.cluster import AgglomerativeClustering
 
 import hawks_deap as hd
-from hawks_deap._util.validation import as_seed_sequence, int_seed
-from hawks_deap.analysis.features import performance_table
+from hawks_deap._util.validation import as_seed_sequence
+from hawks_deap.analysis.features import clustering_seed, performance_table
 from hawks_deap.clustering import LibraryCall, _library, available_algorithms, get_algorithm
 from hawks_deap.metrics import adjusted_rand_index
 
@@ -91,14 +91,15 @@ def _alone_table(datasets: list, algorithms: list[str], seed: int) -> np.ndarray
     runners = [get_algorithm(name) for name in algorithms]
     ss = as_seed_sequence(seed)
     rows = []
-    for i, item in enumerate(datasets):
+    for item in datasets:
         X, y = (item.X, item.y) if isinstance(item, hd.Dataset) else item
         scored = np.ones(len(y), dtype=bool)
         if isinstance(item, hd.Dataset):
             scored = ~item.noise_mask
         k = len(np.unique(y[scored]))
-        rows.append([adjusted_rand_index(y[scored], r(X, k, int_seed(ss, i, j))[scored])
-                     for j, r in enumerate(runners)])
+        rows.append([adjusted_rand_index(y[scored],
+                                         r(X, k, clustering_seed(ss, X, r.name))[scored])
+                     for r in runners])
     return np.array(rows)
 
 

@@ -491,17 +491,15 @@ def test_degenerate_data_differs_from_sklearn_as_documented():
     assert skm.calinski_harabasz_score(blocks, halves) == 1.0
 
 
-@pytest.mark.parametrize("index", ["davies_bouldin", "calinski_harabasz"])
-def test_index_mode_runs_where_sklearn_would_raise(index):
-    """The reason for the nan policy: a layout of singletons (n_samples == n_clusters)
-    is allowed, and its undefined index ranks last instead of stopping the run."""
+@pytest.mark.parametrize("index", ["silhouette", "davies_bouldin", "calinski_harabasz"])
+def test_index_mode_refuses_a_layout_of_singletons(index):
+    """n_samples == n_clusters leaves every index undefined, whatever the genes: refused
+    when built (the silhouette once scored it a perfect 0, the others ranked it last)."""
     import hawks_deap as hd
 
-    problem = hd.IndexProblem(n_samples=3, n_clusters=3, n_dims=2, target=1.0, index=index,
-                              equal_sizes=True)
-    result = hd.evolve(problem, population_size=4, generations=2, seed=0)
-    assert result.best.fitness.values == (math.inf,)
-    assert math.isnan(result.best.fitness.record["index"])
+    with pytest.raises(ValueError, match="n_samples must exceed n_clusters = 3"):
+        hd.IndexProblem(n_samples=3, n_clusters=3, n_dims=2, target=1.0, index=index,
+                        equal_sizes=True)
 
 
 def test_stability_refuses_an_algorithm_with_a_k_multiplier():

@@ -22,6 +22,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import hawks_deap as hd
+
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "benchmarks" / "seeded_reference.py"
 _spec = importlib.util.spec_from_file_location("seeded_reference", SCRIPT)
@@ -139,3 +141,22 @@ def test_libm_elementwise_is_the_c_librarys_function_within_one_ulp_of_numpys():
     assert libm_elementwise(math.exp, np.zeros(0)).shape == (0,)
     with pytest.raises(ValueError, match=r"arrays must have one shape, got shapes"):
         libm_elementwise(math.atan2, y, x[:, :2])
+
+
+def test_a_run_seeded_with_a_spawned_seed_sequence_records_how_to_repeat_it(tmp_path):
+    # its entropy alone (what `seed` records) seeds another run: the spawn key is kept
+    problem = hd.IndexProblem(150, 3, 2, 0.5)
+    spawned = np.random.SeedSequence(0).spawn(2)[1]
+    first = hd.evolve(problem, seed=spawned, population_size=4, generations=2)
+    assert first.seed == 0 and first.seed_spawn_key == (1,)
+    again = hd.evolve(problem, seed=np.random.SeedSequence(
+        first.seed, spawn_key=first.seed_spawn_key), population_size=4, generations=2)
+    assert np.array_equal(again.best_dataset().X, first.best_dataset().X)
+    assert not np.array_equal(
+        hd.evolve(problem, seed=first.seed, population_size=4, generations=2)
+        .best_dataset().X, first.best_dataset().X)
+    first.save(tmp_path / "spawned")
+    meta = hd.Dataset.load(tmp_path / "spawned").metadata
+    assert meta["seed"] == 0 and meta["seed_spawn_key"] == [1]
+    plain = hd.evolve(problem, seed=0, population_size=4, generations=2)
+    assert plain.seed_spawn_key == () and "seed_spawn_key" not in plain.best_dataset().metadata

@@ -454,7 +454,7 @@ def test_suite_preset_option_sets_every_configuration_over_the_grid(tmp_path):
     meta = json.loads((out / "runs" / "c000-r00" / "metadata.json").read_text())
     assert meta["problem"]["winner_settings"]["n_init"] == 10
     r = cli("suite", str(grid), "--preset", "paper", "--out", str(out))
-    assert r.returncode == 2 and "--preset: invalid choice: 'paper'" in r.stderr
+    assert r.returncode == 2 and "--preset: must be one of 'hawks-tevc', got 'paper'" in r.stderr
 
 
 def test_shared_grid_checks_accept_what_they_should_and_name_what_they_refuse():

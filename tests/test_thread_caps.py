@@ -194,9 +194,9 @@ def test_features_n_jobs_2_prints_what_n_jobs_1_prints(tmp_path, capsys, collect
 
 @pytest.mark.parametrize("command", ["features", "plot", "export"])
 @pytest.mark.parametrize("value, message", [
-    ("0", "error: --n-jobs must be an integer in [1, 1024], got 0"),
-    ("-1", "error: --n-jobs must be an integer in [1, 1024], got -1"),
-    ("two", "argument --n-jobs: invalid int value: 'two'"),
+    ("0", "error: argument --n-jobs: must be an integer in [1, 1024], got 0"),
+    ("-1", "error: argument --n-jobs: must be an integer in [1, 1024], got -1"),
+    ("two", "argument --n-jobs: must be an integer in [1, 1024], got 'two'"),
 ])
 def test_n_jobs_is_validated(tmp_path, capsys, collection, command, value, message):
     paths = _save(tmp_path, collection[:1])

@@ -149,7 +149,8 @@ def read_toml(path: str | os.PathLike, name: str | None = None, *,
         import tomli as tomllib
 
     name = str(path) if name is None else name
-    text = read_text(path, name, limit=limit)
+    # a byte-order mark (some Windows editors write one) is not TOML, but not an error
+    text = read_text(path, name, limit=limit).removeprefix("\ufeff")
     try:
         data = tomllib.loads(text)
     except RecursionError:

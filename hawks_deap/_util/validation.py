@@ -74,7 +74,7 @@ def check_float(name: str, value: object, *, low: float | None = None,
         right = ")" if high_open or high is None or np.isinf(high) else "]"
         lo = "-inf" if low is None else f"{low:g}"
         hi = "inf" if high is None else f"{high:g}"
-        raise ValueError(f"{name} must lie in {left}{lo}, {hi}{right}, got {value:g}")
+        raise ValueError(f"{name} must lie in {left}{lo}, {hi}{right}, got {value!r}")
     return value
 
 

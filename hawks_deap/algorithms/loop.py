@@ -544,4 +544,5 @@ class _Run:
                       logbook=self.logbook,
                       hall_of_fame=self.hof, best=self.returned(), seed=seed_value,
                       settings=self.settings, generations_run=self.generation,
-                      pareto_front=self.front, best_feasible=self.best)
+                      pareto_front=self.front, best_feasible=self.best,
+                      seed_spawn_key=tuple(int(k) for k in self.ss.spawn_key))

@@ -250,8 +250,8 @@ class Result:
         (`final_top_ranked`).
     seed : int or list of int
         Entropy of the run's SeedSequence: ``evolve(problem, seed=result.seed, ...)``
-        repeats the run, unless it was seeded with a spawned SeedSequence (whose spawn
-        key the entropy does not hold: pass that SeedSequence again).
+        repeats the run, unless it was seeded with a spawned SeedSequence (see
+        `seed_spawn_key`).
     settings : dict
         The loop's settings, for metadata.
     generations_run : int
@@ -262,6 +262,11 @@ class Result:
     best_feasible : Genotype or None
         The best feasible individual seen during the run; if none was ever feasible,
         the one with the smallest penalty (whatever ``returns`` says).
+    seed_spawn_key : tuple of int
+        The spawn key of the run's SeedSequence: empty unless it was spawned (e.g.
+        ``SeedSequence(0).spawn(4)[1]``), when ``evolve(problem,
+        seed=numpy.random.SeedSequence(result.seed, spawn_key=result.seed_spawn_key))``
+        repeats the run. Saved datasets record it as ``seed_spawn_key`` when not empty.
     """
 
     problem: Problem
@@ -274,6 +279,7 @@ class Result:
     generations_run: int = 0
     pareto_front: tools.ParetoFront | None = None
     best_feasible: Genotype | None = None
+    seed_spawn_key: tuple[int, ...] = ()
 
     def dataset(self, individual: Genotype) -> Dataset:
         """The `hawks_deap.Dataset` of any individual of this run.
@@ -295,8 +301,10 @@ class Result:
         # a researcher's own operator (a callable setting) is recorded by its name
         settings = {key: qualified_name(value) if callable(value) else value
                     for key, value in self.settings.items()}
+        spawned = {"seed_spawn_key": list(self.seed_spawn_key)} if self.seed_spawn_key else {}
         return Dataset.from_individual(self.problem, individual,
-                                       extra={"seed": self.seed, "evolve": settings,
+                                       extra={"seed": self.seed, **spawned,
+                                              "evolve": settings,
                                               "generations_run": self.generations_run})
 
     def best_dataset(self) -> Dataset:

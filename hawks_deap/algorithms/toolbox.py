@@ -120,12 +120,13 @@ def make_toolbox(problem: Problem, *, seed: object = None,
     deap.base.Toolbox
         With ``individual``, ``population``, ``evaluate``, ``mate``, ``mutate`` (and
         ``mutate_many``), ``select``, ``rank`` (the whole pool ranked), ``parent_select``
-        (rank tournament), ``clone`` and ``map``. It works with every algorithm of
-        ``deap.algorithms`` (eaSimple, eaMuPlusLambda, eaMuCommaLambda, varAnd/varOr
-        loops); DEAP's algorithms draw from Python's ``random`` module, which the caller
+        (rank tournament), ``clone`` and ``map``. It works with the evolutionary
+        algorithms of ``deap.algorithms`` (eaSimple, eaMuPlusLambda, eaMuCommaLambda,
+        varAnd/varOr loops; not eaGenerateUpdate, which needs a strategy's ``generate``
+        and ``update``); DEAP's algorithms draw from Python's ``random`` module, which the caller
         seeds. ``toolbox.problem`` is its problem, with its layout. With an int seed
         the toolbox holds its own generators: DEAP's checkpoint recipe must then pickle
-        the toolbox with the population to resume the same run (README, "DEAP recipes").
+        the toolbox with the population to resume the same run (the guide's "DEAP recipes").
     """
     check_problem(problem)
     check_mutation(problem, mean_mutation, mean_kwargs, cov_kwargs)
@@ -154,12 +155,13 @@ def make_toolbox(problem: Problem, *, seed: object = None,
                          "constraints")
     if algorithm == "hawks":
         check_single_objective(n_obj)
+    before = random.getstate()
     _, streams = seed_streams(seed)
     rngs: dict[str, np.random.Generator | None] = dict(streams)
     if seed is None:  # DEAP's convention: every draw from `random` (getstate saves it)
         rngs.update(init=None, variation=None, selection=None)
     # (the layout's seed was the only draw from `random`: the state the toolbox leaves)
-    check = _ReseedCheck(random.getstate()) if seed is None else None
+    check = _ReseedCheck(random.getstate(), before) if seed is None else None
     return build_toolbox(problem, rngs, mean_mutation=mean_mutation, p_f=p_f, p_mean=p_mean,
                           p_cov=p_cov, mean_kwargs=mean_kwargs, cov_kwargs=cov_kwargs,
                           map_fn=map, algorithm=algorithm, population_size=population_size,
@@ -178,18 +180,22 @@ class _ReseedCheck:
     unseeded ``random``, and every run of the script evolves another dataset, silently.
     ``random.seed`` leaves Python's Mersenne Twister at index 624 (nothing drawn since);
     seen at the first individual with a state other than the one the toolbox left, that
-    is the mark of a seeding after the toolbox was made.
+    is the mark of a seeding after the toolbox was made. Unless it is the state the
+    layout was drawn from (``random.seed(64)`` both before the toolbox and in ``main()``,
+    as some scripts do: the layout repeats). A fresh interpreter's `random` is at that
+    index too, seeded from the system, so the index alone cannot tell.
     """
 
-    def __init__(self, state: tuple[Any, ...]) -> None:
+    def __init__(self, state: tuple[Any, ...], drawn_from: tuple[Any, ...]) -> None:
         self.state: tuple[Any, ...] | None = state
+        self.drawn_from = drawn_from
 
     def __call__(self) -> None:
         if self.state is None:
             return
         state, self.state = self.state, None
         now = random.getstate()
-        if now != state and now[1][-1] == RESEEDED_INDEX:
+        if now != state and now[1][-1] == RESEEDED_INDEX and now != self.drawn_from:
             warnings.warn(
                 "make_toolbox(seed=None) drew this toolbox's layout (cluster sizes and draws) "
                 "from Python's random before random.seed(...) was called again: a script "
@@ -334,7 +340,9 @@ def check_population(problem: Problem, population_size: object) -> int:
     """
     size = check_int("population_size", population_size, minimum=2)
     n_dims = problem.n_dims if isinstance(problem, DatasetProblem) else 1  # else: a bound
-    check_fits("a population", population_bytes(size, problem.n_clusters, n_dims),
+    # a generation holds its parents and as many offspring
+    check_fits("a population (parents and offspring)",
+               population_bytes(2 * size, problem.n_clusters, n_dims),
                {"population_size": size, "n_clusters": problem.n_clusters, "n_dims": n_dims})
     return size
 

@@ -14,6 +14,7 @@ them: `hawks_deap.problems.FeatureTargetProblem`); `problem_features`, `FEATURE_
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -50,6 +51,7 @@ __all__ = [
     "best_algorithms",
     "check_feature_inputs",
     "clustering_results",
+    "clustering_seed",
     "connectivity",
     "features_table",
     "performance_table",
@@ -292,9 +294,42 @@ def _performance_tasks(datasets: Sequence[Any], index: Sequence[str], runners: S
                     raise ValueError(f"{where} has {X.shape[0]} points, too few for "
                                      f"{runner.name!r}: it asks for {k} * "
                                      f"{runner.k_multiplier} clusters")
-        seeds = [int_seed(ss, i, j) for j in range(len(runners))]
+        seeds = [clustering_seed(ss, X, runner.name) for runner in runners]
         tasks.append((X, refs, runners, seeds, score))
     return tasks
+
+
+def clustering_seed(seed: object, X: Any, algorithm: str) -> int:
+    """The seed `performance_table` gives an algorithm on a dataset: its data's and name's.
+
+    ``int_seed(seed, *words)``, where ``words`` are the four 32-bit words of a 16-byte
+    BLAKE2b digest of the algorithm's name, the data's shape and its values (float64,
+    little-endian). So a score depends on the table's seed, the data and the algorithm
+    only: not on the other datasets or algorithms of the table, their order, the
+    dataset's name or where it is stored.
+
+    Parameters
+    ----------
+    seed : int, SeedSequence, Generator or None
+        The table's seed (None draws one from Python's ``random``: pass the same
+        SeedSequence to every call of one table).
+    X : array-like of shape (N, D)
+        The dataset's points.
+    algorithm : str
+        The algorithm's name (a `hawks_deap.clustering.ClusteringAlgorithm`'s ``name``).
+
+    Returns
+    -------
+    int
+        A seed in ``[0, 2**32)``, as scikit-learn's ``random_state`` takes.
+    """
+    data = np.ascontiguousarray(X, dtype="<f8")
+    digest = hashlib.blake2b(digest_size=16)
+    digest.update(str(algorithm).encode("utf-8") + b"\0")
+    digest.update(np.asarray(data.shape, dtype="<i8").tobytes())
+    digest.update(data.tobytes())
+    words = np.frombuffer(digest.digest(), dtype="<u4").tolist()
+    return int_seed(as_seed_sequence(seed), *words)
 
 
 def performance_table(datasets: Iterable[Any], algorithms: Iterable[Any] | None = None, *,
@@ -331,15 +366,16 @@ def performance_table(datasets: Iterable[Any], algorithms: Iterable[Any] | None 
         (``available_algorithms()`` lists them all). ``genie`` needs the ``genie`` extra:
         without it, naming it raises an ImportError that says so.
     seed : int, SeedSequence, Generator or None
-        Seeds the stochastic algorithms; the seed of (dataset i, algorithm j) is spawned
-        from it by position, so a table does not depend on evaluation order (an
-        algorithm asked for several K, one per reference labelling, uses that seed for
-        each).
+        Seeds the stochastic algorithms; an algorithm's seed on a dataset derives from it,
+        the data and the algorithm's name (`clustering_seed`), so a row does not depend on
+        the other datasets or algorithms of the table, their order or the evaluation
+        order (an algorithm asked for several K, one per reference labelling, uses that
+        seed for each).
     names : sequence of str, optional
         Row names (default: ``metadata["name"]`` or the position).
     n_jobs : int
         Worker processes (datasets are spread over them; the table is the same for any
-        number, every seed being fixed by position); at most
+        number, every seed being fixed by the data and the algorithm); at most
         `hawks_deap._util.workers.MAX_WORKERS`.
     preset : str or None
         Settings of the registered algorithms, a key of
@@ -469,7 +505,7 @@ def clustering_results(datasets: Iterable[Any], algorithms: Iterable[Any] | None
     """The partitions `performance_table` scores, as clustbench's results.
 
     Each algorithm is run once per distinct K of the dataset's reference labellings
-    (``references``), with `performance_table`'s seeds (by position): the same
+    (``references``), with `performance_table`'s seeds (`clustering_seed`): the same
     partitions.
 
     Parameters

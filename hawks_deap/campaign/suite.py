@@ -344,7 +344,10 @@ def parse_suite(raw: Mapping[str, Any], *, source: str = "") -> Suite:
     if not isinstance(suite_table, Mapping):
         raise TypeError(f"[suite]{where} must be a table of keys")
     mode = suite_table.get("mode", "index")
-    check_choice("[suite] mode", mode, MODES)
+    try:
+        check_choice("[suite] mode", mode, MODES)
+    except (TypeError, ValueError) as error:
+        raise type(error)(f"{error} ({source})" if source else str(error)) from None
     command = MODES[mode]
     # a relative [objective] space or algorithm file is the grid file's neighbour: read
     # from there by every run (and by this check), while the grid and the seeds keep the

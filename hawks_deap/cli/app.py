@@ -81,8 +81,9 @@ class Subcommand(NamedTuple):
 SUBCOMMANDS: dict[str, Subcommand] = {
     "generate": Subcommand(
         "evolve an Index-mode dataset and save it",
-        "Evolve a dataset whose silhouette hits a target, under overlap / eccentricity "
-        "constraints, and save it (data.csv, genes.json, metadata.json, logbook.csv).",
+        "Evolve a dataset whose validity index (--index, the silhouette by default) hits "
+        "a target, under overlap / eccentricity constraints, and save it (data.csv, "
+        "genes.json, metadata.json, logbook.csv).",
         generate.prepare),
     "versus": Subcommand(
         "evolve a dataset on which WINNER beats LOSER",
@@ -124,8 +125,9 @@ SUBCOMMANDS: dict[str, Subcommand] = {
         export.prepare),
     "suite": Subcommand(
         "run a parameter-grid campaign (resumable)",
-        "Run every configuration of a grid file (the sections of --config plus [suite] "
-        "runs, seed, mode; list values are expanded into their cartesian product), one "
+        "Run every configuration of a grid file (the [dataset], [objective], "
+        "[constraints] and [ga] sections of a run's --config, plus [suite] runs, seed, "
+        "mode and format; list values are expanded into their cartesian product), one "
         "dataset directory per run under DIR/runs and one row per finished run in "
         "DIR/summary.csv. Running the same command again resumes: finished runs are "
         "skipped (only [suite] runs may grow; another grid, or files it names that now "
@@ -234,9 +236,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _terminate) if main_thread else None
     try:
-        try:
-            # the bounds of every command's command-line-only options, then its own checks
+        try:  # the command-line-only options given (as argparse's errors end)
             config.check_command_line(args, args.command, config.SCHEMA)
+        except (ValueError, TypeError) as error:
+            print(f"{prog}: error: {error}; see {prog} --help", file=sys.stderr)
+            return EXIT_USAGE
+        try:  # the command's own checks
             run = SUBCOMMANDS[args.command].prepare(args)
         except (ValueError, TypeError) as error:
             print(f"{prog}: error: {error}", file=sys.stderr)

@@ -61,7 +61,7 @@ def checked_items(args: argparse.Namespace) -> list[CollectionItem]:
     return items
 
 
-def _check_unused(args: argparse.Namespace, command: str, keys: Sequence[str],
+def check_unused(args: argparse.Namespace, command: str, keys: Sequence[str],
                   needed: str) -> None:
     """Refuse an option of ``keys`` given a value other than its default without ``needed``.
 
@@ -71,8 +71,9 @@ def _check_unused(args: argparse.Namespace, command: str, keys: Sequence[str],
     for opt in config.options_for(command, config.COMMAND_LINE_OPTIONS):
         value = getattr(args, opt.key, None)
         if opt.key in keys and value is not None and value != opt.default_for(command):
-            raise UsageError(f"{opt.flag} {value} acts only with {needed}; give {needed} "
-                             f"too, or leave {opt.flag} out")
+            given = opt.flag if opt.kind == "bool" else f"{opt.flag} {value}"
+            raise UsageError(f"{given} acts only with {needed}; give {needed} too, or "
+                             f"leave {opt.flag} out")
 
 
 def references(args: argparse.Namespace) -> str | None:
@@ -90,7 +91,7 @@ def collection_input(args: argparse.Namespace, command: str
         raise UsageError(f"--preset {preset} sets the settings of --algorithms; give "
                          "--algorithms too")
     if not algorithms:
-        _check_unused(args, command, ("seed", "score", "n_jobs", "references"),
+        check_unused(args, command, ("seed", "score", "n_jobs", "references"),
                       "--algorithms")
     from hawks_deap.clustering import get_algorithm
 
@@ -219,6 +220,11 @@ def prepare_run(args: argparse.Namespace, command: str,
         done.save(out, overwrite=args.overwrite, format=args.format)
         if not args.quiet:
             print(f"wrote {out}: {summary(values, done.result)}")
+        record = done.result.best.record
+        if record.get("feasible") is False:  # said even with --quiet, as a warning
+            print(f"hawks-deap {command}: warning: the dataset saved is infeasible (penalty "
+                  f"{record['penalty']:.3g}): no individual met the constraints",
+                  file=sys.stderr)
         return EXIT_OK
 
     return run

@@ -18,11 +18,22 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from hawks_deap.cli.common import EXIT_OK, UsageError, check_out_file, collection_input
+from hawks_deap.cli.common import (
+    EXIT_OK,
+    UsageError,
+    check_out_file,
+    check_unused,
+    collection_input,
+)
 
 
 def prepare(args: argparse.Namespace) -> Callable[[], int]:
     """Validate ``export``; the returned function writes the battery or the ISA file."""
+    fmt = getattr(args, "format", "clustbench")
+    if fmt != "clustbench-results":
+        check_unused(args, "export", ("method_group",), "--format clustbench-results")
+    if fmt != "isa":  # (clustbench-results clusters each dataset in this process)
+        check_unused(args, "export", ("n_jobs",), "--format isa")
     if getattr(args, "format", "clustbench") == "isa":
         return _prepare_isa(args)
     if args.format == "clustbench-results":

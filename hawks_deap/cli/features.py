@@ -14,6 +14,7 @@ from hawks_deap.cli.common import (
     EXIT_OK,
     UsageError,
     check_out_file,
+    check_unused,
     collection_input,
     references,
 )
@@ -22,7 +23,9 @@ from hawks_deap.cli.common import (
 def prepare(args: argparse.Namespace) -> Callable[[], int]:
     """Validate ``features``'s arguments; returns the function that does the work."""
     out, fmt = (Path(args.out) if args.out else None), args.format
-    if out is not None:
+    if out is None:
+        check_unused(args, "features", ("overwrite",), "--out FILE")
+    else:
         check_out_file(out, args.overwrite)
         fmt = "json" if out.suffix.lower() == ".json" else "csv"
         if args.format not in ("table", fmt):  # "table" is the default: not a choice

@@ -13,7 +13,8 @@ def summary(values: Mapping[str, Any], result: Any) -> str:
     """The line printed after a run: the index reached, the fitness, the penalty."""
     rec = result.best.record
     return (f"{values['index']} {rec['index']:.6f} (target {values['target']}), "
-            f"|s_t - s| = {result.best.fitness.values[0]:.3g}, penalty {rec['penalty']:.3g}, "
+            f"|target - {values['index']}| = {result.best.fitness.values[0]:.3g}, "
+            f"penalty {rec['penalty']:.3g}, "
             f"{result.generations_run} generations")
 
 

@@ -45,5 +45,9 @@ def _python_run_hint(path: Path) -> str:
         return ""
     if not isinstance(meta, dict) or "command" in meta or "evolve" not in meta:
         return ""
+    seed = repr(meta.get("seed"))
+    if meta.get("seed_spawn_key"):  # a spawned SeedSequence: its entropy alone is another
+        seed = (f"numpy.random.SeedSequence({seed}, spawn_key="
+                f"{tuple(meta['seed_spawn_key'])!r})")
     return ("; this run was saved from Python (Result.save or Dataset.save): repeat it with "
-            f"hawks_deap.evolve(problem, seed={meta.get('seed')!r}, ...) and compare")
+            f"hawks_deap.evolve(problem, seed={seed}, ...) and compare")

@@ -118,14 +118,16 @@ def prefetch_overlap(store: GeneStore, genotypes: Sequence[Sequence]) -> None:
                                              for j, m in pairs]) if c not in todo]
         if not new:
             continue
-        todo.update(dict.fromkeys(new, genotype))
         more = sum(sizes[c[1]] + sizes[c[3]] for c in new)
         if volume + more > store.tuning.prefetch_points:
             if n_genotypes > 1:
                 _prefetch_pairs(store, batch, todo, n_genotypes)
-            batch, volume, n_genotypes = [], 0, 0
+            # (only the batch's keys are kept: those of every genotype, K (K - 1) each,
+            # once held 2 GB at K = 1,500)
+            batch, volume, n_genotypes, todo = [], 0, 0, {}
             if more > store.tuning.prefetch_points:
                 continue
+        todo.update(dict.fromkeys(new, genotype))
         batch.extend(new)
         volume += more
         n_genotypes += 1

@@ -25,6 +25,7 @@ import copy
 import hashlib
 import math
 import numbers
+import sys
 from collections.abc import Iterable, Sequence
 from functools import cache
 from operator import mul
@@ -253,25 +254,31 @@ class Evaluation(tuple):
     for DEAP (``ind.fitness.values = evaluation`` works with any DEAP algorithm and any
     ``map``), whose ``record`` (index value, constraint values, penalty, ...) is kept by
     `RecordFitness` when assigned, with ``layout_key``, the `Layout.key` of the layout the
-    values were measured on (None when unknown).
+    values were measured on (None when unknown), and ``weights``, the directions the
+    problem means (its ``fitness_class``'s; None when unknown): a fitness whose weights
+    point the other way refuses the values (a ``creator`` class copied from Index mode
+    would minimise a Versus gap, silently).
     """
 
     record: dict[str, Any]
     layout_key: str | None
+    weights: tuple[float, ...] | None
 
     def __new__(cls, values: Iterable[float], record: dict[str, Any] | None = None,
-                layout_key: str | None = None) -> Evaluation:
-        """Build from fitness values, a record and the layout's key."""
+                layout_key: str | None = None,
+                weights: Sequence[float] | None = None) -> Evaluation:
+        """Build from fitness values, a record, the layout's key and the weights meant."""
         obj = super().__new__(cls, (float(v) for v in values))
         obj.record = dict(record or {})
         obj.layout_key = layout_key
+        obj.weights = None if weights is None else tuple(weights)
         return obj
 
     def __getnewargs__(self) -> tuple[Any, ...]:
-        return (tuple(self), self.record, self.layout_key)
+        return (tuple(self), self.record, self.layout_key, self.weights)
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (Evaluation, (tuple(self), self.record, self.layout_key))
+        return (Evaluation, (tuple(self), self.record, self.layout_key, self.weights))
 
 
 class RecordFitness(base.Fitness):
@@ -320,6 +327,14 @@ class RecordFitness(base.Fitness):
                 f"fitness needs {len(self.weights)} values (weights {self.weights}), "
                 f"got {len(values)}"
             )
+        meant = getattr(values, "weights", None)
+        if meant is not None and [w > 0 for w in meant] != [w > 0 for w in self.weights]:
+            raise ValueError(
+                f"{type(self).__name__} has weights {tuple(self.weights)}, but the problem "
+                f"that evaluated these values means {tuple(meant)} (negative: minimised, "
+                "positive: maximised): the run would optimise the other way. Use the "
+                "problem's fitness_class, or creator.create(..., weights="
+                f"{tuple(meant)})")
         self.wvalues = tuple(map(mul, (float(v) for v in values), self.weights))
         record = getattr(values, "record", None)
         self.record = dict(record) if record is not None else {}
@@ -377,9 +392,10 @@ class MultiObjectiveFitness(RecordFitness):
 
     Notes
     -----
-    The weights travel with the instance through copies and pickling, so instances
-    unpickle as this module-level class whatever subclass made them; nothing is created
-    with ``deap.creator``.
+    The weights travel with the instance through copies and pickling: an instance of a
+    class made by `with_weights` unpickles as this module-level class, one of a class
+    pickle finds by name (e.g. made with ``deap.creator``) as that class; nothing is
+    created with ``deap.creator`` here.
     """
 
     weights: tuple[float, ...] = ()
@@ -408,7 +424,12 @@ class MultiObjectiveFitness(RecordFitness):
         return _weighted_fitness(_check_weights(tuple(float(w) for w in weights)))
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (_rebuild_fitness, (MultiObjectiveFitness, self.__dict__))
+        # a class pickle finds by name (this one, a deap.creator subclass) stays itself;
+        # a `with_weights` class is made at run time, and its weights are in the state
+        cls = type(self)
+        module = sys.modules.get(cls.__module__)
+        named = getattr(module, cls.__qualname__, None) is cls
+        return (_rebuild_fitness, (cls if named else MultiObjectiveFitness, self.__dict__))
 
 
 def _check_weights(weights: tuple[float, ...]) -> tuple[float, ...]:

@@ -534,7 +534,9 @@ class Dataset:
             raise ValueError("this individual was evaluated on another layout than the "
                              "problem's current one (the problem was prepared again since, "
                              "by another run or toolbox): use the Result of its run "
-                             "(result.dataset(individual)), whose problem keeps its layout")
+                             "(result.dataset(individual)), or the toolbox's own problem "
+                             "(Dataset.from_individual(toolbox.problem, individual)), which "
+                             "keep its layout")
         from hawks_deap.io.environment import environment
 
         X, y = problem.sample(individual)

@@ -131,7 +131,12 @@ def silhouette(X: ArrayLike, labels: ArrayLike, *, metric: str = "euclidean") ->
         Cluster labels, any hashable values.
     metric : {"euclidean", "sqeuclidean"}
         ``"euclidean"`` (default, like scikit-learn) is exact in O(N^2 D) time;
-        ``"sqeuclidean"`` (HAWKS' choice) uses a closed form in O(N K D).
+        ``"sqeuclidean"`` (HAWKS' choice) uses a closed form in O(N K D), through the
+        centroids: its rounding grows with the data's distance from the origin relative
+        to the clusters' spread (measured against scikit-learn on a precomputed
+        distance matrix: about 1e-10 with 3 clusters of unit spread offset by 1e7,
+        2.5e-9 offset by 1e9; below 1e-12 for data near the origin, as evolved
+        datasets are). Centre far-off data first if that matters.
 
     Returns
     -------

@@ -89,12 +89,16 @@ def check_same_layout(individuals: Sequence[Any], layout_key: str | None = None)
     if len(keys) > 1:
         raise ValueError(
             "individuals evaluated on different layouts (different datasets) meet here: "
-            "each toolbox draws its own layout from its seed. To resume a saved population, "
+            "each toolbox draws its own layout from its seed, and a problem holds the layout "
+            "of the last toolbox made from it: register and call toolbox.problem's methods "
+            "(toolbox.evaluate), not those of a problem another make_toolbox prepared again "
+            "since. To resume a saved population, "
             "make the toolbox as the saved run did: with seed=None after the same "
             "random.seed(...) (and save random.getstate() with the population: DEAP's "
             "checkpoint recipe), or with the same int seed and the toolbox itself saved with "
-            "the population (README \"DEAP recipes\"). An individual that moves between "
-            "toolboxes of different seeds (islands) must be evaluated again by the one it "
+            "the population (docs/guide/deap_toolbox.md, \"DEAP recipes\"). An individual "
+            "that moves between toolboxes of different seeds (islands) must be evaluated "
+            "again by the one it "
             "joins: ind.fitness.values = toolbox.evaluate(ind)")
 
 

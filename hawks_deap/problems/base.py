@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
 
 from hawks_deap._util.memory import check_fits, run_bytes
-from hawks_deap._util.validation import check_bool, check_float, check_int
+from hawks_deap._util.validation import MAX_SCALE, check_bool, check_float, check_int
 from hawks_deap.evaluation import Evaluator, NaiveEvaluator
 from hawks_deap.genome.genotype import Genotype, Layout
 from hawks_deap.genome.initialization import cluster_sizes, random_genotype
@@ -64,14 +65,22 @@ class DatasetProblem(Problem):
         if self.n_samples < needed:
             what = "n_clusters" if self.equal_sizes else "n_clusters * min_size"
             raise ValueError(f"n_samples must be >= {what} = {needed}, got {self.n_samples}")
+        if self.n_samples == self.n_clusters:
+            raise ValueError(f"n_samples must exceed n_clusters = {self.n_clusters}: with "
+                             "every cluster a single point no validity index is defined")
+        # the data must stay far below what squared distances can hold (check_X's bound),
+        # with room for the samples' tails and the means' mutation
+        reach = MAX_SCALE / (1e3 * math.sqrt(self.n_samples * self.n_dims))
         self.initial_mean_upper = check_float("initial_mean_upper", initial_mean_upper, low=0.0,
-                                              low_open=True)
+                                              low_open=True, high=reach)
         self.initial_cov_upper = check_float("initial_cov_upper", initial_cov_upper, low=0.0,
-                                             low_open=True)
+                                             low_open=True, high=reach * reach)
         check_fits("a run", run_bytes(self.n_samples, self.n_clusters, self.n_dims),
                    {"n_samples": self.n_samples, "n_clusters": self.n_clusters,
                     "n_dims": self.n_dims})
         self.constraints = check_constraints(constraints)
+        for constraint in self.constraints:
+            constraint.check_reachable(self.n_dims)
         self.cache_bytes = check_int("cache_bytes", cache_bytes, minimum=0)
         self.evaluator: Evaluator | NaiveEvaluator | None = None
         self.layout = None

@@ -94,6 +94,15 @@ class Constraint:
         """
         raise NotImplementedError
 
+    def check_reachable(self, n_dims: int) -> None:
+        """Refuse bounds no dataset of ``n_dims`` dimensions can meet (none here).
+
+        Parameters
+        ----------
+        n_dims : int
+            The datasets' dimension.
+        """
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready description."""
         return {"type": type(self).__name__, "min": self.min, "max": self.max}
@@ -179,6 +188,20 @@ class Eccentricity(Constraint):
         """
         ratios = [gene.eccentricity for gene in genotype]
         return float(max(ratios) if self.aggregate == "max" else min(ratios))
+
+    def check_reachable(self, n_dims: int) -> None:
+        """A one-dimensional cluster's ratio is 1: ``min`` above 1 cannot be met there.
+
+        Parameters
+        ----------
+        n_dims : int
+            The datasets' dimension.
+        """
+        if n_dims == 1 and self.min is not None and self.min > 1.0:
+            raise ValueError(f"an eccentricity bound min = {self.min!r} (min_eccentricity) "
+                             "cannot be met with n_dims = "
+                             "1: a one-dimensional cluster's eccentricity (the ratio of its "
+                             "largest to smallest variance) is always 1")
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready description."""

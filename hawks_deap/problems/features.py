@@ -368,7 +368,8 @@ class FeatureTargetProblem(DatasetProblem):
                 record["index"] = values["silhouette"]
             # X is not passed: the overlap's fast path works from the genes
             record.update(self.constraint_record(individual))
-        return Evaluation((self._fitness(values, record),), record, layout.key)
+        return Evaluation((self._fitness(values, record),), record, layout.key,
+                          self.fitness_class.weights)
 
     def _fitness(self, values: Mapping[str, float], record: dict[str, Any]) -> float:
         """The fitness of measured values (`distance`); a subclass may add to ``record``."""

@@ -70,6 +70,23 @@ def _index_target(index: str, target: float, name: str = "target"
     return index, info, check_float(name, target, low=low, high=high)
 
 
+def _check_index_sizes(names: Iterable[str], n_samples: int) -> None:
+    """Refuse an index the datasets' size leaves undefined, before any run.
+
+    The connectivity counts each point's ``n_neighbors`` nearest neighbours (its
+    registry function's default), so it needs more points than that.
+    """
+    if "connectivity" in names:
+        import inspect
+
+        from hawks_deap.metrics.internal import connectivity
+
+        k = inspect.signature(connectivity).parameters["n_neighbors"].default
+        if n_samples <= k:
+            raise ValueError(f"index 'connectivity' counts each point's {k} nearest "
+                             f"neighbours: n_samples must be > {k}, got {n_samples}")
+
+
 class IndexProblem(DatasetProblem):
     """Minimise ``|s_t - s|``, the distance of a validity index to a target (Eq. 3).
 
@@ -121,6 +138,7 @@ class IndexProblem(DatasetProblem):
                          constraints=constraints, equal_sizes=equal_sizes, min_size=min_size,
                          initial_mean_upper=initial_mean_upper,
                          initial_cov_upper=initial_cov_upper)
+        _check_index_sizes([self.index], self.n_samples)
         self.cache_bytes = check_int("cache_bytes", cache_bytes, minimum=0)
         self.evaluator_name = check_choice("evaluator", evaluator, EVALUATORS)
         self.evaluator = None
@@ -161,7 +179,8 @@ class IndexProblem(DatasetProblem):
             record: dict[str, Any] = {"index": value, **self.constraint_record(individual)}
         # An undefined index value (nan) ranks last rather than breaking comparisons.
         error = abs(self.target - value) if np.isfinite(value) else math.inf
-        return Evaluation((error,), record, layout.key)
+        return Evaluation((error,), record, layout.key,
+                          self.fitness_class.weights)
 
     def mutation_context(self) -> dict[str, Any]:
         """The target and its index's direction, for PSO-informed mutation."""
@@ -227,6 +246,7 @@ class MultiIndexProblem(IndexProblem):
         self.metric = metric
         self.indices = indices
         names = [n for n, _, _ in self.indices]
+        _check_index_sizes(names, self.n_samples)
         if len(set(names)) != len(names):
             raise ValueError(f"targets name the same index twice: {names}")
         self.objective_names = tuple(names)
@@ -270,7 +290,8 @@ class MultiIndexProblem(IndexProblem):
             record: dict[str, Any] = {"index": values[self.indices[0][0]]}
             record.update({f"index_{name}": v for name, v in values.items()})
             record.update(self.constraint_record(individual))
-        return Evaluation(errors, record, layout.key)
+        return Evaluation(errors, record, layout.key,
+                          self.fitness_class.weights)
 
     def parameters(self) -> dict[str, Any]:
         """JSON-ready description of the problem."""

@@ -205,7 +205,8 @@ class MultiObjectiveProblem(Problem):
         for name, violation in zip(self.objectives, self._use_violation, strict=True):
             value = ev.record[name]
             extra.append(self._constraints[name].violation(value) if violation else value)
-        return Evaluation((*ev, *extra), ev.record, ev.layout_key)
+        return Evaluation((*ev, *extra), ev.record, ev.layout_key,
+                          self.fitness_class.weights)
 
     def mutation_context(self) -> dict[str, Any]:
         """The base problem's mutation context."""

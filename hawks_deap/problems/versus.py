@@ -348,7 +348,8 @@ class VersusProblem(DatasetProblem):
         # (in Versus runs genes move a lot, and this beat the per-gene-pair cache).
         record.update(self.constraint_record(individual, X))
         record["seeds"] = {"winner": winner_seed, "loser": loser_seed}
-        return Evaluation((gap,), record, layout.key)
+        return Evaluation((gap,), record, layout.key,
+                          self.fitness_class.weights)
 
     def parameters(self) -> dict[str, Any]:
         """JSON-ready description of the problem."""
@@ -423,9 +424,20 @@ class MultiVersusProblem(VersusProblem):
         super().__init__(winner, loser_list[0], **kwargs)
         self.losers = tuple(loser_list)
         self.others = tuple(other_list)
-        names = [a.name for a in (self.winner, *self.losers, *self.others)]
-        if len(set(names)) != len(names):
-            raise ValueError(f"winner, losers and others must all differ, got {names}")
+        algorithms = [self.winner, *self.losers, *self.others]
+        names = [a.name for a in algorithms]
+        for i, a in enumerate(algorithms):
+            for b in algorithms[i + 1:]:
+                if a == b or (a.func == b.func and a.k_multiplier == b.k_multiplier):
+                    raise ValueError(f"winner, losers and others must all differ, got "
+                                     f"{names} ({a.name!r} and {b.name!r}: the same code "
+                                     "and settings)")
+                if a.name == b.name:  # records and objectives are keyed by the name
+                    raise ValueError(
+                        f"two differently set algorithms share the name {a.name!r} (of "
+                        f"{names}); records and objectives are keyed by name: register "
+                        "each under its own with hawks_deap.clustering.register_algorithm"
+                        "(name, ...) and pass the names")
         self._check_sizes([("loser", a) for a in self.losers]
                           + [("other", a) for a in self.others])
         self.objective_names = tuple([f"gap_{a.name}" for a in self.losers]
@@ -487,7 +499,8 @@ class MultiVersusProblem(VersusProblem):
             record["spread"] = spread
         record.update(self.constraint_record(individual, X))
         record["seeds"] = {a.name: s for a, s in zip(algorithms, seeds, strict=True)}
-        return Evaluation(values, record, layout.key)
+        return Evaluation(values, record, layout.key,
+                          self.fitness_class.weights)
 
     def parameters(self) -> dict[str, Any]:
         """JSON-ready description of the problem."""

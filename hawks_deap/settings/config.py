@@ -90,14 +90,19 @@ def _external_score(value: str) -> str:
     return value
 
 #: Options that exist only on the command line: where to write, how verbose, and every
-#: option of the commands that read saved datasets or run suites. Their types and
-#: choices are checked by argparse and their bounds by `check_command_line`.
+#: option of the commands that read saved datasets or run suites. Their text is converted
+#: and checked while parsing, as a setting's (`Option.parse_text`); `check_command_line`
+#: then checks that required ones were given.
 COMMAND_LINE_OPTIONS: tuple[Option, ...] = (
     # generate, versus, suite (the order of each command's options is its usage line's)
     Option(None, "config", "str", None,
            "TOML file with [dataset], [objective], [constraints], [ga] sections (keys: the "
            "long options with underscores), or a HAWKS 0.2.0 config (.json); options given "
-           "here override it", metavar="FILE.toml", commands=COMMANDS),
+           "here override it", metavar="FILE.toml", commands=("generate", "versus")),
+    Option(None, "config", "str", None,
+           "TOML file with [dataset], [objective], [constraints], [ga] sections (keys: the "
+           "long options with underscores); options given here override it",
+           metavar="FILE.toml", commands=("target",)),
     Option(None, "out", "str", None, "output directory (must not exist, unless --overwrite)",
            metavar="DIR", required=True, commands=COMMANDS),
     Option(None, "overwrite", "bool", False, "replace an existing hawks-deap output directory",
@@ -151,7 +156,9 @@ COMMAND_LINE_OPTIONS: tuple[Option, ...] = (
            "settings of the registered --algorithms (hawks-tevc: K-Means++ n_init=10, GMM "
            "n_init=3, as the original HAWKS analysis)", choices=preset_names, metavar="PRESET",
            commands=(*_COLLECTION, "export")),
-    Option(None, "seed", "int", 0, "seed of stochastic clustering algorithms", low=0,
+    Option(None, "seed", "int", 0, "seed of stochastic clustering algorithms (with each "
+           "dataset's data and the algorithm's name: a score does not depend on the other "
+           "PATHs)", low=0,
            commands=(*_COLLECTION, "export")),
     Option(None, "score", "str", "ari", "external index that scores the --algorithms: ari, "
            "nca (clustbench's normalised clustering accuracy) or any external index of "
@@ -209,8 +216,8 @@ COMMAND_LINE_OPTIONS: tuple[Option, ...] = (
            "target's, with 250 generations)", metavar="FILE.toml", commands=("fill",)),
     Option(None, "seed", "int", 0, "suite seed of the runs", low=0, commands=("fill",)),
     # verify
-    Option(None, "runs", "str", None, "a run directory written by generate, versus or a "
-           "suite (its runs/NAME)", positional=True, metavar="RUN", nargs="+",
+    Option(None, "runs", "str", None, "a run directory written by generate, versus, "
+           "target, a suite or a fill (their runs/NAME)", positional=True, metavar="RUN", nargs="+",
            commands=("verify",)),
     Option(None, "n_jobs", "int", None, "evaluation processes for each repeat (the result "
            "does not depend on it; none: one per core for a Versus run, 1 otherwise, as "
@@ -332,6 +339,14 @@ def validate_config(data: Mapping[str, Any], *, command: str | None = None,
     if not isinstance(data, Mapping):
         raise TypeError(f"a config must be a table of sections, got {type(data).__name__}")
     for section, table in data.items():
+        if not isinstance(table, Mapping) and section not in valid_sections:
+            # a key above every section header: name the section it belongs in
+            homes = [o.qualified for o in options
+                     if o.key == section and o.section is not None
+                     and (command is None or command in o.commands)]
+            hint = f"; did you mean {homes[0]}?" if homes else ""
+            raise ValueError(f"key {section}{where} is outside any section{hint} (write "
+                             "it under its [section] header)")
         if section not in valid_sections:
             close = difflib.get_close_matches(section, valid_sections, n=1)
             hint = f"; did you mean [{close[0]}]?" if close else ""
@@ -474,22 +489,29 @@ def _arg_type(opt: Option) -> Callable[[str], Any]:
 
 
 def _add_command_line_option(parser: argparse.ArgumentParser, opt: Option) -> None:
-    """Add an option without a TOML section, with its default (nothing overrides it)."""
-    text = opt.help
-    if opt.default is not None and opt.kind != "bool":
-        text += f" (default {opt.default})"
+    """Add an option without a TOML section, with its default (nothing overrides it).
+
+    Its text is converted and checked as a setting's (`Option.parse_text`: ``none`` for
+    a nullable option, bounds, choices with a did-you-mean), and its help states what
+    is allowed. A required option is checked by `check_command_line`, not argparse, so
+    that a mistyped flag is named (with a did-you-mean) before a missing one.
+    """
     if opt.kind == "bool":
-        parser.add_argument(opt.flag, dest=opt.key, action="store_true", help=text)
+        parser.add_argument(opt.flag, dest=opt.key, action="store_true", help=opt.help)
         return
-    kwargs: dict[str, Any] = {"metavar": opt.metavar, "help": text,
-                              "type": {"int": int, "float": float, "str": str}[opt.kind]}
-    if opt.choices is not None:
-        kwargs["choices"] = opt.allowed_choices()
+    text = opt.help
+    if opt.kind != "str" or opt.choices is not None or opt.nullable:
+        text += f"; {opt.allowed()}"
+    if opt.default is not None or opt.nullable:
+        text += f" (default {NONE if opt.default is None else opt.default})"
+    elif opt.required:
+        text += " (required)"
+    kwargs: dict[str, Any] = {"metavar": opt.metavar or opt.key.upper(), "help": text,
+                              "type": _arg_type(opt)}
     if opt.positional:
         parser.add_argument(opt.key, nargs=opt.nargs, **kwargs)
     else:
-        parser.add_argument(opt.flag, dest=opt.key, default=opt.default,
-                            required=opt.required, **kwargs)
+        parser.add_argument(opt.flag, dest=opt.key, default=opt.default, **kwargs)
 
 
 def add_arguments(parser: argparse.ArgumentParser, command: str,
@@ -535,11 +557,14 @@ def add_arguments(parser: argparse.ArgumentParser, command: str,
 
 def check_command_line(namespace: argparse.Namespace, command: str,
                        options: Sequence[Option] = COMMAND_LINE_OPTIONS) -> None:
-    """Check a command's command-line-only options (bounds, ``check``), once parsed.
+    """Check a command's command-line-only options once parsed: given, and in bounds.
 
-    Each value goes through its option's `Option.validate`, the rule settings follow too
-    (open bounds, finite numbers): ``ValueError`` (``--flag must be ALLOWED, got
-    value``) for the first value it refuses.
+    A required option left out is refused (``--flag is required``), and an empty
+    string (``--out ""`` would name the working folder); each value goes
+    through its option's `Option.validate`, the rule settings follow too (open bounds,
+    finite numbers), which parsing applied already but a namespace built in code has not
+    seen: ``ValueError`` (``--flag must be ALLOWED, got value``) for the first value it
+    refuses.
 
     Parameters
     ----------
@@ -554,6 +579,10 @@ def check_command_line(namespace: argparse.Namespace, command: str,
         if opt.section is not None:
             continue  # settings are checked while parsing (add_arguments)
         value = getattr(namespace, opt.key, None)
+        if opt.required and value is None:
+            raise ValueError(f"{opt.flag} is required")
+        if isinstance(value, str) and not value.strip():  # e.g. --out "" is not "."
+            raise ValueError(f"{opt.flag} must not be empty")
         if value is None or opt.kind == "bool" or opt.nargs is not None:
             continue  # (lists of paths: checked by their commands)
         opt.validate(value, opt.flag)  # bounds, finiteness, choices, e.g. --score's check

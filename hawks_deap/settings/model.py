@@ -228,7 +228,9 @@ class VersusObjective(_Section):
                                 check=_check_algorithm,
                                 commands=("versus",), positional=True)
     score: str = _option("objective", "score", "str", "ari",
-                         "external index scoring each partition against the truth",
+                         "external index scoring each partition against the truth: ari "
+                         "(HAWKS'), nca (clustbench's normalised clustering accuracy) or "
+                         "any external index of hawks_deap.metrics",
                          check=_check_score, commands=("versus",))
 
 
@@ -347,12 +349,12 @@ class TargetObjective(_Section):
         commands=("target",))
     weights: str | None = _option(
         "objective", "weights", "str", None,
-        "weight of each targeted feature, name=value,... (default 1)",
+        "weight of each targeted feature, name=value,... (none: 1 for each)",
         check=_check_assignments, nullable=True, commands=("target",))
     scale: str | None = _option(
         "objective", "scale", "str", None,
         "unit of each targeted feature, name=value,... (e.g. its standard deviation in a "
-        "reference collection; default 1)", check=_check_assignments, nullable=True,
+        "reference collection; none: 1 for each)", check=_check_assignments, nullable=True,
         commands=("target",))
     space: str | None = _option(
         "objective", "space", "str", None,
@@ -495,8 +497,11 @@ class GASettings(_Section):
                          low=0.0, high=1.0, command_defaults={"versus": 0.75})
     seed: int = _option("ga", "seed", "int", 0, "random seed", low=0)
     returns: str = _option("ga", "returns", "str", "best-feasible",
-                           "the individual a run returns: the best feasible seen, or the final "
-                           "population's best fitness whatever its penalty (HAWKS 0.2.0)",
+                           "the individual a run returns: best-feasible, the best feasible "
+                           "seen; final-fittest, the final population's best fitness whatever "
+                           "its penalty (HAWKS 0.2.0's comparison 'fitness'); final-top-ranked, "
+                           "the first of the final stochastic ranking (its comparison "
+                           "'ranking')",
                            choices=_returns)
     preset: str | None = _option("ga", "preset", "str", None,
                                  "named settings of a study (hawks-tevc: the HAWKS paper's; "
