@@ -702,3 +702,18 @@ def test_an_infeasible_dataset_is_said_even_quietly(tmp_path, capsys):
     assert code == 0 and out == "" and record["feasible"] is False
     assert err == ("hawks-deap generate: warning: the dataset saved is infeasible (penalty "
                    f"{record['penalty']:.3g}): no individual met the constraints\n")
+
+
+def test_errors_of_a_fill_config_and_a_grid_mode_name_their_file(tmp_path, capsys):
+    hd.Dataset(np.random.default_rng(0).normal(size=(60, 2)), np.arange(60) % 2).save(
+        tmp_path / "d")
+    (tmp_path / "f.toml").write_text("[ga]\nseed = 3\n")
+    code, _, err = main(capsys, "fill", tmp_path / "d", "--config", tmp_path / "f.toml",
+                        "--out", tmp_path / "fo")
+    assert code == 2 and err.strip().endswith(
+        f"[ga] seed is set by the fill for each run (settings of {tmp_path / 'f.toml'})")
+    (tmp_path / "g.toml").write_text('[suite]\nmode = "indx"\n[dataset]\nn_samples = 100\n')
+    code, _, err = main(capsys, "suite", tmp_path / "g.toml", "--out", tmp_path / "so")
+    assert code == 2 and "unknown [suite] mode 'indx' (did you mean 'index'?)" in err
+    assert err.strip().endswith(f"({tmp_path / 'g.toml'})")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["d", "f.toml", "g.toml"]
