@@ -13,7 +13,7 @@ import sys
 
 
 def main() -> int:
-    """Run ``hawks_deap.cli.main``; a Ctrl-C while it is imported exits 130 quietly."""
+    """Run ``hawks_deap.cli.main``; a Ctrl-C (or SIGTERM) while it is imported exits 130."""
     interrupted: list[int] = []
 
     def on_sigint(signum: int, frame: object) -> None:
@@ -22,12 +22,14 @@ def main() -> int:
 
     # A KeyboardInterrupt raised inside an extension module's import (numpy's C core
     # importing ``datetime``, say) reaches us as an ImportError: the flag tells them apart.
-    previous = signal.signal(signal.SIGINT, on_sigint)
+    # (SIGTERM too, as the command handles it once running: a batch scheduler's stop)
+    previous = {sig: signal.signal(sig, on_sigint) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         try:
             from hawks_deap.cli import main as cli_main
         finally:
-            signal.signal(signal.SIGINT, previous)
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
         if interrupted:  # raised inside a callback Python ignores (an import lock's): seen
             raise KeyboardInterrupt  # once in CI, the command then ran on and exited 0
         return cli_main()

@@ -406,3 +406,21 @@ def test_ctrl_c_during_a_compiled_run_exits_130_in_one_line(tmp_path):
         raise
     assert process.returncode == 130 and "Traceback" not in err, err
     assert not (tmp_path / "x").exists()
+
+
+def test_no_place_to_cache_the_kernels_keeps_the_numpy_path(monkeypatch):
+    # a read-only install with no writable home: numba refuses cache=True at import, and
+    # the command failed ("cannot cache function 'lower': no locator available")
+    def refuse() -> None:
+        raise RuntimeError("cannot cache function 'lower': no locator available for file "
+                           "'/ro/hawks_deap/evaluation/_numba_kernels.py'")
+
+    monkeypatch.setattr(_compiled, "_build", refuse)
+    monkeypatch.setattr(_compiled, "_state", {**_compiled._state, "forced": None,
+                                              "kernels": None, "tried": False, "why": ""})
+    monkeypatch.delenv(_compiled.ENV, raising=False)
+    _compiled.plan(10**9)
+    assert _compiled.available(10**9) is False
+    _compiled._state["forced"] = True
+    with pytest.raises(ImportError, match="numba cannot cache compiled code here"):
+        _compiled.available()

@@ -439,7 +439,7 @@ def test_a_pool_whose_idle_workers_were_killed_closes():
         pool.map(problem.evaluate,
                  [problem.random_individual(np.random.default_rng(i)) for i in range(4)])
         time.sleep(0.5)  # idle: a worker waits for a task, holding the read lock
-        for worker in pool._workers:
+        for worker in pool._watch.workers:
             os.kill(worker.pid, signal.SIGTERM)
         time.sleep(0.5)
         pool.close()

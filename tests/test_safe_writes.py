@@ -478,3 +478,43 @@ def test_an_overwrite_never_leaves_its_path_empty(tmp_path, monkeypatch):
     assert seen[-2:] == [("check", 2.0), ("remove", 2.0)]
     assert hd.Dataset.load(path).X[0, 0] == 2.0
     assert [p.name for p in tmp_path.iterdir()] == ["D"]  # nothing left beside it
+
+
+@pytest.mark.parametrize("overwrite", [False, True])
+def test_a_run_whose_output_was_taken_meanwhile_is_kept_beside_it(tmp_path, overwrite):
+    # the command line checks --out before the run; what appears there meanwhile (a user's
+    # folder) is left as it is, and the finished dataset kept: it was thrown away
+    from hawks_deap._util.writes import NotReplacedError
+
+    ds = hd.Dataset(np.random.default_rng(0).normal(size=(20, 2)), np.arange(20) % 2)
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "mine.txt").write_text("precious")
+    with pytest.raises(FileExistsError if not overwrite else ValueError):
+        ds.save(out, overwrite=overwrite)  # the default: refused before writing
+    with pytest.raises(NotReplacedError) as error:
+        ds.save(out, overwrite=overwrite, keep_if_taken=True)
+    kept = [p for p in tmp_path.iterdir() if p.name.startswith("out.kept-")]
+    assert len(kept) == 1 and kept[0].name in str(error.value)
+    assert np.array_equal(hd.Dataset.load(kept[0]).X, ds.X)
+    assert sorted(p.name for p in out.iterdir()) == ["mine.txt"]
+    assert (out / "mine.txt").read_text() == "precious"
+
+
+def test_a_saved_folder_is_synced_before_and_after_its_rename(tmp_path, monkeypatch):
+    # nothing was synced: after a power loss the renamed folder could hold empty files
+    synced: list[str] = []
+    real = os.fsync
+
+    def fsync(fd: int) -> None:
+        synced.append(os.readlink(f"/proc/self/fd/{fd}"))
+        real(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    ds = hd.Dataset(np.random.default_rng(0).normal(size=(20, 2)), np.arange(20) % 2)
+    ds.save(tmp_path / "d", extra_files={"logbook.csv": "gen\n0\n"})
+    names = [os.path.basename(p) for p in synced]
+    files = sorted(p.name for p in (tmp_path / "d").iterdir())
+    assert sorted(names[:len(files)]) == files  # each file, in the temporary folder
+    assert synced[len(files)].startswith(str(tmp_path / ".d."))  # that folder
+    assert synced[-1] == str(tmp_path)  # and the rename, in its parent

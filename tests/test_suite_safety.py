@@ -620,3 +620,94 @@ def test_a_dask_resume_sizes_its_cluster_by_the_runs_left(tmp_path):
     data = out / "runs" / "c001-r00" / "data.csv"
     data.write_bytes(data.read_bytes()[:-50])  # one run no longer whole
     assert [t.name for t in hs.runs_to_do(out, suite)] == ["c001-r00"]
+
+
+# ------------------------------------------------------------------ a worker that dies
+
+
+def test_a_suite_whose_worker_dies_stops_with_one_line(tmp_path):
+    """A killed worker (the out-of-memory killer) lost its run and the suite waited for it
+    forever, deaf to Ctrl-C: it now stops within a moment, its finished runs kept."""
+    grid = write_grid(tmp_path, generations=2000, n_samples=600)
+    process = subprocess.Popen([sys.executable, "-m", "hawks_deap.cli", "suite", str(grid),
+                                "--out", "s", "--workers", "2", "--quiet"], cwd=tmp_path,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        workers: list[int] = []
+        deadline = time.monotonic() + 120
+        while len(workers) < 2 and time.monotonic() < deadline:
+            time.sleep(0.2)
+            found = subprocess.run(["pgrep", "-P", str(process.pid), "-f", "spawn_main"],
+                                   capture_output=True, text=True).stdout.split()
+            workers = [int(pid) for pid in found]
+        assert len(workers) == 2, "the suite's workers did not start"
+        time.sleep(1.0)
+        os.kill(workers[0], signal.SIGKILL)
+        _, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 1
+    assert err.strip().splitlines() == [
+        f"hawks-deap suite: error while running: RuntimeError: a worker process of the suite "
+        f"(pid {workers[0]}) died (killed by signal 9 (SIGKILL: often the out-of-memory "
+        "killer)); its run is lost and the suite stops: run the same command again to "
+        "resume the runs not finished"]
+    time.sleep(0.5)  # the other worker stopped with the suite
+    assert subprocess.run(["ps", "-p", str(workers[1])], capture_output=True).returncode != 0
+
+
+def test_a_suite_killed_while_writing_its_first_suite_json_resumes(tmp_path):
+    # the folder then holds the lock and the temporary suite.json alone: it was refused
+    # as "not a suite directory" for ever
+    grid = write_grid(tmp_path)
+    out = tmp_path / "s"
+    out.mkdir()
+    (out / ".suite.lock").write_text("")
+    (out / ".suite.json.0123456789abcdef.tmp").write_text('{"cut sh')
+    r = cli("suite", str(grid), "--out", "s", "--quiet", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert not list(out.glob(".suite.json.*.tmp")) and (out / "suite.json").is_file()
+    # another file beside the lock still marks a folder that is not a suite's
+    other = tmp_path / "t"
+    other.mkdir()
+    (other / ".suite.lock").write_text("")
+    (other / ".suite.json.0123456789abcdef.tmp").write_text("{}")
+    (other / "mine.txt").write_text("precious")
+    r = cli("suite", str(grid), "--out", "t", "--quiet", cwd=tmp_path)
+    assert r.returncode == 2 and "is not a suite directory" in r.stderr
+    assert (other / "mine.txt").read_text() == "precious"
+
+
+def test_a_resume_runs_again_a_run_whose_logbook_was_cut_short(tmp_path):
+    # the disk lost the end of a file (what was not synced): only the points and genes
+    # were checked, so a cut or empty logbook.csv stayed for ever
+    import shutil
+
+    grid = write_grid(tmp_path)
+    assert cli("suite", str(grid), "--out", "s", "--quiet", cwd=tmp_path).returncode == 0
+    reference = tmp_path / "reference"
+    shutil.copytree(tmp_path / "s", reference)
+    runs = sorted((tmp_path / "s" / "runs").iterdir())
+    with open(runs[0] / "logbook.csv", "r+b") as fh:
+        fh.truncate(40)
+    (runs[1] / "logbook.csv").write_bytes(b"")
+    r = cli("suite", str(grid), "--out", "s", "--quiet", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    for run in runs[:2]:
+        assert (run / "logbook.csv").read_bytes() == (
+            reference / "runs" / run.name / "logbook.csv").read_bytes()
+
+
+def test_a_suite_whose_runs_folder_is_not_writable_is_refused_before_any_run(
+        tmp_path, monkeypatch):
+    # as another user, the first run was computed and then lost ("Permission denied")
+    from hawks_deap.campaign import summary
+
+    (tmp_path / "s" / "runs").mkdir(parents=True)
+    real = os.access
+    monkeypatch.setattr(summary.os, "access", lambda path, mode: (
+        False if Path(path).name == "runs" else real(path, mode)))
+    with pytest.raises(ValueError, match=r"runs is not writable; hawks-deap writes the run "
+                                         "folders there"):
+        summary.check_runs_dir(tmp_path / "s")

@@ -14,10 +14,12 @@ import signal
 import sys
 import time
 from collections.abc import Iterator
+from typing import Any
 
 from hawks_deap._util.validation import check_int
 
-__all__ = ["MAX_WORKERS", "POLL_SECONDS", "check_not_reimported", "check_workers",
+__all__ = ["MAX_WORKERS", "POLL_SECONDS", "PoolWatch", "check_not_reimported",
+           "check_workers",
            "default_threads_per_worker", "main_not_reimported", "orphan_check",
            "quiet_worker", "suite_worker", "usable_cores"]
 
@@ -172,3 +174,81 @@ def check_not_reimported(what: str) -> None:
             'call under an `if __name__ == "__main__":` guard (worker processes start by '
             "importing the main module; see the 'spawn' start method in Python's "
             "multiprocessing documentation)")
+
+
+class PoolWatch:
+    """The workers of a ``multiprocess`` pool, watched: one that dies stops the work.
+
+    A pool replaces a worker that died (out of memory, a crash in native code, a
+    ``kill``) but not the task it held, which is lost: waiting for its result waits
+    forever. `check` raises as soon as a worker has exited (workers never exit while the
+    pool runs), and `stop` ends the pool even then.
+
+    Parameters
+    ----------
+    pool : multiprocess.pool.Pool
+        The pool, just made.
+    what : str
+        What the workers do, for the message (e.g. ``"the evaluation pool"``).
+    consequence : str
+        What the death means for the caller (e.g. ``"its tasks are lost and the run
+        stops"``).
+    """
+
+    def __init__(self, pool: Any, what: str, consequence: str) -> None:
+        self.pool = pool
+        self.what = what
+        self.consequence = consequence
+        self.workers: list[Any] = list(pool._pool)
+
+    def check(self) -> None:
+        """Raise RuntimeError if a worker process has exited, naming how."""
+        for process in list(self.pool._pool):  # replacements started by the pool
+            if all(process is not p for p in self.workers):
+                self.workers.append(process)
+        for process in self.workers:
+            code = process.exitcode
+            if code is not None:
+                how = (f"killed by signal {-code}" if code < 0 else f"exit code {code}")
+                hint = " (SIGKILL: often the out-of-memory killer)" if code == -9 else ""
+                raise RuntimeError(f"a worker process of {self.what} (pid {process.pid}) "
+                                   f"died ({how}{hint}); {self.consequence}")
+
+    def stop(self) -> None:
+        """Stop the workers: ``terminate``, after freeing what a dead worker may hold."""
+        if any(process.exitcode is not None
+               for process in [*self.workers, *self.pool._pool]):
+            _stop_workers(self.pool)
+        self.pool.terminate()
+        self.pool.join()
+
+
+def _stop_workers(pool: Any) -> None:
+    """Kill a pool's workers and free the locks a killed one may hold, before ``terminate``.
+
+    An idle worker waits for its next task holding the task queue's read lock (and one
+    sending a result holds the result queue's write lock); one killed meanwhile (a SIGTERM
+    to the process group, as a batch scheduler sends) never releases it, and
+    ``Pool.terminate`` waits for it forever. So, once a worker has died: no more
+    replacement workers, every worker killed (what ``terminate`` does anyway), and then
+    the locks that no live process releases within a moment are freed.
+    """
+    from multiprocess.pool import TERMINATE
+
+    handler = pool._worker_handler
+    handler._state = TERMINATE
+    pool._change_notifier.put(None)
+    handler.join()
+    workers = list(pool._pool)
+    for process in workers:
+        if process.exitcode is None:
+            process.kill()
+    for process in workers:
+        process.join()
+    for lock in (pool._inqueue._rlock, pool._outqueue._wlock):
+        if lock is None:
+            continue
+        # taken (free, or released by a live thread within the moment) and given back,
+        # or held by a dead worker and freed: one release either way
+        lock.acquire(timeout=0.5)
+        lock.release()

@@ -26,8 +26,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 __all__ = ["NotReplacedError", "before_final_rename", "exchange", "file_identity", "publish_dir",
-           "remove_own_file",
-           "remove_tree", "rename_no_replace", "temp_dir", "temp_file", "write_file_atomic"]
+           "remove_own_file", "remove_tree", "rename_no_replace", "sync_dir", "temp_dir",
+           "temp_file", "write_file_atomic", "write_synced"]
 
 _AT_FDCWD, _RENAME_NOREPLACE, _RENAME_EXCHANGE = -100, 1, 2
 
@@ -141,6 +141,37 @@ def file_identity(path: str | os.PathLike) -> tuple[int, int]:
     return st.st_dev, st.st_ino
 
 
+def write_synced(path: str | os.PathLike, data: bytes) -> None:
+    """Write a new file (never an existing one) and sync it to the disk.
+
+    For the files of a folder renamed into place once whole (`publish_dir`): synced
+    first, so that a machine that stops after the rename finds them whole.
+    """
+    with open(path, "xb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+def sync_dir(path: str | os.PathLike) -> None:
+    """Sync a folder's entries (the renames into it) to the disk.
+
+    A file system that cannot sync a folder (``EINVAL``, ``ENOTSUP``; Windows cannot
+    open one) is let be; any other error (``EIO``) is raised.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return  # (Windows: folders are not opened so)
+    try:
+        os.fsync(fd)
+    except OSError as error:
+        if error.errno not in (errno.EINVAL, errno.ENOTSUP, errno.EBADF):
+            raise
+    finally:
+        os.close(fd)
+
+
 def write_file_atomic(path: str | os.PathLike, data: bytes, *,
                       replace: bool = True) -> tuple[int, int]:
     """Write a file atomically: a temporary file in the same folder, synced, renamed.
@@ -163,6 +194,7 @@ def write_file_atomic(path: str | os.PathLike, data: bytes, *,
     except BaseException:
         remove_own_file(tmp, None)
         raise
+    sync_dir(path.parent)  # the rename itself, durable
     return st.st_dev, st.st_ino
 
 

@@ -41,6 +41,7 @@ from typing import Any
 from hawks_deap._util.validation import check_choice, check_float, check_int
 from hawks_deap._util.workers import (
     POLL_SECONDS,
+    PoolWatch,
     check_workers,
     default_threads_per_worker,
     quiet_worker,
@@ -291,7 +292,8 @@ class ProblemPool:
         self._timeout_error = multiprocess.TimeoutError
         self._pool = ctx.Pool(self.n_jobs, initializer=_install,
                               initargs=(payload, self.threads_per_worker))
-        self._workers: list[Any] = list(self._pool._pool)
+        self._watch = PoolWatch(self._pool, "the evaluation pool",
+                                "its tasks are lost and the run stops")
         self._closed = False
 
     def __enter__(self) -> ProblemPool:
@@ -377,25 +379,10 @@ class ProblemPool:
                                "use map(func, items)")
         return self.map(EvaluateTask(self.problem), items)
 
-    def _check_workers(self) -> None:
-        """Raise if a worker process has exited (workers never exit while the pool runs)."""
-        for process in list(self._pool._pool):  # replacements started by the pool
-            if all(process is not p for p in self._workers):
-                self._workers.append(process)
-        for process in self._workers:
-            code = process.exitcode
-            if code is not None:
-                how = (f"killed by signal {-code}" if code < 0 else f"exit code {code}")
-                hint = " (SIGKILL: often the out-of-memory killer)" if code == -9 else ""
-                raise RuntimeError(
-                    f"a worker process of the evaluation pool (pid {process.pid}) died "
-                    f"({how}{hint}) while evaluating; its tasks are lost and the run stops"
-                )
-
     def _run(self, func: Callable, items: list) -> list:
         if self._closed:
             raise RuntimeError("the evaluation pool is closed")
-        self._check_workers()
+        self._watch.check()
         result = self._pool.map_async(func, items, chunksize=1)
         start = time.monotonic()
         while True:
@@ -403,7 +390,7 @@ class ProblemPool:
                 return result.get(timeout=POLL_SECONDS)
             except self._timeout_error:
                 pass
-            self._check_workers()
+            self._watch.check()
             if self.timeout is not None and time.monotonic() - start > self.timeout:
                 raise TimeoutError(f"{len(items)} tasks of the evaluation pool took more "
                                    f"than {self.timeout:g} s")
@@ -413,41 +400,4 @@ class ProblemPool:
         if self._closed:
             return
         self._closed = True
-        # a worker died (the pool drops it from its own list once it replaced it): then
-        # terminate alone may wait forever
-        if any(process.exitcode is not None
-               for process in [*self._workers, *self._pool._pool]):
-            _stop_workers(self._pool)
-        self._pool.terminate()
-        self._pool.join()
-
-
-def _stop_workers(pool: Any) -> None:
-    """Kill a pool's workers and free the locks a killed one may hold, before ``terminate``.
-
-    An idle worker waits for its next task holding the task queue's read lock (and one
-    sending a result holds the result queue's write lock); one killed meanwhile (a SIGTERM
-    to the process group, as a batch scheduler sends) never releases it, and
-    ``Pool.terminate`` waits for it forever. So, once a worker has died: no more
-    replacement workers, every worker killed (what ``terminate`` does anyway), and then
-    the locks that no live process releases within a moment are freed.
-    """
-    from multiprocess.pool import TERMINATE
-
-    handler = pool._worker_handler
-    handler._state = TERMINATE
-    pool._change_notifier.put(None)
-    handler.join()
-    workers = list(pool._pool)
-    for process in workers:
-        if process.exitcode is None:
-            process.kill()
-    for process in workers:
-        process.join()
-    for lock in (pool._inqueue._rlock, pool._outqueue._wlock):
-        if lock is None:
-            continue
-        # taken (free, or released by a live thread within the moment) and given back,
-        # or held by a dead worker and freed: one release either way
-        lock.acquire(timeout=0.5)
-        lock.release()
+        self._watch.stop()

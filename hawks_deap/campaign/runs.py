@@ -217,7 +217,8 @@ class Run:
         return None if versus is None else versus.partitions(self.result.best)
 
     def save(self, out: str | os.PathLike, *, overwrite: bool = False,
-             partitions: bool | None = None, format: str = "csv") -> Path:  # noqa: A002
+             partitions: bool | None = None, format: str = "csv",  # noqa: A002
+             keep_if_taken: bool = False) -> Path:
         """Write the run directory atomically; returns its path.
 
         Parameters
@@ -231,10 +232,13 @@ class Run:
             alike, `hawks_deap.algorithms.result.partitions_source`).
         format : {"csv", "npz"}
             The file of the points (`hawks_deap.Dataset.save`).
+        keep_if_taken : bool
+            Keep the run as ``NAME.kept-HEX`` when ``out`` was taken meanwhile
+            (`hawks_deap.Dataset.save`).
         """
         return save_run(self.dataset, out, logbook=self.result.logbook,
                         partitions=self._partitions(partitions), overwrite=overwrite,
-                        format=format)
+                        format=format, keep_if_taken=keep_if_taken)
 
 
 def run_configuration(problem: Problem, values: Mapping[str, Any], *, seed: int,

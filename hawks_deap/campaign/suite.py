@@ -49,6 +49,8 @@ from hawks_deap._util.files import CONFIG_MAX_BYTES, CONFIG_MAX_DEPTH, read_json
 from hawks_deap._util.memory import check_fits
 from hawks_deap._util.validation import check_bool, check_choice, check_parent_dir
 from hawks_deap._util.workers import (
+    POLL_SECONDS,
+    PoolWatch,
     check_not_reimported,
     check_workers,
     main_not_reimported,
@@ -85,6 +87,7 @@ from hawks_deap.campaign.summary import (
     finished_rows,
     finished_task_rows,
     holds_run,
+    is_own_temp_file,
     read_summary,
     suite_lock,
     summary_frame,
@@ -626,7 +629,10 @@ def check_output(out: Path, suite: Suite, *, locked: bool = False) -> None:
         # its lock, so a folder holding the lock is a suite starting (judged again under
         # the lock). Asking "no lock?" and then "not empty?" could see the folder before
         # the lock and the lock itself after it, and refuse a suite that is starting.
-        entries = {entry.name for entry in out.iterdir()}
+        # (beside the lock, the temporary suite.json of a suite killed while writing it is
+        # a suite starting too: `clean_partial` deletes it)
+        entries = {entry.name for entry in out.iterdir()
+                   if not is_own_temp_file(entry, (GRID_FILE, SUMMARY_FILE))}
         if (entries - {LOCK_FILE}) and (locked or LOCK_FILE not in entries):
             raise ValueError(f"--out {out} exists and is not a suite directory")
 
@@ -722,8 +728,22 @@ def _iter_processes(tasks: list[SuiteTask], out: str, workers: int
     context = multiprocess.get_context("spawn")
     with main_not_reimported():  # the workers start here (and only here)
         pool = context.Pool(workers, initializer=suite_worker, initargs=(os.getpid(),))
-    with pool:
-        yield from pool.imap_unordered(_run_task_star, [(t, out) for t in tasks])
+    # a worker that dies (the out-of-memory killer) loses its run: waiting for it would
+    # wait forever, so the suite stops there, its finished runs kept
+    watch = PoolWatch(pool, "the suite", "its run is lost and the suite stops: run the "
+                      "same command again to resume the runs not finished")
+    try:
+        rows = pool.imap_unordered(_run_task_star, [(t, out) for t in tasks])
+        for _ in tasks:
+            while True:
+                try:
+                    row = rows.next(timeout=POLL_SECONDS)
+                    break
+                except multiprocess.TimeoutError:
+                    watch.check()
+            yield row
+    finally:
+        watch.stop()
 
 
 def _todo(tasks: Sequence[SuiteTask], finished: Mapping[tuple[str, int], Any]

@@ -25,7 +25,8 @@ from hawks_deap._util.files import read_json
 from hawks_deap._util.optional import optional_module
 from hawks_deap._util.writes import remove_own_file, remove_tree
 from hawks_deap.io.collection import RUNS_DIR, base_name
-from hawks_deap.io.dataset import METADATA_FILE, OWN_FILES, files_are_whole
+from hawks_deap.io.dataset import METADATA_FILE, OWN_FILES
+from hawks_deap.io.run_files import run_files_are_whole
 
 if TYPE_CHECKING:
     from hawks_deap.campaign.suite import Suite, SuiteTask
@@ -44,6 +45,7 @@ __all__ = [
     "finished_rows",
     "finished_task_rows",
     "holds_run",
+    "is_own_temp_file",
     "read_summary",
     "run_name",
     "summary_frame",
@@ -60,6 +62,25 @@ LOCK_FILE = ".suite.lock"
 #: The temporary names `hawks_deap.Dataset.save` makes beside a run folder NAME (and
 #: nothing else of a suite's does): ``.NAME.<16 hex digits>.tmp`` or ``.old``.
 _TEMP_NAME = re.compile(r"\.(?P<name>.+)\.[0-9a-f]{16}\.(?:tmp|old)")
+
+
+def is_own_temp_file(entry: Path, files: Iterable[str]) -> bool:
+    """Whether ``entry`` is the temporary file a killed atomic write of ``files`` left.
+
+    ``.NAME.<16 hex digits>.tmp`` with NAME one of ``files``, a regular file (never a
+    link): what `clean_partial` deletes, and what a suite's folder may hold beside its
+    lock when a suite was killed while writing its first ``suite.json``.
+
+    Parameters
+    ----------
+    entry : pathlib.Path
+        An entry of a suite's folder.
+    files : iterable of str
+        The names of the files written atomically there (``suite.json``, ``summary.csv``).
+    """
+    match = _TEMP_NAME.fullmatch(entry.name)
+    return (match is not None and match["name"] in set(files) and entry.name.endswith(".tmp")
+            and not entry.is_symlink() and entry.is_file())
 
 
 def read_summary(out: str | os.PathLike) -> dict[tuple[str, int], dict[str, str]]:
@@ -111,7 +132,7 @@ def finished_rows(out: str | os.PathLike, suite: Suite) -> dict[tuple[str, int],
 
     A row counts when it is whole (`read_summary`), belongs to a task of this suite with
     the same seed and folder, and that folder holds the task's own run (its metadata
-    names the task) with no file cut short (`hawks_deap.io.dataset.files_are_whole`).
+    names the task) with no file cut short (`hawks_deap.io.run_files.run_files_are_whole`).
     Every other task is run (again) on resume.
 
     Parameters
@@ -164,7 +185,8 @@ def holds_run(folder: Path, task: SuiteTask) -> bool:
     short by a kill is never at its path (only a hidden temporary folder, removed on
     resume). Checked: its ``metadata.json`` names the task's configuration, run and seed
     (another run's folder is not trusted), and its other files were not cut short
-    (`hawks_deap.io.dataset.files_are_whole`; not by parsing the points: too slow per resume).
+    (`hawks_deap.io.run_files.run_files_are_whole`: the dataset's, the logbook and a
+    Versus run's partitions; not by parsing the points: too slow per resume).
 
     Parameters
     ----------
@@ -187,10 +209,7 @@ def holds_run(folder: Path, task: SuiteTask) -> bool:
     own = {"config_id": task.config_id, "run": task.run, "seed": task.seed}
     if not isinstance(metadata, dict) or metadata.get("suite") != own:
         return False
-    sizes = metadata.get("sizes")
-    if not isinstance(sizes, list) or not all(type(n) is int for n in sizes):
-        return False
-    return files_are_whole(folder, sum(sizes))
+    return run_files_are_whole(folder, metadata)
 
 
 def summary_text(rows: Mapping[tuple[str, int], Mapping[str, str]]) -> str:
@@ -347,6 +366,8 @@ def check_real_dir(out: Path, name: str, *, link: str, file: str) -> None:
     if path.exists() and not path.is_dir():
         raise ValueError(f"--out {out}: {path} is not a folder; hawks-deap {file}: move "
                          "it away")
+    if path.is_dir() and not os.access(path, os.W_OK | os.X_OK):  # (before any run)
+        raise ValueError(f"--out {out}: {path} is not writable; hawks-deap {file}")
 
 
 def check_lock_file(out: Path) -> None:
@@ -476,8 +497,7 @@ def clean_partial(out: Path, names: Iterable[str], files: Iterable[str] = ()) ->
     check_runs_dir(out)
     files = set(files)
     for entry in out.iterdir() if files else ():
-        match = _TEMP_NAME.fullmatch(entry.name)
-        if match is not None and match["name"] in files and entry.name.endswith(".tmp"):
+        if is_own_temp_file(entry, files):
             remove_own_file(entry, None)  # (a regular file only: a link stays)
     runs = out / RUNS_DIR
     if not runs.is_dir():

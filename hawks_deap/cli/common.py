@@ -217,7 +217,9 @@ def prepare_run(args: argparse.Namespace, command: str,
         progress = not args.quiet and sys.stderr.isatty()
         done = runs.run_configuration(problem, values, seed=values["seed"],
                                       progress=progress, metadata=metadata)
-        done.save(out, overwrite=args.overwrite, format=args.format)
+        # checked before the run: what appeared at --out meanwhile is left as it is, and
+        # the finished run kept beside it (OUT.kept-HEX), never thrown away
+        done.save(out, overwrite=args.overwrite, format=args.format, keep_if_taken=True)
         if not args.quiet:
             print(f"wrote {out}: {summary(values, done.result)}")
         record = done.result.best.record

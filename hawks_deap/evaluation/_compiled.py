@@ -61,7 +61,8 @@ PLAN_WORK = 800_000
 #: (BENCHMARKS.md, "One compiled pass in two dimensions").
 GRID_DIMS = 2
 
-_state: dict[str, Any] = {"forced": None, "kernels": None, "tried": False, "work": 0}
+_state: dict[str, Any] = {"forced": None, "kernels": None, "tried": False, "work": 0,
+                         "why": ""}
 
 
 def set_compiled(flag: bool | None) -> None:
@@ -101,8 +102,7 @@ def available(work: int = 0) -> bool:
             return False
     _load()
     if wanted and _state["kernels"] is None:
-        raise ImportError(f"{ENV}=1 asks for the compiled kernels, but numba is not "
-                          "installed (pip install hawks-deap[fast])")
+        raise ImportError(f"{ENV}=1 asks for the compiled kernels, but {_state['why']}")
     return _state["kernels"] is not None
 
 
@@ -125,6 +125,15 @@ def _load() -> None:
             _state["kernels"] = _build()
         except ImportError:
             _state["kernels"] = None
+            _state["why"] = "numba is not installed (pip install hawks-deap[fast])"
+        except RuntimeError as error:
+            # no place to cache compiled code (a read-only install, no writable home):
+            # numba refuses `cache=True` at import; compiling each process anew would cost
+            # seconds, so the numpy path runs (the same values)
+            if "cannot cache" not in str(error):
+                raise
+            _state["kernels"] = None
+            _state["why"] = f"numba cannot cache compiled code here ({error})"
 
 
 def _call(name: str, *args: Any) -> Any:

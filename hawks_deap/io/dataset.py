@@ -32,8 +32,10 @@ from hawks_deap._util.writes import (
     publish_dir,
     remove_own_file,
     remove_tree,
+    sync_dir,
     temp_dir,
     write_file_atomic,
+    write_synced,
 )
 from hawks_deap.genome.genotype import Cluster, Genotype
 
@@ -598,7 +600,8 @@ class Dataset:
                 METADATA_FILE: _dumps(metadata).encode("utf-8")}
 
     def save(self, path: str | os.PathLike, *, overwrite: bool = False,
-             extra_files: Mapping[str, str] | None = None, format: str = "csv") -> Path:  # noqa: A002
+             extra_files: Mapping[str, str] | None = None, format: str = "csv",  # noqa: A002
+             keep_if_taken: bool = False) -> Path:
         """Write the dataset directory atomically; returns its path.
 
         Parameters
@@ -623,6 +626,12 @@ class Dataset:
         format : {"csv", "npz"}
             The points as ``data.csv`` (text, 17 significant digits: they read back bit
             for bit) or ``data.npz`` (compressed binary arrays, exact; integer labels).
+        keep_if_taken : bool
+            For a path checked free (or replaceable) before a long computation: when
+            something that may not be replaced is there now, write the dataset anyway,
+            to ``NAME.kept-HEX`` beside it, and raise the `NotReplacedError` that names
+            it (the command line's runs: finished work is never thrown away). Default:
+            raise before writing anything.
 
         Raises
         ------
@@ -644,25 +653,36 @@ class Dataset:
             raise ValueError(f"metadata['package'] = {short_repr(marked)}: that entry marks "
                              "the folders hawks-deap writes (and may later replace); give "
                              "yours another name")
+        keep_if_taken = check_bool("keep_if_taken", keep_if_taken)
         path = Path(path)
         target = Path(os.path.abspath(path))  # (a NAME even for "." or "a/..")
+        replace = overwrite
         if os.path.lexists(target):
-            if not overwrite:
-                raise FileExistsError(f"{path} exists; pass overwrite=True to replace it")
-            check_replaceable(target, shown=path)
+            try:
+                if not overwrite:
+                    raise FileExistsError(f"{path} exists; pass overwrite=True to replace it")
+                check_replaceable(target, shown=path)
+            except (FileExistsError, ValueError):
+                if not keep_if_taken:
+                    raise
+                replace = False  # left as it is; the dataset goes to NAME.kept-HEX
         target.parent.mkdir(parents=True, exist_ok=True)
         tmp = temp_dir(target.parent, f".{target.name}.", ".tmp")
         identity = file_identity(tmp)
         try:
+            # every file synced before the folder's rename, and the rename after it: a
+            # machine that stops finds the old folder or the new one, whole
             for name, data in self.files(format).items():
-                (tmp / name).write_bytes(data)
+                write_synced(tmp / name, data)
             for name, text in extra.items():
-                (tmp / name).write_text(text, encoding="utf-8")
-            publish_dir(tmp, target, overwrite=overwrite, names=OWN_FILES, shown=path,
+                write_synced(tmp / name, text.encode("utf-8"))
+            sync_dir(tmp)
+            publish_dir(tmp, target, overwrite=replace, names=OWN_FILES, shown=path,
                         check=lambda aside: check_replaceable(aside, shown=path))
         except BaseException:
             remove_tree(tmp, identity)  # (gone when renamed, kept or in place)
             raise
+        sync_dir(target.parent)
         return path
 
     @classmethod

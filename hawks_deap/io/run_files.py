@@ -34,6 +34,7 @@ from hawks_deap.io.dataset import (
     PARTITIONS_FILE,
     Dataset,
     check_replaceable,
+    files_are_whole,
 )
 
 __all__ = [
@@ -46,6 +47,7 @@ __all__ = [
     "read_logbook_csv",
     "read_partitions_csv",
     "run_files",
+    "run_files_are_whole",
     "save_run",
 ]
 
@@ -230,6 +232,51 @@ def run_files(logbook: Sequence[Mapping[str, Any]],
     return files
 
 
+def _ends_with_rows(path: Path, n_rows: int) -> bool:
+    """Whether a csv file holds its header and ``n_rows`` rows, the last one ended."""
+    data = path.read_bytes()
+    return data.endswith(b"\n") and data.count(b"\n") == n_rows + 1
+
+
+def run_files_are_whole(path: str | os.PathLike, metadata: Mapping[str, Any]) -> bool:
+    """Whether a run directory's files are whole, cheaply (a resume's test).
+
+    `hawks_deap.io.dataset.files_are_whole` for the dataset's (N from ``metadata``'s
+    ``sizes``), and the run's own: ``logbook.csv`` holding its header and one row per
+    generation (``generations_run`` + 1, the initial population's first), and
+    ``partitions.csv`` (a Versus run's) its header and N rows; each ending its last line.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The run directory.
+    metadata : mapping
+        Its ``metadata.json``, read.
+
+    Returns
+    -------
+    bool
+        False also when a file is missing or cannot be read.
+    """
+    path = Path(path)
+    sizes, generations = metadata.get("sizes"), metadata.get("generations_run")
+    if (not isinstance(sizes, list) or not all(type(n) is int for n in sizes)
+            or type(generations) is not int):
+        return False
+    n_points = sum(sizes)
+    if not files_are_whole(path, n_points):
+        return False
+    problem = metadata.get("problem")
+    versus = isinstance(problem, Mapping) and problem.get("mode") == "versus"
+    try:
+        if not _ends_with_rows(path / LOGBOOK_FILE, generations + 1):
+            return False
+        partitions = path / PARTITIONS_FILE
+        return not (versus or partitions.exists()) or _ends_with_rows(partitions, n_points)
+    except OSError:
+        return False
+
+
 def check_new_run_dir(out: str | os.PathLike, overwrite: bool) -> Path:
     """Refuse, before any work, a run directory `save_run` would refuse at the end.
 
@@ -276,7 +323,7 @@ def check_new_run_dir(out: str | os.PathLike, overwrite: bool) -> Path:
 def save_run(dataset: Dataset, out: str | os.PathLike, *,
              logbook: Sequence[Mapping[str, Any]],
              partitions: tuple[Any, Any] | None = None, overwrite: bool = False,
-             format: str = "csv") -> Path:  # noqa: A002
+             format: str = "csv", keep_if_taken: bool = False) -> Path:  # noqa: A002
     """Write a run directory atomically: the dataset, its logbook, its partitions.
 
     Parameters
@@ -293,6 +340,9 @@ def save_run(dataset: Dataset, out: str | os.PathLike, *,
         Replace an existing directory hawks-deap wrote (`hawks_deap.Dataset.save`).
     format : {"csv", "npz"}
         The file of the points (`hawks_deap.Dataset.save`).
+    keep_if_taken : bool
+        Keep the run as ``NAME.kept-HEX`` when ``out`` was taken meanwhile
+        (`hawks_deap.Dataset.save`).
 
     Returns
     -------
@@ -310,11 +360,13 @@ def save_run(dataset: Dataset, out: str | os.PathLike, *,
     if not isinstance(dataset, Dataset):
         raise TypeError(f"dataset must be a hawks_deap.Dataset, got {type(dataset).__name__}")
     check_choice("format", format, DATA_FORMATS)
-    out = check_new_run_dir(out, overwrite)
+    if not keep_if_taken:
+        out = check_new_run_dir(out, overwrite)
     if partitions is not None:
         shapes = [np.shape(labels) for labels in partitions]
         if len(partitions) != 2 or any(s != (dataset.n_samples,) for s in shapes):
             raise ValueError(f"partitions must be the winner's and the loser's labels of the "
                              f"{dataset.n_samples} points, got shapes {shapes}")
     return dataset.save(out, overwrite=overwrite, format=format,
-                        extra_files=run_files(logbook, partitions))
+                        extra_files=run_files(logbook, partitions),
+                        keep_if_taken=keep_if_taken)
