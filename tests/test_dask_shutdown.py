@@ -127,3 +127,40 @@ def test_a_failing_courtesy_still_closes_client_and_cluster():
 
     dask_backend.close_dask(Client())
     assert calls == ["client", "cluster"]
+
+
+def test_a_ctrl_c_to_a_dask_suite_prints_one_line(tmp_path):
+    """A terminal's Ctrl-C reaches every process of its group: each LocalCluster worker
+    printed its KeyboardInterrupt traceback (about 70 lines); they now ignore it, and the
+    suite stops them and says one line."""
+    import os
+    import signal
+    import time
+
+    pytest.importorskip("dask.distributed")
+    grid = tmp_path / "grid.toml"
+    grid.write_text(GRID.replace("generations = 2", "generations = 5000")
+                    .replace("n_samples = 120", "n_samples = 600"))
+    process = subprocess.Popen(
+        [sys.executable, "-m", "hawks_deap.cli", "suite", str(grid), "--out", "s",
+         "--backend", "dask", "--workers", "2", "--quiet"], cwd=tmp_path,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        deadline = time.monotonic() + 120
+        workers: list[str] = []
+        while len(workers) < 2 and time.monotonic() < deadline:
+            time.sleep(0.2)
+            workers = subprocess.run(["pgrep", "-P", str(process.pid), "-f", "spawn_main"],
+                                     capture_output=True, text=True).stdout.split()
+        assert len(workers) == 2, "the LocalCluster's workers did not start"
+        time.sleep(2.0)  # running their first runs
+        os.killpg(process.pid, signal.SIGINT)
+        _, err = process.communicate(timeout=90)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+    assert process.returncode == 130
+    assert err.splitlines() == ["hawks-deap suite: interrupted"], err
+    for pid in workers:  # stopped with the suite
+        assert subprocess.run(["ps", "-p", pid], capture_output=True).returncode != 0
