@@ -67,7 +67,8 @@ def rename_no_replace(src: str | os.PathLike, dst: str | os.PathLike) -> None:
             return
         code = ctypes.get_errno()
         if code not in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP):
-            raise OSError(code, os.strerror(code), os.fsdecode(src), None, os.fsdecode(dst))
+            # named by the destination (the hidden temporary source means nothing to users)
+            raise OSError(code, os.strerror(code), os.fsdecode(dst), None, os.fsdecode(src))
     if stat.S_ISDIR(os.lstat(src_b).st_mode):
         os.mkdir(dst_b)  # FileExistsError if anything is there; else dst is our empty folder
         try:
