@@ -75,8 +75,10 @@ def test_rename_no_replace_never_replaces_anything(tmp_path, monkeypatch, rename
         make(dst)
         before = _tree(tmp_path)
         for src in ("f", "d"):
-            with pytest.raises(FileExistsError):
+            with pytest.raises(FileExistsError) as error:
                 rename_no_replace(tmp_path / src, dst)
+            if renameat2:  # named by what the user asked for, not the hidden source
+                assert error.value.filename == str(dst)
         assert _tree(tmp_path) == before, kind
     rename_no_replace(tmp_path / "d", tmp_path / "new-d")
     rename_no_replace(tmp_path / "f", tmp_path / "new-f")
