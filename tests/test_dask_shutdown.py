@@ -154,7 +154,15 @@ def test_a_ctrl_c_to_a_dask_suite_prints_one_line(tmp_path):
             workers = subprocess.run(["pgrep", "-P", str(process.pid), "-f", "spawn_main"],
                                      capture_output=True, text=True).stdout.split()
         assert len(workers) == 2, "the LocalCluster's workers did not start"
-        time.sleep(2.0)  # running their first runs
+
+        def ignores_sigint() -> bool:  # (while the cluster starts: a Ctrl-C is lost)
+            with open(f"/proc/{process.pid}/status") as status:
+                line = next(row for row in status if row.startswith("SigIgn:"))
+            return bool(int(line.split()[1], 16) & (1 << (signal.SIGINT - 1)))
+
+        while ignores_sigint() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        time.sleep(1.0)  # running their first runs
         os.killpg(process.pid, signal.SIGINT)
         _, err = process.communicate(timeout=90)
     finally:

@@ -62,8 +62,9 @@ def _sigint_ignored_by_workers() -> Iterator[None]:
     A terminal's Ctrl-C reaches every process of its group: each worker printed its
     KeyboardInterrupt traceback (70-80 lines in all) while this process stopped them
     anyway (`close_dask`). An ignored signal stays ignored across ``exec``, and Python
-    then installs no handler; a handler does not. A Ctrl-C during those moments is
-    lost (press it again); outside the main thread nothing changes.
+    then installs no handler; a handler does not. A Ctrl-C during those moments (a
+    second or two) is lost: blocking SIGINT meanwhile did not keep it pending in the
+    command (it reached another thread). Outside the main thread nothing changes.
     """
     if threading.current_thread() is not threading.main_thread():
         yield
@@ -75,7 +76,7 @@ def _sigint_ignored_by_workers() -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
 
 
-def close_dask(client: Any, timeout: float = 30.0) -> None:
+def close_dask(client: Any, timeout: float = 30.0, *, abandon: bool = False) -> None:
     """Close a client from `connect_dask`, and the LocalCluster it started, if any.
 
     A LocalCluster stops in this order: its workers, each given ``timeout`` seconds to
@@ -95,24 +96,70 @@ def close_dask(client: Any, timeout: float = 30.0) -> None:
         4 s to exit before it kills it with a warning, which a loaded machine exceeds
         (measured: 4.3 s and two warnings after a suite's runs, load average 7 on 2
         cores).
+    abandon : bool
+        The runs still running are not wanted (a Ctrl-C, an error): a LocalCluster's
+        worker processes are killed first, not asked to finish them (a nanny waits
+        ``0.8 timeout`` for a worker's run, then kills it with a warning).
     """
     cluster = getattr(client, "cluster", None)
     if cluster is None:
         client.close(timeout=timeout)
         return
-    # a courtesy that fails (a worker already gone) must not hide the suite's outcome:
-    # the client and the cluster are closed whatever happens
-    with _scheduler_quiet(), contextlib.suppress(Exception):
-        client.run(_quiet_shutdown)
-        workers = list(getattr(cluster, "workers", {}).values())
-        if workers:  # (the nannies of a LocalCluster: each stops its worker process)
-            cluster.sync(_close_workers, workers, timeout)
+    with _loggers_quiet(abandon):
+        _close_cluster(client, cluster, timeout, abandon)
+
+
+def _close_cluster(client: Any, cluster: Any, timeout: float, abandon: bool) -> None:
+    """`close_dask` of a client and the LocalCluster it started."""
+    if abandon:
+        _kill_worker_processes(cluster)
+    else:
+        # a courtesy that fails (a worker already gone) must not hide the suite's outcome:
+        # the client and the cluster are closed whatever happens
+        with _scheduler_quiet(), contextlib.suppress(Exception):
+            client.run(_quiet_shutdown)
+            workers = list(getattr(cluster, "workers", {}).values())
+            if workers:  # (the nannies of a LocalCluster: each stops its worker process)
+                cluster.sync(_close_workers, workers, timeout)
     try:
         with _scheduler_quiet():
             client.close(timeout=timeout)
     finally:
         with _scheduler_quiet():
             cluster.close(timeout=timeout)
+
+
+def _kill_worker_processes(cluster: Any) -> None:
+    """SIGKILL a LocalCluster's worker processes (their nannies then see them gone).
+
+    Their runs are abandoned; what they wrote is whole or a hidden temporary folder
+    (a resume deletes it). The nannies' and scheduler's warnings about the lost workers
+    are no news then.
+    """
+    import os
+
+    for nanny in list(getattr(cluster, "workers", {}).values()):
+        pid = getattr(nanny, "pid", None)
+        if pid:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+
+
+@contextlib.contextmanager
+def _loggers_quiet(quiet: bool) -> Iterator[None]:
+    """With ``quiet``, dask's loggers say only CRITICAL meanwhile (then as before)."""
+    import logging
+
+    names = ("distributed.nanny", "distributed.scheduler", "distributed.core")
+    levels = {name: logging.getLogger(name).level for name in names}
+    if quiet:
+        for name in names:
+            logging.getLogger(name).setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        for name, level in levels.items():
+            logging.getLogger(name).setLevel(level)
 
 
 @contextlib.contextmanager
@@ -126,7 +173,7 @@ def _scheduler_quiet() -> Any:
 
     logger = logging.getLogger("distributed.scheduler")
     level = logger.level
-    logger.setLevel(logging.ERROR)
+    logger.setLevel(max(level, logging.ERROR))  # (CRITICAL when already so)
     try:
         yield
     finally:

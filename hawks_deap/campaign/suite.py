@@ -869,6 +869,7 @@ def run_suite(suite: Suite, out: str | os.PathLike, *, workers: int = 1,
     if backend == "dask" and client is None:  # (no more workers than runs to do)
         own_client = client = connect_dask(max(1, min(workers, len(runs_to_do(out, suite)))),
                                            scheduler)
+    abandon = True  # (a Ctrl-C or an error: the runs still running are not wanted)
     try:
         with suite_lock(out):
             try:  # again: no other process writes now
@@ -876,9 +877,10 @@ def run_suite(suite: Suite, out: str | os.PathLike, *, workers: int = 1,
             except ValueError as error:  # e.g. a stray lock beside a user's own files
                 raise OutputRefused(str(error)) from None
             _run_locked(suite, out, workers, backend, client, progress, on_row)
+        abandon = False
     finally:
         if own_client is not None:
-            close_dask(own_client)
+            close_dask(own_client, abandon=abandon)
     return out / SUMMARY_FILE
 
 

@@ -264,13 +264,15 @@ def suite_backend(args: argparse.Namespace, tasks: int) -> Iterator[dict[str, An
             client = suite_module.connect_dask(min(args.workers, tasks), args.scheduler)
         except ValueError as error:  # an unreachable --scheduler: the command line's fault
             raise UsageError(str(error)) from None
+    abandon = True  # (unless the work ends: a Ctrl-C or an error leaves runs not wanted)
     try:
         # With a client its workers run the tasks (--workers sized its LocalCluster), so the
         # parent runs one task stream.
         yield {"workers": 1 if client else args.workers, "backend": args.backend,
                "client": client}
+        abandon = False
     except (suite_module.SuiteBusy, suite_module.OutputRefused) as error:
         raise UsageError(str(error)) from None
     finally:
         if client is not None:
-            suite_module.close_dask(client)
+            suite_module.close_dask(client, abandon=abandon)
