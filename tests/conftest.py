@@ -53,3 +53,18 @@ def highest_simd_level():
     if not levels:
         pytest.skip("numpy has no x86 dispatch levels on this machine")
     return max(levels)
+
+
+def _scipy_draws_haar_by_qr() -> bool:
+    import scipy
+
+    return tuple(int(part) for part in scipy.__version__.split(".")[:2]) >= (1, 16)
+
+
+#: For tests whose oracle is scipy's `special_ortho_group`: scipy 1.16 draws it by a QR
+#: decomposition, as `haar_rotation` does (bit for bit); earlier versions by Householder
+#: reflections, another stream (Python 3.10 gets scipy 1.15). The Haar distribution
+#: itself is tested on every version.
+needs_scipy_qr_haar = pytest.mark.skipif(
+    not _scipy_draws_haar_by_qr(),
+    reason="scipy < 1.16 draws special_ortho_group by Householder reflections")

@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import sklearn.metrics
+from conftest import needs_scipy_qr_haar
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy.spatial.distance import cdist
@@ -507,11 +508,14 @@ def test_rotation_power_matches_schur_form_and_stays_a_rotation(seed, d, power):
     assert np.linalg.det(r) == pytest.approx(1.0, abs=1e-12)
 
 
-def test_rotation_power_half_turns_and_haar_draw():
+def test_rotation_power_half_turns():
     half = np.diag([-1.0, -1.0, 1.0])  # exact half turn: through the Schur form
     r = rotation_power(half, 0.5)
     np.testing.assert_allclose(r @ r, half, atol=1e-12)
     np.testing.assert_allclose(rotation_power(np.eye(4), 0.3), np.eye(4))
+
+@needs_scipy_qr_haar
+def test_haar_draw_is_scipys():
     for d in (2, 5, 20):
         a = haar_rotation(d, np.random.default_rng(d))
         b = special_ortho_group.rvs(d, random_state=np.random.default_rng(d))

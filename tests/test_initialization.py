@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import needs_scipy_qr_haar
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
@@ -170,6 +171,7 @@ def test_numpy_integers_are_accepted():
 # ---------------------------------------------------------------------------------------
 
 
+@needs_scipy_qr_haar
 @pytest.mark.parametrize("d", [1, 2, 3, 4, 7, 12])
 def test_haar_rotation_is_bit_identical_to_scipy(d):
     for seed in range(4):

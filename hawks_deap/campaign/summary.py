@@ -317,6 +317,10 @@ def summary_frame(out: str | os.PathLike) -> Any:
         cells = frame[column].replace("", None)
         numbers = pd.to_numeric(cells, errors="coerce")  # (int64 when every cell is one)
         if numbers.notna().sum() == cells.notna().sum():  # every given cell is a number
+            if numbers.dtype.kind == "f":  # exactly: pandas 2's parser can miss the last bit
+                numbers = pd.Series([float(c) if isinstance(c, str) else float("nan")
+                                     for c in cells],
+                                    index=cells.index, dtype="float64")
             frame[column] = numbers
     return frame.set_index(["config_id", "run"]).sort_index()
 

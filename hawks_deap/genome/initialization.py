@@ -78,7 +78,9 @@ def haar_rotation(n_dims: int, rng: np.random.Generator) -> np.ndarray:
 
     The algorithm of ``scipy.stats.special_ortho_group.rvs`` (Mezzadri 2007), inlined
     without its per-call overhead and with the same draws and arithmetic, so the result
-    is bit-identical to ``special_ortho_group.rvs(D, random_state=rng)``: Q R = G with
+    is bit-identical to ``special_ortho_group.rvs(D, random_state=rng)`` of scipy 1.16
+    and later (earlier versions draw by Householder reflections, another stream; this
+    draw does not depend on the scipy installed): Q R = G with
     G a standard-normal D x D matrix, Q's columns multiplied by the signs of diag(R), and
     the first row divided by det(Q) so that the determinant is +1.
 
