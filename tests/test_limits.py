@@ -214,7 +214,7 @@ def test_population_of_the_problems_genes_refused_before_the_run(tmp_path, capsy
     assert code == 2
     assert one_line(err) == (
         "hawks-deap generate: error: population_size=100000, n_clusters=100, n_dims=1000: a "
-        "population (parents and offspring) needs at least 160 TB, more than this machine's "
+        "population (parents and offspring) needs at least 80.2 TB, more than this machine's "
         "memory (16 GB)")
 
 

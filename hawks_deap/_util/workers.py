@@ -214,10 +214,19 @@ class PoolWatch:
                 raise RuntimeError(f"a worker process of {self.what} (pid {process.pid}) "
                                    f"died ({how}{hint}); {self.consequence}")
 
-    def stop(self) -> None:
-        """Stop the workers: ``terminate``, after freeing what a dead worker may hold."""
-        if any(process.exitcode is not None
-               for process in [*self.workers, *self.pool._pool]):
+    def stop(self, *, abandon: bool = False) -> None:
+        """Stop the workers: ``terminate``, after freeing what a dead worker may hold.
+
+        Parameters
+        ----------
+        abandon : bool
+            The work stopped short (an exception, a Ctrl-C or SIGTERM): the workers are
+            killed and the queues' locks freed first whether or not one is seen dead yet
+            (a SIGTERM to the process group kills idle workers a moment before their
+            exit is seen, and ``terminate`` would wait for a lock one of them held).
+        """
+        if abandon or any(process.exitcode is not None
+                          for process in [*self.workers, *self.pool._pool]):
             _stop_workers(self.pool)
         self.pool.terminate()
         self.pool.join()

@@ -300,7 +300,7 @@ class ProblemPool:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.close()
+        self.close(abandon=exc[0] is not None)
 
     def _pairs(self, func: Callable, items: list) -> list | None:
         """``(individual, eval_seed)`` pairs if ``func`` evaluates the installed problem."""
@@ -395,9 +395,15 @@ class ProblemPool:
                 raise TimeoutError(f"{len(items)} tasks of the evaluation pool took more "
                                    f"than {self.timeout:g} s")
 
-    def close(self) -> None:
-        """Stop the workers (idempotent)."""
+    def close(self, *, abandon: bool = False) -> None:
+        """Stop the workers (idempotent).
+
+        Parameters
+        ----------
+        abandon : bool
+            Stopped by an exception (a Ctrl-C, SIGTERM): `PoolWatch.stop`'s.
+        """
         if self._closed:
             return
         self._closed = True
-        self._watch.stop()
+        self._watch.stop(abandon=abandon)

@@ -340,9 +340,11 @@ def check_population(problem: Problem, population_size: object) -> int:
     """
     size = check_int("population_size", population_size, minimum=2)
     n_dims = problem.n_dims if isinstance(problem, DatasetProblem) else 1  # else: a bound
-    # a generation holds its parents and as many offspring
-    check_fits("a population (parents and offspring)",
-               population_bytes(2 * size, problem.n_clusters, n_dims),
+    # a generation holds its parents and as many offspring: clones that share their
+    # parents' genes until mutated (counted as their own individuals, without genes)
+    need = (population_bytes(size, problem.n_clusters, n_dims)
+            + population_bytes(size, 0, n_dims))
+    check_fits("a population (parents and offspring)", need,
                {"population_size": size, "n_clusters": problem.n_clusters, "n_dims": n_dims})
     return size
 

@@ -311,12 +311,14 @@ def clustering_seed(seed: object, X: Any, algorithm: str) -> int:
     Parameters
     ----------
     seed : int, SeedSequence, Generator or None
-        The table's seed (None draws one from Python's ``random``: pass the same
-        SeedSequence to every call of one table).
+        The table's seed (None, or a Generator, draws a new one at each call: pass the
+        same SeedSequence to every call of one table).
     X : array-like of shape (N, D)
         The dataset's points.
     algorithm : str
-        The algorithm's name (a `hawks_deap.clustering.ClusteringAlgorithm`'s ``name``).
+        The algorithm's name (a `hawks_deap.clustering.ClusteringAlgorithm`'s ``name``):
+        a registered name, or an import path as written (``my_pkg.algo:Mine`` and
+        ``./algo.py:mine`` are other names than ``algo.py:mine``).
 
     Returns
     -------

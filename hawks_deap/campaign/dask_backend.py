@@ -130,19 +130,26 @@ def _close_cluster(client: Any, cluster: Any, timeout: float, abandon: bool) -> 
 
 
 def _kill_worker_processes(cluster: Any) -> None:
-    """SIGKILL a LocalCluster's worker processes (their nannies then see them gone).
+    """SIGKILL a LocalCluster's worker processes, their nannies told not to restart them.
 
-    Their runs are abandoned; what they wrote is whole or a hidden temporary folder
-    (a resume deletes it). The nannies' and scheduler's warnings about the lost workers
-    are no news then.
+    Their runs are abandoned; what they wrote is whole or a hidden temporary folder (a
+    resume deletes it). Asked to stop instead, a worker cancels its run and warns on
+    stderr; killed behind its nanny's back, it is restarted. So each nanny is first
+    marked closing gracefully (it closes itself when its worker exits), then its worker
+    is killed; the warnings of the nannies and the scheduler about it are no news then.
     """
     import os
 
+    from distributed.core import Status
+
     for nanny in list(getattr(cluster, "workers", {}).values()):
         pid = getattr(nanny, "pid", None)
-        if pid:
-            with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGKILL)
+        if not pid:
+            continue
+        with contextlib.suppress(Exception):
+            nanny.status = Status.closing_gracefully
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
 
 
 @contextlib.contextmanager
@@ -150,7 +157,8 @@ def _loggers_quiet(quiet: bool) -> Iterator[None]:
     """With ``quiet``, dask's loggers say only CRITICAL meanwhile (then as before)."""
     import logging
 
-    names = ("distributed.nanny", "distributed.scheduler", "distributed.core")
+    names = ("distributed.nanny", "distributed.scheduler", "distributed.core",
+             "distributed.batched", "distributed.comm")
     levels = {name: logging.getLogger(name).level for name in names}
     if quiet:
         for name in names:
@@ -207,5 +215,15 @@ def iter_dask(run_task: Callable[..., dict[str, str]], tasks: list[Any], out: st
 
     futures = [client.submit(run_task, task, out=out, pure=False, priority=len(tasks) - i)
                for i, task in enumerate(tasks)]
-    for future in as_completed(futures):
-        yield future.result()
+    finished = False
+    try:
+        for future in as_completed(futures):
+            yield future.result()
+        finished = True
+    finally:
+        # stopped short: the runs left are not wanted. On a user's scheduler they are
+        # cancelled; the LocalCluster's workers are killed instead (`close_dask`), as a
+        # cancel there makes each worker warn on stderr
+        if not finished and getattr(client, "cluster", None) is None:
+            with contextlib.suppress(Exception):
+                client.cancel(futures)

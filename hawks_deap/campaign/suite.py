@@ -30,6 +30,7 @@ moment and resumed gives the same summary and byte-identical datasets (with more
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import itertools
@@ -732,6 +733,7 @@ def _iter_processes(tasks: list[SuiteTask], out: str, workers: int
     # wait forever, so the suite stops there, its finished runs kept
     watch = PoolWatch(pool, "the suite", "its run is lost and the suite stops: run the "
                       "same command again to resume the runs not finished")
+    finished = False
     try:
         rows = pool.imap_unordered(_run_task_star, [(t, out) for t in tasks])
         for _ in tasks:
@@ -742,8 +744,9 @@ def _iter_processes(tasks: list[SuiteTask], out: str, workers: int
                 except multiprocess.TimeoutError:
                     watch.check()
             yield row
+        finished = True
     finally:
-        watch.stop()
+        watch.stop(abandon=not finished)
 
 
 def _todo(tasks: Sequence[SuiteTask], finished: Mapping[tuple[str, int], Any]
@@ -911,12 +914,15 @@ def _run_locked(suite: Suite, out: Path, workers: int, backend: str, client: Any
     else:
         results = _iter_processes(todo, str(out), workers)
     try:
-        for row in results:
-            rows[(row["config_id"], int(row["run"]))] = row
-            write_text_atomic(out / SUMMARY_FILE, summary_text(rows))
-            bar.update(1)
-            if on_row is not None:
-                on_row(row)
+        # closed here, whatever stops the loop: the workers stop before the lock is let go
+        # (a second suite could then take it while they still wrote run folders)
+        with contextlib.closing(iter(results)) as stream:  # type: ignore[type-var]
+            for row in stream:
+                rows[(row["config_id"], int(row["run"]))] = row
+                write_text_atomic(out / SUMMARY_FILE, summary_text(rows))
+                bar.update(1)
+                if on_row is not None:
+                    on_row(row)
     finally:
         bar.close()
     # rows that did not check out are gone from the summary once every run is done

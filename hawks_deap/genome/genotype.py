@@ -257,7 +257,7 @@ class Evaluation(tuple):
     values were measured on (None when unknown), and ``weights``, the directions the
     problem means (its ``fitness_class``'s; None when unknown): a fitness whose weights
     point the other way refuses the values (a ``creator`` class copied from Index mode
-    would minimise a Versus gap, silently).
+    would minimise a Versus gap, silently); a weight of 0 (DEAP: ignored) opposes none.
     """
 
     record: dict[str, Any]
@@ -328,7 +328,8 @@ class RecordFitness(base.Fitness):
                 f"got {len(values)}"
             )
         meant = getattr(values, "weights", None)
-        if meant is not None and [w > 0 for w in meant] != [w > 0 for w in self.weights]:
+        if meant is not None and any(w * m < 0 for w, m in zip(self.weights, meant,
+                                                                strict=False)):
             raise ValueError(
                 f"{type(self).__name__} has weights {tuple(self.weights)}, but the problem "
                 f"that evaluated these values means {tuple(meant)} (negative: minimised, "

@@ -569,7 +569,7 @@ def check_command_line(namespace: argparse.Namespace, command: str,
     Parameters
     ----------
     namespace : argparse.Namespace
-        The parsed command line (a missing or None value is not checked).
+        The parsed command line (a None value is checked only for being required).
     command : str
         The command whose options are checked.
     options : sequence of Option
