@@ -448,3 +448,16 @@ def test_a_pool_whose_idle_workers_were_killed_closes():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=60)
     assert done.returncode == 0 and done.stdout.strip() == "closed", done.stderr
+
+
+def test_a_pool_call_longer_than_its_timeout_raises_naming_it():
+    import time as time_module
+
+    from hawks_deap.algorithms.pool import ProblemPool
+
+    with ProblemPool(None, 2, timeout=0.5) as pool:
+        start = time_module.monotonic()
+        with pytest.raises(TimeoutError, match=r"^1 tasks of the evaluation pool took more "
+                                               r"than 0\.5 s$"):
+            pool.map(time_module.sleep, [5.0])
+        assert time_module.monotonic() - start < 3.0

@@ -13,10 +13,12 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
 
 from hawks_deap._util.validation import check_int
+
+T = TypeVar("T")
 
 __all__ = ["MAX_WORKERS", "POLL_SECONDS", "PoolWatch", "check_not_reimported",
            "check_workers",
@@ -213,6 +215,34 @@ class PoolWatch:
                 hint = " (SIGKILL: often the out-of-memory killer)" if code == -9 else ""
                 raise RuntimeError(f"a worker process of {self.what} (pid {process.pid}) "
                                    f"died ({how}{hint}); {self.consequence}")
+
+    def wait(self, get: Callable[[float], T], timeout: float | None = None) -> T:
+        """``get(POLL_SECONDS)`` until it returns, the workers checked between tries.
+
+        Parameters
+        ----------
+        get : callable
+            Takes a timeout in seconds, raises ``multiprocess.TimeoutError`` when it
+            passes (``AsyncResult.get``, an ``imap`` iterator's ``next``).
+        timeout : float, optional
+            Seconds in all: then the builtin ``TimeoutError`` (None: no limit).
+
+        Returns
+        -------
+        object
+            What ``get`` returned.
+        """
+        import multiprocess
+
+        start = time.monotonic()
+        while True:
+            try:
+                return get(POLL_SECONDS)
+            except multiprocess.TimeoutError:
+                pass
+            self.check()
+            if timeout is not None and time.monotonic() - start > timeout:
+                raise TimeoutError(f"waited {timeout:g} s")
 
     def stop(self, *, abandon: bool = False) -> None:
         """Stop the workers: ``terminate``, after freeing what a dead worker may hold.

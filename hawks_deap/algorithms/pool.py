@@ -18,8 +18,9 @@ What the pool adds to a plain ``multiprocess`` pool:
 - `serial_reason` says when a pool cannot pay (Index-mode runs below `POOL_MIN_WORK`):
   ``evolve(n_jobs > 1)`` then evaluates serially;
 - it never hangs: an exception raised by a task is raised again by ``map``; a worker
-  that dies (out of memory, a crash in native code) is detected within `POLL_SECONDS`
-  and reported as a ``RuntimeError`` naming its process id and exit code (a plain pool
+  that dies (out of memory, a crash in native code) is detected within
+  `hawks_deap._util.workers.POLL_SECONDS` and reported as a ``RuntimeError`` naming its
+  process id and exit code (`hawks_deap._util.workers.PoolWatch`; a plain pool
   would wait forever for its task); an optional ``timeout`` bounds every call;
 - threads: each worker caps its BLAS/OpenMP thread pools to ``threads_per_worker`` (1
   under fork, else ``cpu_count // n_jobs``), so that workers do not oversubscribe the
@@ -32,7 +33,6 @@ from __future__ import annotations
 
 import os
 import pickle
-import time
 import traceback
 from collections.abc import Callable, Iterable
 from functools import partial
@@ -40,7 +40,6 @@ from typing import Any
 
 from hawks_deap._util.validation import check_choice, check_float, check_int
 from hawks_deap._util.workers import (
-    POLL_SECONDS,
     PoolWatch,
     check_workers,
     default_threads_per_worker,
@@ -289,7 +288,6 @@ class ProblemPool:
         self.per_item = (problem is None or problem.parallel_by_default
                          or (evaluation_work(problem) or 0) >= ITEM_MIN_WORK)
         payload = dill.dumps(problem, protocol=dill.HIGHEST_PROTOCOL)
-        self._timeout_error = multiprocess.TimeoutError
         self._pool = ctx.Pool(self.n_jobs, initializer=_install,
                               initargs=(payload, self.threads_per_worker))
         self._watch = PoolWatch(self._pool, "the evaluation pool",
@@ -384,16 +382,11 @@ class ProblemPool:
             raise RuntimeError("the evaluation pool is closed")
         self._watch.check()
         result = self._pool.map_async(func, items, chunksize=1)
-        start = time.monotonic()
-        while True:
-            try:
-                return result.get(timeout=POLL_SECONDS)
-            except self._timeout_error:
-                pass
-            self._watch.check()
-            if self.timeout is not None and time.monotonic() - start > self.timeout:
-                raise TimeoutError(f"{len(items)} tasks of the evaluation pool took more "
-                                   f"than {self.timeout:g} s")
+        try:
+            return self._watch.wait(lambda seconds: result.get(timeout=seconds), self.timeout)
+        except TimeoutError:
+            raise TimeoutError(f"{len(items)} tasks of the evaluation pool took more than "
+                               f"{self.timeout:g} s") from None
 
     def close(self, *, abandon: bool = False) -> None:
         """Stop the workers (idempotent).

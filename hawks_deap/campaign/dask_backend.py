@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 import signal
 import threading
 from collections.abc import Callable, Iterator
@@ -105,7 +106,9 @@ def close_dask(client: Any, timeout: float = 30.0, *, abandon: bool = False) -> 
     if cluster is None:
         client.close(timeout=timeout)
         return
-    with _loggers_quiet(abandon):
+    quiet = (_loggers_quiet(_ABANDON_LOGGERS, logging.CRITICAL) if abandon
+             else contextlib.nullcontext())
+    with quiet:
         _close_cluster(client, cluster, timeout, abandon)
 
 
@@ -152,46 +155,37 @@ def _kill_worker_processes(cluster: Any) -> None:
             os.kill(pid, signal.SIGKILL)
 
 
-@contextlib.contextmanager
-def _loggers_quiet(quiet: bool) -> Iterator[None]:
-    """With ``quiet``, dask's loggers say only CRITICAL meanwhile (then as before)."""
-    import logging
+#: What an abandoned LocalCluster's shutdown (`close_dask`) would say about workers killed
+#: in the middle of their runs: no news then.
+_ABANDON_LOGGERS = ("distributed.nanny", "distributed.scheduler", "distributed.core",
+                    "distributed.batched", "distributed.comm")
 
-    names = ("distributed.nanny", "distributed.scheduler", "distributed.core",
-             "distributed.batched", "distributed.comm")
-    levels = {name: logging.getLogger(name).level for name in names}
-    if quiet:
-        for name in names:
-            logging.getLogger(name).setLevel(logging.CRITICAL)
+
+@contextlib.contextmanager
+def _loggers_quiet(names: tuple[str, ...], level: int) -> Iterator[None]:
+    """The loggers ``names`` say only ``level`` and above meanwhile (then as before)."""
+    loggers = [logging.getLogger(name) for name in names]
+    before = [logger.level for logger in loggers]
+    for logger, was in zip(loggers, before, strict=True):
+        logger.setLevel(max(was, level))  # (never louder)
     try:
         yield
     finally:
-        for name, level in levels.items():
-            logging.getLogger(name).setLevel(level)
+        for logger, was in zip(loggers, before, strict=True):
+            logger.setLevel(was)
 
 
-@contextlib.contextmanager
-def _scheduler_quiet() -> Any:
+def _scheduler_quiet() -> contextlib.AbstractContextManager[None]:
     """The local scheduler's warnings while its workers leave are no news either.
 
     Removing a worker that still holds finished results makes it warn that the cluster
     "lost already computed task(s)" (seen once in CI): those runs are saved already.
     """
-    import logging
-
-    logger = logging.getLogger("distributed.scheduler")
-    level = logger.level
-    logger.setLevel(max(level, logging.ERROR))  # (CRITICAL when already so)
-    try:
-        yield
-    finally:
-        logger.setLevel(level)
+    return _loggers_quiet(("distributed.scheduler",), logging.ERROR)
 
 
 def _quiet_shutdown() -> None:
     """In a worker whose work is done: its shutdown's errors are no news (ERROR and below)."""
-    import logging
-
     for name in ("distributed.worker", "distributed.core", "distributed.comm"):
         logging.getLogger(name).setLevel(logging.CRITICAL)
 

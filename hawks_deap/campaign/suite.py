@@ -50,7 +50,6 @@ from hawks_deap._util.files import CONFIG_MAX_BYTES, CONFIG_MAX_DEPTH, read_json
 from hawks_deap._util.memory import check_fits
 from hawks_deap._util.validation import check_bool, check_choice, check_parent_dir
 from hawks_deap._util.workers import (
-    POLL_SECONDS,
     PoolWatch,
     check_not_reimported,
     check_workers,
@@ -737,13 +736,7 @@ def _iter_processes(tasks: list[SuiteTask], out: str, workers: int
     try:
         rows = pool.imap_unordered(_run_task_star, [(t, out) for t in tasks])
         for _ in tasks:
-            while True:
-                try:
-                    row = rows.next(timeout=POLL_SECONDS)
-                    break
-                except multiprocess.TimeoutError:
-                    watch.check()
-            yield row
+            yield watch.wait(rows.next)
         finished = True
     finally:
         watch.stop(abandon=not finished)

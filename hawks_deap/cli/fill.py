@@ -27,9 +27,7 @@ def prepare(args: argparse.Namespace) -> Callable[[], int]:
         settings = config.load_toml(args.config)
     try:
         fill_module.check_settings(settings)
-    except (TypeError, ValueError) as error:
-        if str(args.config) in str(error):
-            raise UsageError(str(error)) from None
+    except (TypeError, ValueError) as error:  # (the file was read above: name it)
         raise UsageError(f"{error} (settings of {args.config})") from None
     try:
         fill_module.check_fill_dir(Path(args.out))

@@ -147,6 +147,17 @@ def is_dataset_dir(path: str | os.PathLike) -> bool:
     return (path / DATA_FILE).is_file() or (path / DATA_NPZ).is_file()
 
 
+def csv_has_rows(path: Path, n_rows: int) -> bool:
+    """Whether a csv file hawks-deap wrote holds its header and ``n_rows`` rows, whole.
+
+    Every line ends with a newline, so a file cut short has fewer of them or does not
+    end with one (the cheap test of `files_are_whole` and of a run's own files). OSError
+    if it cannot be read.
+    """
+    data = path.read_bytes()
+    return data.endswith(b"\n") and data.count(b"\n") == n_rows + 1
+
+
 def files_are_whole(path: str | os.PathLike, n_points: int) -> bool:
     """Whether the points' file and ``genes.json`` of a saved dataset are whole, cheaply.
 
@@ -178,8 +189,7 @@ def files_are_whole(path: str | os.PathLike, n_points: int) -> bool:
         if csv_file.is_file() == npz_file.is_file():  # neither, or both
             return False
         if csv_file.is_file():
-            data = csv_file.read_bytes()
-            if not data.endswith(b"\n") or data.count(b"\n") != n_points + 1:
+            if not csv_has_rows(csv_file, n_points):
                 return False
         else:
             with zipfile.ZipFile(npz_file) as archive:

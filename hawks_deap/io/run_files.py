@@ -34,6 +34,7 @@ from hawks_deap.io.dataset import (
     PARTITIONS_FILE,
     Dataset,
     check_replaceable,
+    csv_has_rows,
     files_are_whole,
 )
 
@@ -232,12 +233,6 @@ def run_files(logbook: Sequence[Mapping[str, Any]],
     return files
 
 
-def _ends_with_rows(path: Path, n_rows: int) -> bool:
-    """Whether a csv file holds its header and ``n_rows`` rows, the last one ended."""
-    data = path.read_bytes()
-    return data.endswith(b"\n") and data.count(b"\n") == n_rows + 1
-
-
 def run_files_are_whole(path: str | os.PathLike, metadata: Mapping[str, Any]) -> bool:
     """Whether a run directory's files are whole, cheaply (a resume's test).
 
@@ -269,10 +264,10 @@ def run_files_are_whole(path: str | os.PathLike, metadata: Mapping[str, Any]) ->
     problem = metadata.get("problem")
     versus = isinstance(problem, Mapping) and problem.get("mode") == "versus"
     try:
-        if not _ends_with_rows(path / LOGBOOK_FILE, generations + 1):
+        if not csv_has_rows(path / LOGBOOK_FILE, generations + 1):
             return False
         partitions = path / PARTITIONS_FILE
-        return not (versus or partitions.exists()) or _ends_with_rows(partitions, n_points)
+        return not (versus or partitions.exists()) or csv_has_rows(partitions, n_points)
     except OSError:
         return False
 

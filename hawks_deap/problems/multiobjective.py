@@ -206,7 +206,7 @@ class MultiObjectiveProblem(Problem):
             value = ev.record[name]
             extra.append(self._constraints[name].violation(value) if violation else value)
         return Evaluation((*ev, *extra), ev.record, ev.layout_key,
-                          self.fitness_class.weights)
+                          self.weights)
 
     def mutation_context(self) -> dict[str, Any]:
         """The base problem's mutation context."""

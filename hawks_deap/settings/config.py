@@ -89,20 +89,20 @@ def _external_score(value: str) -> str:
                          "with the true labels: ari, nca or another external index")
     return value
 
+_CONFIG_HELP = ("TOML file with [dataset], [objective], [constraints], [ga] sections (keys: "
+                "the long options with underscores)")
+
 #: Options that exist only on the command line: where to write, how verbose, and every
 #: option of the commands that read saved datasets or run suites. Their text is converted
 #: and checked while parsing, as a setting's (`Option.parse_text`); `check_command_line`
 #: then checks that required ones were given.
 COMMAND_LINE_OPTIONS: tuple[Option, ...] = (
     # generate, versus, suite (the order of each command's options is its usage line's)
-    Option(None, "config", "str", None,
-           "TOML file with [dataset], [objective], [constraints], [ga] sections (keys: the "
-           "long options with underscores), or a HAWKS 0.2.0 config (.json); options given "
-           "here override it", metavar="FILE.toml", commands=("generate", "versus")),
-    Option(None, "config", "str", None,
-           "TOML file with [dataset], [objective], [constraints], [ga] sections (keys: the "
-           "long options with underscores); options given here override it",
-           metavar="FILE.toml", commands=("target",)),
+    Option(None, "config", "str", None, f"{_CONFIG_HELP}, or a HAWKS 0.2.0 config (.json); "
+           "options given here override it", metavar="FILE.toml",
+           commands=("generate", "versus")),
+    Option(None, "config", "str", None, f"{_CONFIG_HELP}; options given here override it",
+           metavar="FILE.toml", commands=("target",)),  # (HAWKS configs: Index, Versus)
     Option(None, "out", "str", None, "output directory (must not exist, unless --overwrite)",
            metavar="DIR", required=True, commands=COMMANDS),
     Option(None, "overwrite", "bool", False, "replace an existing hawks-deap output directory",
