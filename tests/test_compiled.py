@@ -1,4 +1,4 @@
-"""The optional compiled (numba) overlap kernels: the same decisions as the numpy path.
+"""The optional numba overlap kernels (D <= 8): the same decisions as the numpy path.
 
 Oracles: ``scipy.spatial.distance.cdist(..., "sqeuclidean")`` (the sequential squared
 distance every decision is taken on) over the full block, and the numpy kernels
@@ -19,7 +19,6 @@ from scipy.spatial.distance import cdist
 
 import hawks_deap as hd
 from hawks_deap.evaluation import _compiled, _kernels
-from hawks_deap.evaluation.reference import overlap_flags
 
 numba = pytest.importorskip("numba")
 
@@ -123,115 +122,6 @@ def test_capture_test_over_several_targets(seed, d, n_genes, grid):
     np.testing.assert_array_equal(got, want)
 
 
-def brute_flags(X: np.ndarray, codes: np.ndarray) -> np.ndarray:
-    """Overlap flags from the full block: a foreign point at the smallest positive s."""
-    block = cdist(X, X, "sqeuclidean")
-    block[block <= 0.0] = np.inf
-    nearest = block == block.min(axis=1, keepdims=True)
-    foreign = codes[None, :] != codes[:, None]
-    return (nearest & foreign & np.isfinite(block)).any(axis=1)
-
-
-@settings(max_examples=150, deadline=None)
-@given(st.integers(0, 2**32 - 1), st.integers(1, 4), st.integers(1, 5),
-       st.sampled_from(["random", "grid", "grid-shifted", "line", "clumps"]))
-def test_grid_pass_equals_brute_force_and_kd_tree(seed, d, k, kind):
-    """The whole-dataset grid pass: ties, duplicates, flat and clumped data."""
-    rng = np.random.default_rng(seed)
-    n = int(rng.integers(1, 250))
-    if kind == "random":
-        X = rng.normal(size=(n, d)) * rng.uniform(0.01, 100, size=d)
-    elif kind == "line":  # zero extent on every axis but one
-        X = np.zeros((n, d))
-        X[:, -1] = rng.integers(0, 9, n) * 0.3
-    elif kind == "clumps":  # a few dense clumps far apart: crowded cells, refined once
-        X = rng.normal(size=(3, d))[rng.integers(0, 3, n)] * 1e4 + rng.normal(size=(n, d))
-    else:
-        X = grid_points(rng, n, d, 5, 0.1, 1e3 if kind == "grid-shifted" else 0.0)
-    codes = rng.integers(0, k, n).astype(np.intp)
-    got = _compiled.grid_overlap_flags(X, codes)
-    np.testing.assert_array_equal(got, brute_flags(X, codes))
-    np.testing.assert_array_equal(got, overlap_flags(X, codes))
-
-
-def test_grid_pass_of_degenerate_data():
-    codes = np.array([0, 1, 1])
-    assert _compiled.grid_overlap_flags(np.zeros((0, 2)), codes[:0]).shape == (0,)
-    np.testing.assert_array_equal(_compiled.grid_overlap_flags(np.ones((3, 2)), codes),
-                                  [False] * 3)  # no positive distance at all
-    # a duplicate pair of two clusters (s = 0 ignored), and a tie own / foreign at 25
-    X = np.array([[0.0, 0.0], [0.0, 0.0], [3.0, 4.0]])
-    np.testing.assert_array_equal(_compiled.grid_overlap_flags(X, codes), [True, False, True])
-    np.testing.assert_array_equal(overlap_flags(X, codes), [True, False, True])
-    huge = np.array([[-1e308, 0.0], [1e308, 1.0], [0.0, 2.0]])  # extent overflows
-    assert _compiled.grid_overlap_flags(huge, codes) is None
-
-
-def test_two_dimensions_take_the_grid_pass_and_cache_no_pairs():
-    problem = hd.IndexProblem(n_samples=600, n_clusters=4, n_dims=2, target=0.5,
-                              constraints=[hd.Overlap(max=0.1)])
-    hd.evolve(problem, population_size=6, generations=3, seed=1)
-    assert not [k for k in problem.evaluator.store.cache._data if k[0] == "o"]
-    _compiled.set_compiled(False)
-    problem = hd.IndexProblem(n_samples=600, n_clusters=4, n_dims=2, target=0.5,
-                              constraints=[hd.Overlap(max=0.1)])
-    hd.evolve(problem, population_size=6, generations=3, seed=1)
-    assert [k for k in problem.evaluator.store.cache._data if k[0] == "o"]
-
-
-def _two_dim_genotype(rng, k: int, grid: bool):
-    """K two-dimensional genes: rotated Gaussians, or unit genes at integer means (ties)."""
-    from hawks_deap.genome.genotype import Cluster, Genotype
-
-    genes = []
-    for _ in range(k):
-        if grid:
-            genes.append(Cluster(rng.integers(0, 4, 2).astype(float), np.ones(2), np.eye(2)))
-            continue
-        t = rng.uniform(0, np.pi)
-        rot = np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
-        genes.append(Cluster(rng.normal(size=2) * 3.0, rng.uniform(0.05, 2.0, 2), rot))
-    return Genotype(genes)
-
-
-@settings(max_examples=80, deadline=None)
-@given(st.integers(0, 2**32 - 1), st.sampled_from([(0, 1 << 40), (1 << 40, 1 << 40), (0, 0)]),
-       st.booleans())
-def test_silhouette_in_two_dimensions_has_the_numpy_paths_bits(seed, sizes, grid):
-    """The compiled per-point silhouette where the numpy path takes the whole block (from
-    cached blocks, or one block per call): the same bits, singletons and ties included,
-    and scikit-learn's value; sizes reduced slot by slot keep the numpy path."""
-    import sklearn.metrics
-
-    from hawks_deap.evaluation import Evaluator, Tuning
-    from hawks_deap.genome.genotype import Layout
-
-    rng = np.random.default_rng(seed)
-    counts = rng.integers(1, 40, size=int(rng.integers(2, 7))).tolist()
-    if grid:  # points on an integer grid: many equal distances and duplicates
-        layout = Layout(counts, 2, z=[grid_points(rng, n, 2, 3) for n in counts])
-    else:
-        layout = Layout(counts, 2, rng=rng)
-    g = _two_dim_genotype(rng, len(counts), grid)
-    tuning = Tuning(direct_silhouette=sizes[0], slotwise_silhouette=sizes[1])
-    _compiled.set_compiled(True)  # each example (the fixture runs once per test)
-    calls = []
-    real = _compiled.silhouette_points
-    _compiled.silhouette_points = lambda *a: calls.append(1) or real(*a)
-    try:
-        got = Evaluator(layout, tuning=tuning).silhouette(g)
-    finally:
-        _compiled.silhouette_points = real
-    assert bool(calls) == (sizes[1] > 0)  # not slot by slot
-    _compiled.set_compiled(False)
-    want = Evaluator(layout, tuning=tuning).silhouette(g)
-    assert got == want
-    X, y = layout.sample(g)
-    if len(np.unique(y)) > 1:
-        ref = sklearn.metrics.silhouette_score(X, y, metric="sqeuclidean")
-        assert got == pytest.approx(ref, rel=1e-12, abs=1e-12)
-
-
 def test_squared_distance_bits_are_the_sequential_sum():
     """No fused multiply-add: every distance has the bits of cdist's sequential sum."""
     from hawks_deap.evaluation import _numba_kernels as nk
@@ -286,7 +176,8 @@ def _modules_after(code: str, env_value: str) -> str:
 def test_numba_is_imported_only_by_an_evaluation_that_uses_it():
     check = "import sys; print('numba' in sys.modules)"
     assert _modules_after("import hawks_deap; " + check, "") == "False\n"
-    run = ("import hawks_deap as hd; p = hd.IndexProblem(200, 3, 2, target=0.5, "
+    # three dimensions: at D = 2 the C kernels take every evaluation (test_native.py)
+    run = ("import hawks_deap as hd; p = hd.IndexProblem(200, 3, 3, target=0.5, "
            "constraints=[hd.Overlap(max=0.1)]); hd.evolve(p, population_size=10, "
            "generations=2, seed=0); ")
     assert _modules_after(run + check, "0") == "False\n"
@@ -297,7 +188,7 @@ def test_numba_is_imported_only_by_an_evaluation_that_uses_it():
 
 def test_a_process_switches_after_enough_work_with_the_same_results(monkeypatch):
     """Unforced, the numpy path runs until `SWITCH_WORK` candidates, then the compiled one."""
-    cfg = dict(n_samples=800, n_clusters=5, n_dims=2, target=0.5,
+    cfg = dict(n_samples=800, n_clusters=5, n_dims=3, target=0.5,
                constraints=[hd.Overlap(max=0.1)])
     _compiled.set_compiled(False)
     want = hd.evolve(hd.IndexProblem(**cfg), population_size=8, generations=20, seed=4)
@@ -306,10 +197,10 @@ def test_a_process_switches_after_enough_work_with_the_same_results(monkeypatch)
     monkeypatch.setitem(_compiled._state, "tried", False)
     monkeypatch.setitem(_compiled._state, "kernels", None)
     seen = []
-    real = _compiled.grid_overlap_flags
-    monkeypatch.setattr(_compiled, "grid_overlap_flags", lambda *a: seen.append(1) or real(*a))
+    real = _compiled.sweep_hits
+    monkeypatch.setattr(_compiled, "sweep_hits", lambda *a: seen.append(1) or real(*a))
     got = hd.evolve(hd.IndexProblem(**cfg), population_size=8, generations=20, seed=4)
-    assert _compiled._state["work"] >= 2000 and seen  # switched mid-run (D = 2: the grid)
+    assert _compiled._state["work"] >= 2000 and seen  # switched mid-run
     assert [i.fitness.values for i in got.population] == \
         [i.fitness.values for i in want.population]
     assert got.best_dataset().X.tobytes() == want.best_dataset().X.tobytes()
@@ -318,14 +209,14 @@ def test_a_process_switches_after_enough_work_with_the_same_results(monkeypatch)
 def test_a_run_that_announces_enough_work_uses_the_kernels_from_its_start(monkeypatch):
     """`evolve` announces P (G + 1) evaluations (`Problem.expect`); from `PLAN_WORK`
     point-evaluations every evaluation takes the compiled path, with the same results."""
-    cfg = dict(n_samples=300, n_clusters=4, n_dims=2, target=0.5,
+    cfg = dict(n_samples=300, n_clusters=4, n_dims=3, target=0.5,
                constraints=[hd.Overlap(max=0.1)])
     _compiled.set_compiled(False)
     want = hd.evolve(hd.IndexProblem(**cfg), population_size=6, generations=8, seed=2)
-    real = _compiled.grid_overlap_flags
+    real = _compiled.sweep_hits
     _compiled.set_compiled(True)
     forced: list[int] = []
-    monkeypatch.setattr(_compiled, "grid_overlap_flags",
+    monkeypatch.setattr(_compiled, "sweep_hits",
                         lambda *a: forced.append(1) or real(*a))
     hd.evolve(hd.IndexProblem(**cfg), population_size=6, generations=8, seed=2)
     _compiled.set_compiled(None)
@@ -337,10 +228,10 @@ def test_a_run_that_announces_enough_work_uses_the_kernels_from_its_start(monkey
         monkeypatch.setitem(_compiled._state, "kernels", None)
         monkeypatch.setitem(_compiled._state, "work", 0)
         passes: list[int] = []
-        monkeypatch.setattr(_compiled, "grid_overlap_flags",
+        monkeypatch.setattr(_compiled, "sweep_hits",
                             lambda *a, passes=passes: passes.append(1) or real(*a))
         got = hd.evolve(hd.IndexProblem(**cfg), population_size=6, generations=8, seed=2)
-        # loaded: every overlap takes the compiled pass, as when forced from the start
+        # loaded: every capture test is compiled, as when forced from the start
         assert len(passes) == (len(forced) if loads else 0) and forced
         assert [i.fitness.values for i in got.population] == \
             [i.fitness.values for i in want.population]
@@ -370,9 +261,10 @@ def test_an_interrupt_inside_a_kernel_is_an_interrupt(monkeypatch):
     def broken(*args):
         raise SystemError("something else")
 
-    monkeypatch.setitem(_compiled._state, "kernels", {"grid": interrupted, "own": broken})
+    monkeypatch.setitem(_compiled._state, "kernels", {"own": interrupted})
     with pytest.raises(KeyboardInterrupt):
-        _compiled.grid_overlap_flags(np.zeros((3, 2)), np.zeros(3, dtype=np.intp))
+        _compiled.own_nn_sweep(np.arange(6.0).reshape(3, 2))
+    monkeypatch.setitem(_compiled._state, "kernels", {"own": broken})
     with pytest.raises(SystemError, match="something else"):
         _compiled.own_nn_sweep(np.arange(6.0).reshape(3, 2))
 
@@ -386,14 +278,16 @@ def test_ctrl_c_during_a_compiled_run_exits_130_in_one_line(tmp_path):
     env = dict(os.environ, **{_compiled.ENV: "1"})
     # numba's on-disk cache filled first: the interrupt is to land in a running kernel
     subprocess.run([sys.executable, "-m", "hawks_deap.cli", "generate", "--n-samples", "200",
-                    "--generations", "2", "--seed", "1", "--out", "warm", "--quiet"],
+                    "--n-dims", "3", "--generations", "2", "--seed", "1", "--out", "warm",
+                    "--quiet"],
                    cwd=tmp_path, env=env, check=True, capture_output=True, timeout=600)
     # Ctrl-C as a terminal delivers it: a test run started in the background by a shell
     # without job control inherits SIGINT ignored, and so would the command (as in
     # test_cli's _signal_when_working)
     process = subprocess.Popen(
         [sys.executable, "-m", "hawks_deap.cli", "generate", "--n-samples", "20000",
-         "--n-clusters", "5", "--generations", "5000", "--seed", "1", "--out", "x"],
+         "--n-dims", "3", "--n-clusters", "5", "--generations", "5000", "--seed", "1",
+         "--out", "x"],
         cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     time.sleep(6)  # the kernels loaded, the loop well under way

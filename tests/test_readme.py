@@ -31,7 +31,7 @@ def test_the_readme_has_its_blocks():
     assert set_up[:2] == [  # the two set-up commands .ci/run and a new user copy
         "python3 -m venv .venv && .venv/bin/pip install . && .venv/bin/hawks-deap generate "
         "--seed 0 --out out/example",
-        'python3 -m venv .venv && .venv/bin/pip install ".[dev]" && .venv/bin/python -m '
+        'python3 -m venv .venv && .venv/bin/pip install -e ".[dev]" && .venv/bin/python -m '
         "pytest -q"]
     assert sum(1 for line in (ROOT / "README.md").read_text().splitlines()) <= 170
 

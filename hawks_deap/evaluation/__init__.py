@@ -9,8 +9,9 @@
   over the internal pieces ``_kernels`` (nearest-neighbour and distance-sum kernels),
   ``_cache`` (gene and shape cache), ``_thresholds`` (own-cluster thresholds),
   ``_silhouette`` and ``_overlap`` (incremental computations), and ``_compiled``, the
-  optional numba kernels of the low-dimensional overlap (the extra ``hawks-deap[fast]``;
-  the same values, used when numba imports, ``HAWKS_DEAP_COMPILED=0`` turns them off).
+  optional compiled kernels: in C at D = 2 (``_native.c``, built at install where a C
+  compiler is found), with numba for the low-dimensional overlap's pairs (the extra
+  ``hawks-deap[fast]``); the same values, ``HAWKS_DEAP_COMPILED=0`` turns them off.
 """
 
 from hawks_deap.evaluation._cache import ByteLRU, Tuning

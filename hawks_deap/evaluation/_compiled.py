@@ -1,36 +1,42 @@
-"""Compiled (numba) exact kernels for the low-dimensional overlap, optional.
+"""Compiled exact kernels for the low-dimensional overlap and the 2-D silhouette, optional.
 
-(And, in two dimensions, the squared-Euclidean silhouette point by point,
-`silhouette_points`: every operation that of the numpy path, in its order.)
+Two kinds, for two costs of loading:
+
+- **C** (`_native.c`, built at install where a C compiler is found): at D = 2, one pass
+  over the whole dataset per evaluation gives every point's overlap flag
+  (`grid_overlap_flags`, which replaces the cached pairs of genes), and, where the numpy
+  path measures the whole K x N block of distances to the centroids at every call, every
+  point's squared-Euclidean silhouette (`silhouette_points`). The extension imports in
+  about a millisecond, so every D = 2 evaluation uses it, from a run's first.
+- **numba** (the ``fast`` extra): sweeps for the pairs of genes at D <= 8, the capture
+  test (`sweep_hits`) and the own-cluster thresholds (`own_nn_sweep`). Importing numba and
+  loading its cached code costs about 0.4-0.5 s of CPU per process, about what the
+  sweeps save on 1.5 million candidate points (a whole config-a run of
+  `benchmarks/bench_index.py` tests 1.0 million). So a process loads them when a run
+  announces enough work to pay for the load (`plan`: ``evolve`` announces its evaluations
+  times N, and from `PLAN_WORK` the whole run uses the kernels), or, in a process whose
+  runs announce nothing (a user's own DEAP loop), once its numpy path has tested
+  `SWITCH_WORK` candidates; compiled code is cached on disk (``cache=True``).
 
 The overlap's decisions are predicates on exact squared distances ``s(x, y)``, summed
 coordinate by coordinate in order (`hawks_deap.evaluation._kernels`): whichever way the
-candidates are found, the answer is that of a brute-force pass. The kernels here find
-them by a sweep along one coordinate axis of points sorted on it, and decide on the same
-``s`` as the numpy path (``diff = y_d - x_d``, ``acc += diff * diff`` from ``acc = 0``,
-no fused multiply-add: numba compiles without ``fastmath``), so they return the same
-values bit for bit.
+candidates are found, the answer is that of a brute-force pass. Both kinds decide on the
+same ``s`` as the numpy path (``diff = y_d - x_d``, ``acc += diff * diff`` from ``acc =
+0``, no fused multiply-add: numba compiles without ``fastmath``, the C build with
+``-ffp-contract=off``), and the silhouette does each operation of the numpy path in its
+order, so they return the same values bit for bit and no rule here changes a result.
 
 Why the sweep is exact without any margin: with ``t_a = fl(y_a - x_a) ** 2`` the term of
 axis a, the sequential sum satisfies ``s >= t_a`` (adding non-negative terms never
 rounds below a summand), and ``t_a`` does not decrease as y moves away from x along the
 sorted axis (rounding is monotone). So once ``t_a > o`` no later point in that
-direction can have ``s <= o``, and the scan stops there.
+direction can have ``s <= o``, and the scan stops there. The grid pass stops on the same
+bound (`_native.c`).
 
-numba is an optional extra (``pip install hawks-deap[fast]``); it is imported on the
-first evaluation that needs it, not with the package, so commands that do not evolve
-pay nothing, and compiled code is cached on disk (``cache=True``). Importing numba and
-loading the cached code costs about 0.5 s of CPU per process, about what the kernels save
-on 1.5 million candidate points (a whole config-a run of `benchmarks/bench_index.py`
-tests 1.0 million). So a process loads them when a run announces enough work to pay for
-the load (`plan`: ``evolve`` announces its evaluations times N, and from `PLAN_WORK` the
-whole run uses the kernels), or, in a process whose runs announce nothing (a user's own
-DEAP loop), once its numpy path has tested `SWITCH_WORK` candidates. A short run never
-pays the import; long runs, and processes that run many (suites, pool workers), use the
-kernels. Both paths give the same values, so neither rule changes a result. The
-environment variable
-``HAWKS_DEAP_COMPILED`` chooses: ``0`` the numpy path, ``1`` the compiled path from the
-start (an error if numba is missing), unset: the switch above (never without numba).
+The environment variable ``HAWKS_DEAP_COMPILED`` chooses: ``0`` the numpy path, ``1``
+the compiled kernels a run uses, numba's from the start (an error if the ones it needs
+are missing), unset: the C kernels where built, numba's by the rules above (never
+without numba).
 """
 
 from __future__ import annotations
@@ -41,7 +47,8 @@ from typing import Any
 import numpy as np
 
 __all__ = ["GRID_DIMS", "PLAN_WORK", "SWITCH_WORK", "available", "grid_overlap_flags",
-           "own_nn_sweep", "plan", "set_compiled", "silhouette_points", "sweep_hits"]
+           "native", "own_nn_sweep", "plan", "set_compiled", "silhouette_points",
+           "sweep_hits"]
 
 ENV = "HAWKS_DEAP_COMPILED"
 
@@ -62,7 +69,7 @@ PLAN_WORK = 800_000
 GRID_DIMS = 2
 
 _state: dict[str, Any] = {"forced": None, "kernels": None, "tried": False, "work": 0,
-                         "why": ""}
+                         "why": "", "native": None}
 
 
 def set_compiled(flag: bool | None) -> None:
@@ -104,6 +111,27 @@ def available(work: int = 0) -> bool:
     if wanted and _state["kernels"] is None:
         raise ImportError(f"{ENV}=1 asks for the compiled kernels, but {_state['why']}")
     return _state["kernels"] is not None
+
+
+def native() -> bool:
+    """Whether the C kernels are used (`grid_overlap_flags`, `silhouette_points`).
+
+    True where the extension was built at install and the numpy path is not forced.
+    """
+    wanted = _wanted()
+    if wanted is False:
+        return False
+    if _state["native"] is None:
+        try:
+            import hawks_deap.evaluation._native as _native
+        except ImportError:
+            _state["native"] = False
+        else:
+            _state["native"] = _native
+    if wanted and _state["native"] is False:
+        raise ImportError(f"{ENV}=1 asks for the compiled kernels, but the C kernels were "
+                          "not built at install (no C compiler was found)")
+    return _state["native"] is not False
 
 
 def plan(work: int) -> None:
@@ -155,8 +183,7 @@ def _build() -> dict[str, Any]:
     """Compile (or load from numba's on-disk cache) the kernels."""
     from hawks_deap.evaluation import _numba_kernels as nk
 
-    return {"hits": nk.sweep_hits, "own": nk.own_sweep, "grid": nk.grid_flags,
-            "silhouette": nk.silhouette_2d}
+    return {"hits": nk.sweep_hits, "own": nk.own_sweep}
 
 
 def own_nn_sweep(P: np.ndarray) -> np.ndarray:
@@ -225,14 +252,16 @@ def grid_overlap_flags(X: np.ndarray, codes: np.ndarray) -> np.ndarray | None:
     """Per-point overlap flags of X (`overlap_flags`), compiled, from a grid of cells.
 
     One pass over the whole dataset, the values of the exact reference bit for bit;
-    cells on the two axes of largest extent (`_numba_kernels.grid_flags`). None if an
-    extent is not finite (the caller takes another path). Requires `available`.
+    cells on the two axes of largest extent (`_native.c`). None if a coordinate is not
+    finite (the caller takes another path). Requires `native`.
     """
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    out = np.empty(X.shape[0], dtype=np.bool_)
     # the bounds are the kernel's: numpy's X.min(axis=0) of an (N, 2) array costs as
     # much as a tenth of the pass
-    flags, ok = _call("grid", np.ascontiguousarray(X, dtype=float),
-                      np.ascontiguousarray(codes, dtype=np.intp))
-    return flags if ok else None
+    ok = _state["native"].grid_flags(X, np.ascontiguousarray(codes, dtype=np.int64), out,
+                                     X.shape[0], X.shape[1])
+    return out if ok else None
 
 
 def silhouette_points(X: np.ndarray, offs: np.ndarray, centroids: np.ndarray,
@@ -242,9 +271,17 @@ def silhouette_points(X: np.ndarray, offs: np.ndarray, centroids: np.ndarray,
     Slot m holds rows ``offs[m]:offs[m + 1]``, with centroid ``centroids[m]``, scatter
     (sum of squared distances to it) ``scatter[m]`` and ``counts[m]`` points (floats).
     The values of `hawks_deap.evaluation._silhouette` point by point, bit for bit
-    (`_numba_kernels.silhouette_2d`); the caller reduces them as the numpy path does.
-    Requires `available`.
+    (`_native.c`); the caller reduces them as the numpy path does. Requires `native`.
     """
-    return _call(
-        "silhouette", np.ascontiguousarray(X, dtype=float), np.asarray(offs, dtype=np.intp),
-        np.ascontiguousarray(centroids, dtype=float), scatter / counts, scatter, counts)
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    n, k = X.shape[0], centroids.shape[0]
+    if X.shape[1] != 2:
+        raise ValueError(f"X must have 2 columns, got {X.shape[1]}")
+    out = np.empty(n)
+    scatter = np.ascontiguousarray(scatter, dtype=np.float64)
+    counts = np.ascontiguousarray(counts, dtype=np.float64)
+    _state["native"].silhouette_2d(
+        X, np.ascontiguousarray(offs, dtype=np.int64),
+        np.ascontiguousarray(centroids, dtype=np.float64), scatter / counts, scatter, counts,
+        np.empty(n), out, n, k)
+    return out

@@ -9,7 +9,7 @@ offspring computes only the pairs that involve a gene never seen before; all of 
 genotype's (or a generation's, `prefetch_overlap`) missing pairs are pruned and tested
 together (`overlap_pairs`).
 
-With the compiled kernels in use (`hawks_deap.evaluation._compiled`) and two dimensions,
+In two dimensions, where the C kernels were built (`hawks_deap.evaluation._compiled`),
 none of this runs: one compiled pass over the whole dataset on a grid of cells
 (`grid_overlap_flags`) costs less than the cached pairs (BENCHMARKS.md, "One compiled
 pass in two dimensions"), needs no cache, and gives the same values.
@@ -66,7 +66,7 @@ class Table:
 
 def overlap(store: GeneStore, genotype: Sequence) -> float:
     keys, genes = store.genes(genotype)
-    if _grid_pass(store):
+    if grid_pass(store):
         return _overlap_full(store, genes)
     pairs = store.pairs
     ckeys = [("o", j, keys[j], m, keys[m]) for j, m in pairs]
@@ -104,7 +104,7 @@ def prefetch_overlap(store: GeneStore, genotypes: Sequence[Sequence]) -> None:
     left to its own evaluation); pairs whose pass would exceed the whole-dataset
     budget are left to the genotypes' evaluations too.
     """
-    if _grid_pass(store):  # nothing is cached on that path
+    if grid_pass(store):  # nothing is cached on that path
         return
     sizes = store.sizes
     pairs = store.pairs
@@ -442,29 +442,31 @@ def _dense_side_hits(store: GeneStore, t: Table, J: np.ndarray, M: np.ndarray,
                              seg_of_partner[partner_of_pair[pair_c[mine]]]]
     return hit
 
-def _grid_pass(store: GeneStore, work: int = 0) -> bool:
+def grid_pass(store: GeneStore) -> bool:
     """Whether this evaluation takes the compiled whole-dataset pass (two dimensions).
 
-    Only once the process uses the compiled kernels: ``work`` (candidates a numpy pass
-    would test) counts towards their switch whatever the dimension, as the numpy path's
-    own work does (`_compiled.available`).
+    Where the C kernels were built (`_compiled.native`): they load in a millisecond, so
+    from a run's first evaluation.
     """
-    return _compiled.available(work) and store.layout.n_dims == _compiled.GRID_DIMS
+    return store.layout.n_dims == _compiled.GRID_DIMS and _compiled.native()
 
 
 def _overlap_full(store: GeneStore, genes: list[GeneEntry]) -> float:
     """Overlap from one plain pass over the whole dataset (no pair is cached).
 
-    The compiled grid pass where `_grid_pass` holds; otherwise `overlap_flags` on the
+    The compiled grid pass where `grid_pass` holds; otherwise `overlap_flags` on the
     concatenated points: one KD-tree, the 3 nearest neighbours of every point (more only
     for ties and duplicates). Both are equivalent to the pair criterion
     ``0 < s(x, y) <= o(x)`` for a foreign y, and need no ``o``.
     """
     X = store.points(genes)
     flags = None
-    # a KD-tree pass tests each point against its 3 nearest: 3 N candidates to the switch
-    if _grid_pass(store, 3 * X.shape[0]):
+    if grid_pass(store):
         flags = _compiled.grid_overlap_flags(X, store.codes)
+    else:
+        # a KD-tree pass tests each point against its 3 nearest: 3 N candidates towards
+        # the switch to numba's sweeps (for later evaluations' pairs)
+        _compiled.available(3 * X.shape[0])
     if flags is None:
         flags = overlap_flags(X, store.codes)
     return float(np.count_nonzero(flags) / X.shape[0])

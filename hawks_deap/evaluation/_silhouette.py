@@ -41,8 +41,8 @@ def silhouette_sq(store: GeneStore, keys: list[str], genes: list[GeneEntry]) -> 
     genotype it was last evaluated in, with their keys; only the columns whose gene
     changed since are measured again, in one ``cdist`` call for all slots (every value
     is the same whichever path computed it). Small problems reduce the blocks together,
-    large ones slot by slot (no N x K copy); the choice depends only on N and K. With the
-    compiled kernels in use, D = 2 and N K up to `store.tuning.slotwise_silhouette`, one
+    large ones slot by slot (no N x K copy); the choice depends only on N and K. Where the C
+    kernels were built, at D = 2 and N K up to `store.tuning.slotwise_silhouette`, one
     compiled pass gives every point's value instead (`_compiled.silhouette_points`), the
     same bits, reduced as the numpy path reduces them (BENCHMARKS.md, "A compiled
     silhouette in two dimensions").
@@ -52,7 +52,7 @@ def silhouette_sq(store: GeneStore, keys: list[str], genes: list[GeneEntry]) -> 
     scatter = np.array([e.scatter for e in genes])
     direct = store.layout.n_samples * k * store.layout.n_dims <= store.tuning.direct_silhouette
     slotwise = store.layout.n_samples * k > store.tuning.slotwise_silhouette
-    if store.layout.n_dims == 2 and not slotwise and _compiled.available():
+    if store.layout.n_dims == 2 and not slotwise and _compiled.native():
         # where the numpy path measures or reduces the whole K x N block at every call,
         # one compiled pass does it (large N K keep the incremental blocks: measured)
         s = _compiled.silhouette_points(store.points(genes), store.offsets_arr, centroids,

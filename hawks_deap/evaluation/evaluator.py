@@ -19,7 +19,7 @@ from hawks_deap._util.threads import blas_thread_limit
 from hawks_deap._util.validation import check_choice, check_int, check_X
 from hawks_deap.evaluation import _compiled
 from hawks_deap.evaluation._cache import ByteLRU, GeneStore, Tuning
-from hawks_deap.evaluation._overlap import overlap, prefetch_overlap
+from hawks_deap.evaluation._overlap import grid_pass, overlap, prefetch_overlap
 from hawks_deap.evaluation._silhouette import silhouette_eu, silhouette_sq
 from hawks_deap.evaluation.reference import (
     SILHOUETTE_METRICS,
@@ -177,18 +177,19 @@ class Evaluator:
     def expect(self, evaluations: int) -> None:
         """Hear how many overlap evaluations a run is about to make.
 
-        In low dimension a run long enough to pay for loading the compiled kernels
+        In low dimension a run long enough to pay for loading numba's kernels
         (`hawks_deap.evaluation._compiled.plan`) loads them now, so all its evaluations
-        use them. Values are unchanged (both paths are exact).
+        use them; not where the C kernels take every evaluation (D = 2). Values are
+        unchanged (every path is exact).
 
         Parameters
         ----------
         evaluations : int
             The run's evaluations (about population size times generations + 1).
         """
-        if self.store.low_dims:
-            _compiled.plan(check_int("evaluations", evaluations, minimum=0)
-                           * self.store.layout.n_samples)
+        evaluations = check_int("evaluations", evaluations, minimum=0)
+        if self.store.low_dims and not grid_pass(self.store):
+            _compiled.plan(evaluations * self.store.layout.n_samples)
 
     def prefetch_overlap(self, genotypes: Sequence[Sequence]) -> None:
         """Compute together the overlap pair entries that a batch of genotypes lacks.

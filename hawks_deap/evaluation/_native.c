@@ -1,0 +1,497 @@
+/* The two-dimensional kernels of hawks_deap.evaluation._compiled, compiled at install.
+ *
+ * Why C and not numba here: these kernels run in every evaluation of a D = 2 run, which
+ * `hawks-deap generate` is by default; a C extension imports in about a millisecond,
+ * where importing numba and loading its cached code costs about 0.4 s per process,
+ * as much as a whole short run (BENCHMARKS.md, "The overlap and silhouette kernels in
+ * C"). The extension is optional: where no compiler is found at install, the package
+ * works on its numpy path, with the same values.
+ *
+ * Exactness: every decision is a predicate on squared distances summed coordinate by
+ * coordinate in order from 0.0 (acc += diff * diff), and every operation of the
+ * silhouette is that of the numpy path in its order. The build turns off floating-point
+ * contraction (no fused multiply-add: setup.py), so the bits are those of the numpy
+ * path (hawks_deap/evaluation/_kernels.py, _silhouette.py).
+ *
+ * Arrays come through the buffer protocol (C-contiguous, checked by the Python caller
+ * for dtype: float64, int64, bool), so no numpy headers are needed at build time.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+/* s(T[k], q): (T[k, d] - q[d]) ** 2 summed in order d = 0, 1, ... */
+static inline double sq(const double *T, Py_ssize_t k, const double *q, Py_ssize_t dims)
+{
+    const double *y = T + k * dims;
+    double acc = 0.0;
+    for (Py_ssize_t d = 0; d < dims; d++) {
+        double diff = y[d] - q[d];
+        acc += diff * diff;
+    }
+    return acc;
+}
+
+static inline double fmin2(double a, double b) { return b < a ? b : a; }
+static inline double fmax2(double a, double b) { return b > a ? b : a; }
+static inline Py_ssize_t imax2(Py_ssize_t a, Py_ssize_t b) { return b > a ? b : a; }
+static inline Py_ssize_t imin2(Py_ssize_t a, Py_ssize_t b) { return b < a ? b : a; }
+
+typedef struct {
+    Py_ssize_t a0, a1;
+    double lo0, lo1, h, margin;
+    int status; /* 0: a grid; 1: one point repeated; 2: an extent is not finite */
+} Frame;
+
+/* The grid: axes a0, a1 of largest extent, their lows, the cell side h.
+ *
+ * Cells of side h on the bounding box: (e0 / h) (e1 / h) <= n and e0 / h, e1 / h <= n,
+ * so about one row per cell and at most 2 n + 1 cells; margin bounds the rounding of
+ * the cell arithmetic. A coordinate that is not finite gives status 2. */
+static int grid_frame(const double *X, Py_ssize_t n, Py_ssize_t dims, Frame *f)
+{
+    double *lo = PyMem_RawMalloc(2 * dims * sizeof(double));
+    if (lo == NULL)
+        return -1;
+    double *hi = lo + dims;
+    for (Py_ssize_t d = 0; d < dims; d++) {
+        lo[d] = INFINITY;
+        hi[d] = -INFINITY;
+    }
+    int finite = 1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        for (Py_ssize_t d = 0; d < dims; d++) {
+            double x = X[i * dims + d];
+            finite &= isfinite(x) != 0;
+            lo[d] = fmin2(lo[d], x);
+            hi[d] = fmax2(hi[d], x);
+        }
+    }
+    Py_ssize_t a0 = 0;
+    for (Py_ssize_t d = 1; d < dims; d++)
+        if (hi[d] - lo[d] > hi[a0] - lo[a0])
+            a0 = d;
+    Py_ssize_t a1 = a0;
+    for (Py_ssize_t d = 0; d < dims; d++)
+        if (d != a0 && (a1 == a0 || hi[d] - lo[d] > hi[a1] - lo[a1]))
+            a1 = d;
+    double e0 = hi[a0] - lo[a0], e1 = hi[a1] - lo[a1], scale = 0.0;
+    for (Py_ssize_t d = 0; d < dims; d++)
+        scale = fmax2(fmax2(scale, fabs(lo[d])), fabs(hi[d]));
+    double h = fmax2(sqrt(e0 * e1 / (double)n), (e0 + e1) / (double)n);
+    f->a0 = a0;
+    f->a1 = a1;
+    f->lo0 = lo[a0];
+    f->lo1 = lo[a1];
+    f->h = h;
+    f->margin = 1e-9 * (scale + e0 + e1);
+    f->status = 0;
+    if (!(finite && isfinite(h) && isfinite(e0) && isfinite(e1)))
+        f->status = 2;
+    else if (h == 0.0)
+        f->status = 1;
+    PyMem_RawFree(lo);
+    return 0;
+}
+
+typedef struct {
+    Py_ssize_t *cx, *cy, *start;
+    Py_ssize_t nx, ny;
+    double h;
+} Cells;
+
+/* Each row's cell (cx, cy), the grid's size, its rows' start per cell, and h.
+ *
+ * A counting sort: cell c = cx * ny + cy holds rows start[c]:start[c + 1] of the sorted
+ * order. Clustered data crowd a few cells of the bounding box: h is refined once, to
+ * about two rows an occupied cell (measured best; at most 4 times the cells). */
+static int grid_cells(const double *X, Py_ssize_t n, Py_ssize_t dims, const Frame *f,
+                      Cells *g)
+{
+    double h = f->h;
+    g->start = NULL;
+    for (int attempt = 0; attempt < 2; attempt++) {
+        Py_ssize_t nx = 1, ny = 1;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            g->cx[i] = (Py_ssize_t)((X[i * dims + f->a0] - f->lo0) / h);
+            g->cy[i] = (Py_ssize_t)((X[i * dims + f->a1] - f->lo1) / h);
+            nx = imax2(nx, g->cx[i] + 1);
+            ny = imax2(ny, g->cy[i] + 1);
+        }
+        PyMem_RawFree(g->start);
+        g->start = PyMem_RawCalloc((size_t)(nx * ny + 1), sizeof(Py_ssize_t));
+        if (g->start == NULL)
+            return -1;
+        for (Py_ssize_t i = 0; i < n; i++)
+            g->start[g->cx[i] * ny + g->cy[i] + 1] += 1;
+        Py_ssize_t occupied = 0;
+        for (Py_ssize_t c = 0; c < nx * ny; c++) {
+            occupied += g->start[c + 1] > 0;
+            g->start[c + 1] += g->start[c];
+        }
+        g->nx = nx;
+        g->ny = ny;
+        g->h = h;
+        if (attempt == 1 || n <= 3 * occupied)
+            break;
+        h *= fmax2(0.5, sqrt(2.0 * (double)occupied / (double)n));
+    }
+    return 0;
+}
+
+/* Rows k0:k1 of T into the smallest positive s from q to its own cluster (li) and to
+ * the others. Without branches on the labels (they alternate unpredictably); dims is a
+ * constant where inlined from SCAN_RINGS below, so the sum unrolls. */
+static inline void scan_rows(const double *T, const int64_t *lab, Py_ssize_t dims,
+                             Py_ssize_t k0, Py_ssize_t k1, const double *q, int64_t li,
+                             double *own, double *oth)
+{
+    double o = *own, f = *oth;
+    for (Py_ssize_t k = k0; k < k1; k++) {
+        double s = sq(T, k, q, dims);
+        s = s > 0.0 ? s : INFINITY;
+        int mine = lab[k] == li;
+        o = fmin2(o, mine ? s : INFINITY);
+        f = fmin2(f, mine ? INFINITY : s);
+    }
+    *own = o;
+    *oth = f;
+}
+
+/* Smallest positive s from q to its own cluster (li) and to the others.
+ *
+ * Rings of cells around q's cell (ci, cj), until the gap to the unscanned cells alone,
+ * less the margin, exceeds the best s so far: every unscanned y has s >= t_a >= gap^2
+ * (the term of one axis never exceeds the sequential sum), so neither minimum can
+ * change any more where it matters (ties are scanned: the stop is strict). The rows
+ * are sorted by cell, cell c = a * ny + b, so a ring's first and last rows of cells
+ * are one run of rows each. */
+static inline void ring_scan(const double *T, const int64_t *lab, Py_ssize_t dims,
+                             const double *q, int64_t li, Py_ssize_t ci, Py_ssize_t cj,
+                             const Frame *f, const Cells *g, double *own_out,
+                             double *oth_out)
+{
+    double own = INFINITY, oth = INFINITY;
+    const double qa0 = q[f->a0], qa1 = q[f->a1], h = g->h;
+    const Py_ssize_t nx = g->nx, ny = g->ny, *start = g->start;
+    for (Py_ssize_t ring = 0;; ring++) {
+        Py_ssize_t i0 = ci - ring, i1 = ci + ring, j0 = cj - ring, j1 = cj + ring;
+        Py_ssize_t b0 = imax2(j0, 0), b1 = imin2(j1, ny - 1);
+        for (Py_ssize_t a = imax2(i0, 0); a <= imin2(i1, nx - 1); a++) {
+            Py_ssize_t row = a * ny;
+            if (a == i0 || a == i1) {
+                scan_rows(T, lab, dims, start[row + b0], start[row + b1 + 1], q, li, &own,
+                          &oth);
+                continue;
+            }
+            if (j0 >= 0) /* inner rows: both ends only */
+                scan_rows(T, lab, dims, start[row + j0], start[row + j0 + 1], q, li, &own,
+                          &oth);
+            if (j1 < ny)
+                scan_rows(T, lab, dims, start[row + j1], start[row + j1 + 1], q, li, &own,
+                          &oth);
+        }
+        if (i0 <= 0 && j0 <= 0 && i1 >= nx - 1 && j1 >= ny - 1)
+            break;
+        double gap = fmin2(fmin2(fmin2(qa0 - (f->lo0 + (double)i0 * h),
+                                       (f->lo0 + (double)(i1 + 1) * h) - qa0),
+                                 qa1 - (f->lo1 + (double)j0 * h)),
+                           (f->lo1 + (double)(j1 + 1) * h) - qa1) - f->margin;
+        if (gap > 0.0 && gap * gap > fmin2(own, oth))
+            break;
+    }
+    *own_out = own;
+    *oth_out = oth;
+}
+
+/* Whether q's own 3 x 3 block of cells alone decides its flag: False.
+ *
+ * A radius R that no foreign point comes within: the gap to the cells outside the block
+ * (ring_scan's bound after ring 1) and, for each cell of the block that holds a foreign
+ * point (pure[c]: a row of the cell if all its rows share one label, -1 if they do not,
+ * -2 if it is empty), the gap along one axis to that cell, less the margin: every such
+ * point y has s >= t_a >= R^2, as in ring_scan. One own point with 0 < s < R^2 then
+ * proves min own < min foreign: not flagged, the decision of the full scan. Most points
+ * lie inside their cluster, where this looks at a few points instead of the block's tens.
+ * 0 where it cannot tell (ring_scan decides). */
+static inline int pure_block_clear(const double *T, const int64_t *lab, Py_ssize_t dims,
+                                   const double *q, int64_t li, Py_ssize_t ci,
+                                   Py_ssize_t cj, const Frame *f, const Cells *g,
+                                   const Py_ssize_t *pure)
+{
+    const Py_ssize_t nx = g->nx, ny = g->ny, *start = g->start;
+    const double h = g->h, qa0 = q[f->a0], qa1 = q[f->a1];
+    Py_ssize_t i0 = ci - 1, i1 = ci + 1, j0 = cj - 1, j1 = cj + 1;
+    Py_ssize_t a0 = imax2(i0, 0), a1 = imin2(i1, nx - 1);
+    Py_ssize_t b0 = imax2(j0, 0), b1 = imin2(j1, ny - 1);
+    double R = INFINITY; /* no cell outside the block: no bound from there */
+    if (!(i0 <= 0 && j0 <= 0 && i1 >= nx - 1 && j1 >= ny - 1))
+        R = fmin2(fmin2(fmin2(qa0 - (f->lo0 + (double)i0 * h),
+                              (f->lo0 + (double)(i1 + 1) * h) - qa0),
+                        qa1 - (f->lo1 + (double)j0 * h)),
+                  (f->lo1 + (double)(j1 + 1) * h) - qa1) - f->margin;
+    int foreign = 0;
+    for (Py_ssize_t a = a0; a <= a1; a++) {
+        for (Py_ssize_t b = b0; b <= b1; b++) {
+            Py_ssize_t p = pure[a * ny + b];
+            if (p == -2 || (p >= 0 && lab[p] == li))
+                continue;
+            if (a == ci && b == cj)
+                return 0; /* a foreign point in q's own cell: no radius */
+            double ga = a < ci ? qa0 - (f->lo0 + (double)(a + 1) * h)
+                      : a > ci ? (f->lo0 + (double)a * h) - qa0 : 0.0;
+            double gb = b < cj ? qa1 - (f->lo1 + (double)(b + 1) * h)
+                      : b > cj ? (f->lo1 + (double)b * h) - qa1 : 0.0;
+            R = fmin2(R, fmax2(ga, gb) - f->margin);
+            foreign = 1;
+        }
+    }
+    if (R == INFINITY)
+        return 1; /* no foreign point at all */
+    if (!(R > 0.0))
+        return 0;
+    const double r2 = R * R;
+    for (Py_ssize_t k = start[ci * ny + cj]; k < start[ci * ny + cj + 1]; k++) {
+        double s = sq(T, k, q, dims); /* q's own cell first: the likeliest */
+        if (s > 0.0 && s < r2)
+            return 1;
+    }
+    for (Py_ssize_t a = a0; a <= a1; a++) {
+        for (Py_ssize_t k = start[a * ny + b0]; k < start[a * ny + b1 + 1]; k++) {
+            double s = sq(T, k, q, dims);
+            if (s > 0.0 && s < r2 && (!foreign || lab[k] == li))
+                return 1;
+        }
+    }
+    return 0;
+}
+
+/* Every row's flag, the kernels inlined with dims a constant (two) or a variable. */
+#define SCAN_RINGS(DIMS)                                                                  \
+    for (Py_ssize_t r = 0; r < n; r++) {                                                  \
+        Py_ssize_t i = order[r];                                                          \
+        const double *q = T + r * (DIMS);                                                 \
+        if (pure_block_clear(T, lab, (DIMS), q, lab[r], g.cx[i], g.cy[i], &f, &g, fill))  \
+            continue; /* out[i] stays 0 */                                                \
+        double own, oth;                                                                  \
+        ring_scan(T, lab, (DIMS), q, lab[r], g.cx[i], g.cy[i], &f, &g, &own, &oth);       \
+        out[i] = oth <= own && oth < INFINITY;                                            \
+    }
+
+/* Overlap flags of every row of X: its nearest neighbour lies in another cluster.
+ * Returns -1 on a memory error, 0 with *ok = 0 if an extent is not finite (the flags
+ * are then meaningless), 0 with *ok = 1 otherwise. */
+static int grid_flags(const double *X, Py_ssize_t n, Py_ssize_t dims, const int64_t *codes,
+                      uint8_t *out, int *ok)
+{
+    memset(out, 0, (size_t)n);
+    *ok = 1;
+    if (n == 0)
+        return 0;
+    Frame f;
+    if (grid_frame(X, n, dims, &f) < 0)
+        return -1;
+    if (f.status) {
+        *ok = f.status == 1;
+        return 0;
+    }
+    int rc = -1;
+    Cells g = {NULL, NULL, NULL, 0, 0, 0.0};
+    Py_ssize_t *order = NULL, *fill = NULL;
+    double *T = NULL;
+    int64_t *lab = NULL;
+    g.cx = PyMem_RawMalloc(2 * n * sizeof(Py_ssize_t));
+    order = PyMem_RawMalloc(n * sizeof(Py_ssize_t));
+    T = PyMem_RawMalloc(n * dims * sizeof(double));
+    lab = PyMem_RawMalloc(n * sizeof(int64_t));
+    if (g.cx == NULL || order == NULL || T == NULL || lab == NULL)
+        goto done;
+    g.cy = g.cx + n;
+    if (grid_cells(X, n, dims, &f, &g) < 0)
+        goto done;
+    fill = PyMem_RawMalloc(g.nx * g.ny * sizeof(Py_ssize_t));
+    if (fill == NULL)
+        goto done;
+    memcpy(fill, g.start, g.nx * g.ny * sizeof(Py_ssize_t));
+    for (Py_ssize_t i = 0; i < n; i++)
+        order[fill[g.cx[i] * g.ny + g.cy[i]]++] = i;
+    for (Py_ssize_t r = 0; r < n; r++) {
+        memcpy(T + r * dims, X + order[r] * dims, dims * sizeof(double));
+        lab[r] = codes[order[r]];
+    }
+    for (Py_ssize_t c = 0; c < g.nx * g.ny; c++) { /* fill becomes pure_block_clear's pure */
+        Py_ssize_t k0 = g.start[c], k1 = g.start[c + 1];
+        fill[c] = k0 == k1 ? -2 : k0;
+        for (Py_ssize_t k = k0 + 1; k < k1; k++) {
+            if (lab[k] != lab[k0]) {
+                fill[c] = -1;
+                break;
+            }
+        }
+    }
+    if (dims == 2) {
+        SCAN_RINGS(2)
+    } else {
+        SCAN_RINGS(dims)
+    }
+    rc = 0;
+done:
+    PyMem_RawFree(g.cx);
+    PyMem_RawFree(g.start);
+    PyMem_RawFree(fill);
+    PyMem_RawFree(order);
+    PyMem_RawFree(T);
+    PyMem_RawFree(lab);
+    return rc;
+}
+
+/* (c0 - x_i0)^2 + (c1 - x_i1)^2: two terms, so the bits of any summation order. */
+static inline double sq2(const double *X, Py_ssize_t i, double c0, double c1)
+{
+    double e0 = c0 - X[2 * i], e1 = c1 - X[2 * i + 1];
+    return e0 * e0 + e1 * e1;
+}
+
+/* Per-point squared-Euclidean silhouette s(i) in two dimensions, closed form.
+ *
+ * Slot m holds rows offs[m]:offs[m + 1] of X. b(i) = min_{m != own} (d_m(i) + spread[m]),
+ * a(i) = (d_own(i) n_own + scatter[own]) / (n_own - 1), s(i) = (b - a) / max(a, b), 0
+ * where that maximum is not positive or the point is alone in its slot: each the
+ * operation of the numpy path in its order. b is a scratch array of n. */
+static void silhouette_2d(const double *X, Py_ssize_t n, const int64_t *offs, Py_ssize_t k,
+                          const double *centroids, const double *spread,
+                          const double *scatter, const double *counts, double *b,
+                          double *out)
+{
+    for (Py_ssize_t i = 0; i < n; i++) {
+        b[i] = INFINITY;
+        out[i] = 0.0; /* a(i) first, then s(i) */
+    }
+    for (Py_ssize_t m = 0; m < k; m++) {
+        double c0 = centroids[2 * m], c1 = centroids[2 * m + 1], sp = spread[m];
+        Py_ssize_t lo = offs[m], hi = offs[m + 1];
+        for (Py_ssize_t i = 0; i < lo; i++)
+            b[i] = fmin2(b[i], sq2(X, i, c0, c1) + sp);
+        for (Py_ssize_t i = hi; i < n; i++)
+            b[i] = fmin2(b[i], sq2(X, i, c0, c1) + sp);
+        if (counts[m] < 2.0)
+            continue; /* s = 0 for a point alone in its cluster */
+        for (Py_ssize_t i = lo; i < hi; i++) {
+            double own = sq2(X, i, c0, c1) * counts[m];
+            own += scatter[m];
+            out[i] = own / (counts[m] - 1.0);
+        }
+    }
+    for (Py_ssize_t m = 0; m < k; m++) {
+        if (counts[m] < 2.0)
+            continue;
+        for (Py_ssize_t i = offs[m]; i < offs[m + 1]; i++) {
+            double a = out[i], denom = fmax2(a, b[i]);
+            out[i] = denom > 0.0 ? (b[i] - a) / denom : 0.0;
+        }
+    }
+}
+
+/* ---- Python bindings: shapes come as arguments, the buffers' sizes are checked. ---- */
+
+static int check_size(Py_buffer *buf, Py_ssize_t items, Py_ssize_t itemsize, const char *name)
+{
+    if (buf->len != items * itemsize) {
+        PyErr_Format(PyExc_ValueError, "%s: %zd bytes, expected %zd", name, buf->len,
+                     items * itemsize);
+        return -1;
+    }
+    return 0;
+}
+
+PyDoc_STRVAR(py_grid_flags_doc,
+"grid_flags(X, codes, out, n, dims) -> bool\n\n"
+"Overlap flags of the n rows of X (float64, n x dims, C order) with cluster codes\n"
+"(int64) into out (n bytes): 1 where a row's nearest neighbour lies in another\n"
+"cluster. False if a coordinate or extent is not finite (out is then meaningless).");
+
+static PyObject *py_grid_flags(PyObject *self, PyObject *args)
+{
+    Py_buffer X, codes, out;
+    Py_ssize_t n, dims;
+    if (!PyArg_ParseTuple(args, "y*y*w*nn", &X, &codes, &out, &n, &dims))
+        return NULL;
+    PyObject *result = NULL;
+    int rc = 0, ok = 1;
+    if (n < 0 || dims < 1 || check_size(&X, n * dims, 8, "X") < 0 ||
+        check_size(&codes, n, 8, "codes") < 0 || check_size(&out, n, 1, "out") < 0)
+        goto done;
+    Py_BEGIN_ALLOW_THREADS
+    rc = grid_flags(X.buf, n, dims, codes.buf, out.buf, &ok);
+    Py_END_ALLOW_THREADS
+    if (rc < 0) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    result = PyBool_FromLong(ok);
+done:
+    PyBuffer_Release(&X);
+    PyBuffer_Release(&codes);
+    PyBuffer_Release(&out);
+    return result;
+}
+
+PyDoc_STRVAR(py_silhouette_2d_doc,
+"silhouette_2d(X, offs, centroids, spread, scatter, counts, scratch, out, n, k)\n\n"
+"Per-point squared-Euclidean silhouette of the n rows of X (float64, n x 2) into out\n"
+"(float64, n); slot m holds rows offs[m]:offs[m + 1] (int64, k + 1), with centroid\n"
+"centroids[m], spread, scatter and counts (float64, k each); scratch: float64, n.");
+
+static PyObject *py_silhouette_2d(PyObject *self, PyObject *args)
+{
+    Py_buffer X, offs, centroids, spread, scatter, counts, scratch, out;
+    Py_ssize_t n, k;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*w*w*nn", &X, &offs, &centroids, &spread,
+                          &scatter, &counts, &scratch, &out, &n, &k))
+        return NULL;
+    PyObject *result = NULL;
+    if (n < 0 || k < 0 || check_size(&X, 2 * n, 8, "X") < 0 ||
+        check_size(&offs, k + 1, 8, "offs") < 0 ||
+        check_size(&centroids, 2 * k, 8, "centroids") < 0 ||
+        check_size(&spread, k, 8, "spread") < 0 || check_size(&scatter, k, 8, "scatter") < 0 ||
+        check_size(&counts, k, 8, "counts") < 0 || check_size(&scratch, n, 8, "scratch") < 0 ||
+        check_size(&out, n, 8, "out") < 0)
+        goto done;
+    const int64_t *o = offs.buf;
+    for (Py_ssize_t m = 0; m < k; m++) {
+        if (o[m] < 0 || o[m] > o[m + 1] || o[m + 1] > n) {
+            PyErr_SetString(PyExc_ValueError, "offs: not non-decreasing within [0, n]");
+            goto done;
+        }
+    }
+    Py_BEGIN_ALLOW_THREADS
+    silhouette_2d(X.buf, n, o, k, centroids.buf, spread.buf, scatter.buf, counts.buf,
+                  scratch.buf, out.buf);
+    Py_END_ALLOW_THREADS
+    result = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&X);
+    PyBuffer_Release(&offs);
+    PyBuffer_Release(&centroids);
+    PyBuffer_Release(&spread);
+    PyBuffer_Release(&scatter);
+    PyBuffer_Release(&counts);
+    PyBuffer_Release(&scratch);
+    PyBuffer_Release(&out);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"grid_flags", py_grid_flags, METH_VARARGS, py_grid_flags_doc},
+    {"silhouette_2d", py_silhouette_2d, METH_VARARGS, py_silhouette_2d_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_native",
+    "The two-dimensional overlap and silhouette kernels, in C (see _native.c).", -1, methods,
+};
+
+PyMODINIT_FUNC PyInit__native(void) { return PyModule_Create(&module); }

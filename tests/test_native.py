@@ -1,0 +1,233 @@
+"""The C kernels of two-dimensional runs (`_native.c`): the same values as the numpy path.
+
+Oracles: ``scipy.spatial.distance.cdist(..., "sqeuclidean")`` over the full block, the
+exact KD-tree reference (`overlap_flags`), the numpy silhouette path and scikit-learn's
+silhouette; ties and duplicates come from integer grids. The extension is built at
+install wherever a C compiler is found: a machine with one and no extension fails here
+(the build broke), a machine without one skips.
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.spatial.distance import cdist
+
+import hawks_deap as hd
+from hawks_deap.evaluation import _compiled
+from hawks_deap.evaluation.reference import overlap_flags
+
+
+def _compiler_found() -> bool:
+    cc = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    return shutil.which(cc) is not None or sys.platform == "win32"
+
+
+try:
+    from hawks_deap.evaluation import _native  # noqa: F401
+except ImportError:
+    if _compiler_found():
+        raise  # a compiler was there at install: the extension should have been built
+    pytest.skip("no C compiler: the C kernels were not built", allow_module_level=True)
+
+
+@pytest.fixture(autouse=True)
+def native_on():
+    _compiled.set_compiled(None)
+    assert _compiled.native()
+    yield
+    _compiled.set_compiled(None)
+
+
+def grid_points(rng, n, d, grid, scale=1.0, shift=0.0):
+    """Points on a coarse integer grid (ties and duplicates), scaled and shifted."""
+    return rng.integers(0, grid, size=(n, d)).astype(float) * scale + shift
+
+
+def brute_flags(X: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """Overlap flags from the full block: a foreign point at the smallest positive s."""
+    block = cdist(X, X, "sqeuclidean")
+    block[block <= 0.0] = np.inf
+    nearest = block == block.min(axis=1, keepdims=True)
+    foreign = codes[None, :] != codes[:, None]
+    return (nearest & foreign & np.isfinite(block)).any(axis=1)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 4), st.integers(1, 5),
+       st.sampled_from(["random", "grid", "grid-shifted", "line", "clumps"]))
+def test_grid_pass_equals_brute_force_and_kd_tree(seed, d, k, kind):
+    """The whole-dataset grid pass: ties, duplicates, flat and clumped data (any D)."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 250))
+    if kind == "random":
+        X = rng.normal(size=(n, d)) * rng.uniform(0.01, 100, size=d)
+    elif kind == "line":  # zero extent on every axis but one
+        X = np.zeros((n, d))
+        X[:, -1] = rng.integers(0, 9, n) * 0.3
+    elif kind == "clumps":  # a few dense clumps far apart: crowded cells, refined once
+        X = rng.normal(size=(3, d))[rng.integers(0, 3, n)] * 1e4 + rng.normal(size=(n, d))
+    else:
+        X = grid_points(rng, n, d, 5, 0.1, 1e3 if kind == "grid-shifted" else 0.0)
+    codes = rng.integers(0, k, n).astype(np.intp)
+    got = _compiled.grid_overlap_flags(X, codes)
+    np.testing.assert_array_equal(got, brute_flags(X, codes))
+    np.testing.assert_array_equal(got, overlap_flags(X, codes))
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("spread", [0.3, 1.0, 3.0])
+def test_grid_pass_on_touching_clusters(seed, spread):
+    """Gaussian clusters that touch, as evolved datasets do: most points are decided by
+    their own block of cells alone (`pure_block_clear`), the rest by the ring scan."""
+    rng = np.random.default_rng(seed)
+    k = 6
+    sizes = rng.integers(50, 700, k)
+    X = np.concatenate([rng.normal(size=(m, 2)) * rng.uniform(0.2, 1.5, 2) * spread
+                        + rng.uniform(-4, 4, 2) for m in sizes])
+    if seed % 2:
+        X = np.round(X, 2)  # ties and duplicates
+    codes = np.repeat(np.arange(k), sizes)
+    np.testing.assert_array_equal(_compiled.grid_overlap_flags(X, codes),
+                                  overlap_flags(X, codes))
+
+
+def test_grid_pass_of_degenerate_data():
+    codes = np.array([0, 1, 1])
+    assert _compiled.grid_overlap_flags(np.zeros((0, 2)), codes[:0]).shape == (0,)
+    np.testing.assert_array_equal(_compiled.grid_overlap_flags(np.ones((3, 2)), codes),
+                                  [False] * 3)  # no positive distance at all
+    # a duplicate pair of two clusters (s = 0 ignored), and a tie own / foreign at 25
+    X = np.array([[0.0, 0.0], [0.0, 0.0], [3.0, 4.0]])
+    np.testing.assert_array_equal(_compiled.grid_overlap_flags(X, codes), [True, False, True])
+    np.testing.assert_array_equal(overlap_flags(X, codes), [True, False, True])
+    huge = np.array([[-1e308, 0.0], [1e308, 1.0], [0.0, 2.0]])  # extent overflows
+    assert _compiled.grid_overlap_flags(huge, codes) is None
+    for bad in (np.nan, np.inf):  # a coordinate that is not finite: another path
+        assert _compiled.grid_overlap_flags(np.array([[0.0, 0.0], [bad, 1.0], [2.0, 2.0]]),
+                                            codes) is None
+    # a view in another order and other dtypes are taken as their C-ordered float64 copy
+    Y = np.asfortranarray(np.array([[0, 0], [1, 0], [5, 5]]))
+    np.testing.assert_array_equal(_compiled.grid_overlap_flags(Y, codes.astype(np.int32)),
+                                  overlap_flags(Y.astype(float), codes))
+
+
+def test_the_extension_checks_its_buffers():
+    """Called directly with wrong sizes, the kernels refuse instead of reading past."""
+    X, codes, out = np.zeros((4, 2)), np.zeros(4, dtype=np.int64), np.zeros(4, dtype=bool)
+    with pytest.raises(ValueError, match="X: 64 bytes, expected 80"):
+        _native.grid_flags(X, codes, out, 5, 2)
+    with pytest.raises(ValueError, match="offs: not non-decreasing"):
+        _native.silhouette_2d(X, np.array([0, 3, 2], dtype=np.int64), np.zeros((2, 2)),
+                              np.ones(2), np.ones(2), np.ones(2), np.empty(4), np.empty(4),
+                              4, 2)
+    with pytest.raises(TypeError):
+        _native.grid_flags(X, codes, b"read-only out", 4, 2)
+
+
+def test_two_dimensions_take_the_grid_pass_and_cache_no_pairs():
+    problem = hd.IndexProblem(n_samples=600, n_clusters=4, n_dims=2, target=0.5,
+                              constraints=[hd.Overlap(max=0.1)])
+    hd.evolve(problem, population_size=6, generations=3, seed=1)
+    assert not [k for k in problem.evaluator.store.cache._data if k[0] == "o"]
+    _compiled.set_compiled(False)
+    problem = hd.IndexProblem(n_samples=600, n_clusters=4, n_dims=2, target=0.5,
+                              constraints=[hd.Overlap(max=0.1)])
+    hd.evolve(problem, population_size=6, generations=3, seed=1)
+    assert [k for k in problem.evaluator.store.cache._data if k[0] == "o"]
+
+
+@pytest.mark.parametrize("cfg", [dict(n_samples=700, n_clusters=5, n_dims=2, target=0.5),
+                                 dict(n_samples=300, n_clusters=3, n_dims=2, target=0.9)])
+def test_runs_are_identical_with_and_without_the_extension(cfg, monkeypatch):
+    """A build without a compiler (the extension missing) takes the numpy path at D = 2
+    (the cached pairs, and numba's sweeps where installed): the same run, byte for byte."""
+    def run():
+        problem = hd.IndexProblem(**cfg, constraints=[hd.Overlap(max=0.1)])
+        result = hd.evolve(problem, population_size=8, generations=12, seed=5)
+        return ([i.fitness.values for i in result.population],
+                result.best_dataset().X.tobytes())
+
+    with_c = run()
+    monkeypatch.setitem(_compiled._state, "native", False)
+    assert not _compiled.native()
+    assert run() == with_c
+
+
+def test_forcing_the_compiled_path_without_the_extension_is_an_error(monkeypatch):
+    monkeypatch.setitem(_compiled._state, "native", False)
+    _compiled.set_compiled(True)
+    with pytest.raises(ImportError, match="the C kernels were not built at install"):
+        _compiled.native()
+
+
+def test_a_two_dimensional_run_never_imports_numba():
+    """The C kernels take every evaluation at D = 2: numba's 0.4 s load is not paid, even
+    by a run long enough to announce it (`PLAN_WORK`)."""
+    code = ("import sys, hawks_deap as hd; p = hd.IndexProblem(2000, 5, 2, target=0.5, "
+            "constraints=[hd.Overlap(max=0.1)]); hd.evolve(p, population_size=10, "
+            "generations=40, seed=0); print('numba' in sys.modules)")
+    env = {k: v for k, v in os.environ.items() if k != _compiled.ENV}
+    assert 10 * 41 * 2000 >= _compiled.PLAN_WORK
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True, check=True).stdout
+    assert out == "False\n"
+
+
+def _two_dim_genotype(rng, k: int, grid: bool):
+    """K two-dimensional genes: rotated Gaussians, or unit genes at integer means (ties)."""
+    from hawks_deap.genome.genotype import Cluster, Genotype
+
+    genes = []
+    for _ in range(k):
+        if grid:
+            genes.append(Cluster(rng.integers(0, 4, 2).astype(float), np.ones(2), np.eye(2)))
+            continue
+        t = rng.uniform(0, np.pi)
+        rot = np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
+        genes.append(Cluster(rng.normal(size=2) * 3.0, rng.uniform(0.05, 2.0, 2), rot))
+    return Genotype(genes)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from([(0, 1 << 40), (1 << 40, 1 << 40), (0, 0)]),
+       st.booleans())
+def test_silhouette_in_two_dimensions_has_the_numpy_paths_bits(seed, sizes, grid):
+    """The compiled per-point silhouette where the numpy path takes the whole block (from
+    cached blocks, or one block per call): the same bits, singletons and ties included,
+    and scikit-learn's value; sizes reduced slot by slot keep the numpy path."""
+    import sklearn.metrics
+
+    from hawks_deap.evaluation import Evaluator, Tuning
+    from hawks_deap.genome.genotype import Layout
+
+    rng = np.random.default_rng(seed)
+    counts = rng.integers(1, 40, size=int(rng.integers(2, 7))).tolist()
+    if grid:  # points on an integer grid: many equal distances and duplicates
+        layout = Layout(counts, 2, z=[grid_points(rng, n, 2, 3) for n in counts])
+    else:
+        layout = Layout(counts, 2, rng=rng)
+    g = _two_dim_genotype(rng, len(counts), grid)
+    tuning = Tuning(direct_silhouette=sizes[0], slotwise_silhouette=sizes[1])
+    _compiled.set_compiled(None)  # each example (the fixture runs once per test)
+    calls = []
+    real = _compiled.silhouette_points
+    _compiled.silhouette_points = lambda *a: calls.append(1) or real(*a)
+    try:
+        got = Evaluator(layout, tuning=tuning).silhouette(g)
+    finally:
+        _compiled.silhouette_points = real
+    assert bool(calls) == (sizes[1] > 0)  # not slot by slot
+    _compiled.set_compiled(False)
+    want = Evaluator(layout, tuning=tuning).silhouette(g)
+    assert got == want
+    X, y = layout.sample(g)
+    if len(np.unique(y)) > 1:
+        ref = sklearn.metrics.silhouette_score(X, y, metric="sqeuclidean")
+        assert got == pytest.approx(ref, rel=1e-12, abs=1e-12)
