@@ -206,83 +206,79 @@ static inline void ring_scan(const double *T, const int64_t *lab, Py_ssize_t dim
     *oth_out = oth;
 }
 
-/* Whether q's own 3 x 3 block of cells alone decides its flag: False.
- *
- * A radius R that no foreign point comes within: the gap to the cells outside the block
- * (ring_scan's bound after ring 1) and, for each cell of the block that holds a foreign
- * point (pure[c]: a row of the cell if all its rows share one label, -1 if they do not,
- * -2 if it is empty), the gap along one axis to that cell, less the margin: every such
- * point y has s >= t_a >= R^2, as in ring_scan. One own point with 0 < s < R^2 then
- * proves min own < min foreign: not flagged, the decision of the full scan. Most points
- * lie inside their cluster, where this looks at a few points instead of the block's tens.
- * 0 where it cannot tell (ring_scan decides). */
-static inline int pure_block_clear(const double *T, const int64_t *lab, Py_ssize_t dims,
-                                   const double *q, int64_t li, Py_ssize_t ci,
-                                   Py_ssize_t cj, const Frame *f, const Cells *g,
-                                   const Py_ssize_t *pure)
+/* Whether cell c's 3 x 3 block holds one label only (pure[c]: a row of the cell if all
+ * its rows share one label, -1 if they do not, -2 if it is empty). */
+static int block_is_pure(const int64_t *lab, const Cells *g, const Py_ssize_t *pure,
+                         Py_ssize_t ci, Py_ssize_t cj)
 {
-    const Py_ssize_t nx = g->nx, ny = g->ny, *start = g->start;
-    const double h = g->h, qa0 = q[f->a0], qa1 = q[f->a1];
-    Py_ssize_t i0 = ci - 1, i1 = ci + 1, j0 = cj - 1, j1 = cj + 1;
-    Py_ssize_t a0 = imax2(i0, 0), a1 = imin2(i1, nx - 1);
-    Py_ssize_t b0 = imax2(j0, 0), b1 = imin2(j1, ny - 1);
-    double R = INFINITY; /* no cell outside the block: no bound from there */
-    if (!(i0 <= 0 && j0 <= 0 && i1 >= nx - 1 && j1 >= ny - 1))
-        R = fmin2(fmin2(fmin2(qa0 - (f->lo0 + (double)i0 * h),
-                              (f->lo0 + (double)(i1 + 1) * h) - qa0),
-                        qa1 - (f->lo1 + (double)j0 * h)),
-                  (f->lo1 + (double)(j1 + 1) * h) - qa1) - f->margin;
-    int foreign = 0;
-    for (Py_ssize_t a = a0; a <= a1; a++) {
-        for (Py_ssize_t b = b0; b <= b1; b++) {
+    const Py_ssize_t ny = g->ny;
+    const int64_t li = lab[pure[ci * ny + cj]];
+    for (Py_ssize_t a = imax2(ci - 1, 0); a <= imin2(ci + 1, g->nx - 1); a++) {
+        for (Py_ssize_t b = imax2(cj - 1, 0); b <= imin2(cj + 1, ny - 1); b++) {
             Py_ssize_t p = pure[a * ny + b];
-            if (p == -2 || (p >= 0 && lab[p] == li))
-                continue;
-            if (a == ci && b == cj)
-                return 0; /* a foreign point in q's own cell: no radius */
-            double ga = a < ci ? qa0 - (f->lo0 + (double)(a + 1) * h)
-                      : a > ci ? (f->lo0 + (double)a * h) - qa0 : 0.0;
-            double gb = b < cj ? qa1 - (f->lo1 + (double)(b + 1) * h)
-                      : b > cj ? (f->lo1 + (double)b * h) - qa1 : 0.0;
-            R = fmin2(R, fmax2(ga, gb) - f->margin);
-            foreign = 1;
+            if (p == -1 || (p >= 0 && lab[p] != li))
+                return 0;
         }
     }
-    if (R == INFINITY)
-        return 1; /* no foreign point at all */
-    if (!(R > 0.0))
-        return 0;
-    const double r2 = R * R;
-    for (Py_ssize_t k = start[ci * ny + cj]; k < start[ci * ny + cj + 1]; k++) {
-        double s = sq(T, k, q, dims); /* q's own cell first: the likeliest */
-        if (s > 0.0 && s < r2)
-            return 1;
-    }
-    for (Py_ssize_t a = a0; a <= a1; a++) {
-        for (Py_ssize_t k = start[a * ny + b0]; k < start[a * ny + b1 + 1]; k++) {
-            double s = sq(T, k, q, dims);
-            if (s > 0.0 && s < r2 && (!foreign || lab[k] == li))
-                return 1;
-        }
-    }
-    return 0;
+    return 1;
 }
 
-/* Every row's flag, the kernels inlined with dims a constant (two) or a variable. */
-#define SCAN_RINGS(DIMS)                                                                  \
-    for (Py_ssize_t r = 0; r < n; r++) {                                                  \
-        Py_ssize_t i = order[r];                                                          \
-        const double *q = T + r * (DIMS);                                                 \
-        if (pure_block_clear(T, lab, (DIMS), q, lab[r], g.cx[i], g.cy[i], &f, &g, fill))  \
-            continue; /* out[i] stays 0 */                                                \
-        double own, oth;                                                                  \
-        ring_scan(T, lab, (DIMS), q, lab[r], g.cx[i], g.cy[i], &f, &g, &own, &oth);       \
-        out[i] = oth <= own && oth < INFINITY;                                            \
+/* The flags of the rows of cell (ci, cj), rows k0:k1 of T (out[order[r]]: row r's flag).
+ *
+ * Where the cell's 3 x 3 block holds one label only, every foreign point lies outside
+ * it, at s >= R^2 with R ring_scan's bound after ring 1: one own point with 0 < s < R^2
+ * then proves min own < min foreign, so the row is not flagged, the decision of the full
+ * scan. Most points lie inside their cluster, where this looks at a few points instead of
+ * the block's tens; the others are scanned in rings. */
+static inline void cell_flags(const double *T, const int64_t *lab, Py_ssize_t dims,
+                              Py_ssize_t ci, Py_ssize_t cj, int pure_block, const Frame *f,
+                              const Cells *g, const Py_ssize_t *order, uint8_t *out)
+{
+    const Py_ssize_t nx = g->nx, ny = g->ny, *start = g->start;
+    const Py_ssize_t k0 = start[ci * ny + cj], k1 = start[ci * ny + cj + 1];
+    const double h = g->h;
+    /* the block's outer edges, each the expression of ring_scan's gap for ring 1 */
+    const double x0 = f->lo0 + (double)(ci - 1) * h, x1 = f->lo0 + (double)(ci + 2) * h;
+    const double y0 = f->lo1 + (double)(cj - 1) * h, y1 = f->lo1 + (double)(cj + 2) * h;
+    const int whole = ci - 1 <= 0 && cj - 1 <= 0 && ci + 1 >= nx - 1 && cj + 1 >= ny - 1;
+    const Py_ssize_t a0 = imax2(ci - 1, 0), a1 = imin2(ci + 1, nx - 1);
+    const Py_ssize_t b0 = imax2(cj - 1, 0), b1 = imin2(cj + 1, ny - 1);
+    for (Py_ssize_t r = k0; r < k1; r++) {
+        const double *q = T + r * dims;
+        if (pure_block) {
+            if (whole)
+                continue; /* no foreign point at all: not flagged (out is 0) */
+            double R = fmin2(fmin2(fmin2(q[f->a0] - x0, x1 - q[f->a0]), q[f->a1] - y0),
+                             y1 - q[f->a1]) - f->margin;
+            if (R > 0.0) {
+                const double r2 = R * R;
+                int found = 0;
+                for (Py_ssize_t k = k0; k < k1 && !found; k++) { /* own cell first */
+                    double s = sq(T, k, q, dims);
+                    found = s > 0.0 && s < r2;
+                }
+                for (Py_ssize_t a = a0; a <= a1 && !found; a++) {
+                    for (Py_ssize_t k = start[a * ny + b0]; k < start[a * ny + b1 + 1]; k++) {
+                        double s = sq(T, k, q, dims);
+                        if (s > 0.0 && s < r2) {
+                            found = 1;
+                            break;
+                        }
+                    }
+                }
+                if (found)
+                    continue; /* not flagged */
+            }
+        }
+        double own, oth;
+        ring_scan(T, lab, dims, q, lab[r], ci, cj, f, g, &own, &oth);
+        out[order[r]] = oth <= own && oth < INFINITY;
     }
+}
 
 /* Overlap flags of every row of X: its nearest neighbour lies in another cluster.
- * Returns -1 on a memory error, 0 with *ok = 0 if an extent is not finite (the flags
- * are then meaningless), 0 with *ok = 1 otherwise. */
+ * Returns -1 on a memory error, 0 with *ok = 0 if a coordinate or an extent is not
+ * finite (the flags are then meaningless), 0 with *ok = 1 otherwise. */
 static int grid_flags(const double *X, Py_ssize_t n, Py_ssize_t dims, const int64_t *codes,
                       uint8_t *out, int *ok)
 {
@@ -299,7 +295,7 @@ static int grid_flags(const double *X, Py_ssize_t n, Py_ssize_t dims, const int6
     }
     int rc = -1;
     Cells g = {NULL, NULL, NULL, 0, 0, 0.0};
-    Py_ssize_t *order = NULL, *fill = NULL;
+    Py_ssize_t *order = NULL, *pure = NULL;
     double *T = NULL;
     int64_t *lab = NULL;
     g.cx = PyMem_RawMalloc(2 * n * sizeof(Py_ssize_t));
@@ -311,36 +307,44 @@ static int grid_flags(const double *X, Py_ssize_t n, Py_ssize_t dims, const int6
     g.cy = g.cx + n;
     if (grid_cells(X, n, dims, &f, &g) < 0)
         goto done;
-    fill = PyMem_RawMalloc(g.nx * g.ny * sizeof(Py_ssize_t));
-    if (fill == NULL)
+    const Py_ssize_t cells = g.nx * g.ny;
+    pure = PyMem_RawMalloc(cells * sizeof(Py_ssize_t));
+    if (pure == NULL)
         goto done;
-    memcpy(fill, g.start, g.nx * g.ny * sizeof(Py_ssize_t));
+    memcpy(pure, g.start, cells * sizeof(Py_ssize_t)); /* each cell's next free row */
     for (Py_ssize_t i = 0; i < n; i++)
-        order[fill[g.cx[i] * g.ny + g.cy[i]]++] = i;
+        order[pure[g.cx[i] * g.ny + g.cy[i]]++] = i;
     for (Py_ssize_t r = 0; r < n; r++) {
         memcpy(T + r * dims, X + order[r] * dims, dims * sizeof(double));
         lab[r] = codes[order[r]];
     }
-    for (Py_ssize_t c = 0; c < g.nx * g.ny; c++) { /* fill becomes pure_block_clear's pure */
+    for (Py_ssize_t c = 0; c < cells; c++) { /* block_is_pure's pure */
         Py_ssize_t k0 = g.start[c], k1 = g.start[c + 1];
-        fill[c] = k0 == k1 ? -2 : k0;
+        pure[c] = k0 == k1 ? -2 : k0;
         for (Py_ssize_t k = k0 + 1; k < k1; k++) {
             if (lab[k] != lab[k0]) {
-                fill[c] = -1;
+                pure[c] = -1;
                 break;
             }
         }
     }
-    if (dims == 2) {
-        SCAN_RINGS(2)
-    } else {
-        SCAN_RINGS(dims)
+    for (Py_ssize_t ci = 0; ci < g.nx; ci++) {
+        for (Py_ssize_t cj = 0; cj < g.ny; cj++) {
+            Py_ssize_t p = pure[ci * g.ny + cj];
+            if (p == -2)
+                continue;
+            int pure_block = p >= 0 && block_is_pure(lab, &g, pure, ci, cj);
+            if (dims == 2) /* the sum unrolled */
+                cell_flags(T, lab, 2, ci, cj, pure_block, &f, &g, order, out);
+            else
+                cell_flags(T, lab, dims, ci, cj, pure_block, &f, &g, order, out);
+        }
     }
     rc = 0;
 done:
     PyMem_RawFree(g.cx);
     PyMem_RawFree(g.start);
-    PyMem_RawFree(fill);
+    PyMem_RawFree(pure);
     PyMem_RawFree(order);
     PyMem_RawFree(T);
     PyMem_RawFree(lab);
