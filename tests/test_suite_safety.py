@@ -275,6 +275,7 @@ def test_no_more_workers_start_than_runs_or_individuals(tmp_path, monkeypatch):
     problem = hd.IndexProblem(60, 2, 2, target=0.5)
     # (a run this small evaluates serially: pool.serial_reason; forced here)
     monkeypatch.setattr("hawks_deap.algorithms.pool.POOL_MIN_WORK", 0)
+    monkeypatch.setattr("hawks_deap.algorithms.pool.POOL_MIN_WORK_C2D", 0)
     hd.evolve(problem, generations=1, population_size=4, n_jobs=64, seed=0)
     assert sizes == [2, 4]
 

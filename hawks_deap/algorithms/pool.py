@@ -45,8 +45,10 @@ from hawks_deap._util.workers import (
     default_threads_per_worker,
     quiet_worker,
 )
+from hawks_deap.evaluation import _compiled
 
-__all__ = ["POOL_MIN_WORK", "EvaluateTask", "ProblemPool", "serial_reason"]
+__all__ = ["POOL_MIN_WORK", "POOL_MIN_WORK_C2D", "EvaluateTask", "ProblemPool",
+           "serial_reason"]
 
 #: Start method used when none is given (None: the platform's default).
 DEFAULT_START_METHOD: str | None = None
@@ -66,6 +68,13 @@ DEFAULT_START_METHOD: str | None = None
 #: N=10,000, K=20, D=2 (2,200,000) 1.17x, N=7,000, K=10, D=20 (2,200,000) 1.11x,
 #: N=20,000, K=20, D=2 (4,400,000) 1.09x and 1.27x (two runs); every seed faster.
 POOL_MIN_WORK = 2_000_000
+
+#: `POOL_MIN_WORK` for two-dimensional problems where the C kernels are built
+#: (`hawks_deap.evaluation._compiled.native`): their evaluations cost less per unit of
+#: work and keep no cache, so a pool pays from more work. Idle, with them (wall time,
+#: serial against a forced pool, 3 seeds; BENCHMARKS.md, "The overlap and silhouette
+#: kernels in C"): N=10,000, K=20 (2,200,000) 0.94x, N=20,000, K=20 (4,400,000) 1.40x.
+POOL_MIN_WORK_C2D = 4_000_000
 
 
 #: Work of one evaluation, N x (K + D), from which an Index-mode pool sends evaluations one
@@ -100,7 +109,8 @@ def serial_reason(problem: Any, population_size: int) -> str | None:
     Problems with ``parallel_by_default`` (Versus: clustering calls) always may; so may a
     problem whose layout does not give N and D (its cost is unknown). An Index-mode run
     whose work per generation, ``population_size x N x (K + D)``, is below
-    `POOL_MIN_WORK` gets a reason.
+    `POOL_MIN_WORK` (`POOL_MIN_WORK_C2D` in two dimensions with the C kernels) gets a
+    reason.
 
     Parameters
     ----------
@@ -120,12 +130,15 @@ def serial_reason(problem: Any, population_size: int) -> str | None:
     if each is None:
         return None
     work = population_size * each
-    if work >= POOL_MIN_WORK:
-        return None
     n_samples, n_dims = problem.layout.n_samples, problem.layout.n_dims
+    least, name = POOL_MIN_WORK, "POOL_MIN_WORK"
+    if n_dims == _compiled.GRID_DIMS and _compiled.native():
+        least, name = POOL_MIN_WORK_C2D, "POOL_MIN_WORK_C2D"
+    if work >= least:
+        return None
     return (f"P x N x (K + D) = {population_size} x {n_samples} x "
-            f"({problem.n_clusters} + {n_dims}) = {work:,} < {POOL_MIN_WORK:,} "
-            f"(POOL_MIN_WORK): evaluations this "
+            f"({problem.n_clusters} + {n_dims}) = {work:,} < {least:,} "
+            f"({name}): evaluations this "
             f"cheap run faster in one process than a pool's messages and split caches "
             f"allow, so the run evaluates serially (results never depend on n_jobs)")
 

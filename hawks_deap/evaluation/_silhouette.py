@@ -42,22 +42,29 @@ def silhouette_sq(store: GeneStore, keys: list[str], genes: list[GeneEntry]) -> 
     changed since are measured again, in one ``cdist`` call for all slots (every value
     is the same whichever path computed it). Small problems reduce the blocks together,
     large ones slot by slot (no N x K copy); the choice depends only on N and K. Where the C
-    kernels were built, at D = 2 and N K up to `store.tuning.slotwise_silhouette`, one
-    compiled pass gives every point's value instead (`_compiled.silhouette_points`), the
-    same bits, reduced as the numpy path reduces them (BENCHMARKS.md, "A compiled
-    silhouette in two dimensions").
+    kernels were built, at D = 2, one compiled pass gives every point's value instead
+    (`_compiled.silhouette_points`), the same bits, reduced as the numpy path reduces
+    them (whole, or slot by slot above `store.tuning.slotwise_silhouette`; BENCHMARKS.md,
+    "The overlap and silhouette kernels in C").
     """
     k = len(keys)
     centroids = np.stack([e.centroid for e in genes])
     scatter = np.array([e.scatter for e in genes])
     direct = store.layout.n_samples * k * store.layout.n_dims <= store.tuning.direct_silhouette
     slotwise = store.layout.n_samples * k > store.tuning.slotwise_silhouette
-    if store.layout.n_dims == 2 and not slotwise and _compiled.native():
-        # where the numpy path measures or reduces the whole K x N block at every call,
-        # one compiled pass does it (large N K keep the incremental blocks: measured)
+    if store.layout.n_dims == 2 and _compiled.native():
+        # one compiled pass over all N K: faster than the numpy blocks at every size
+        # measured, and it keeps no cache (a pool's workers would each fill their own)
         s = _compiled.silhouette_points(store.points(genes), store.offsets_arr, centroids,
                                         scatter, store.counts)
-        return float(s.mean())
+        if not slotwise:
+            return float(s.mean())
+        offs = store.offsets  # reduced as the slot-by-slot numpy path reduces: its bits
+        total = 0.0
+        for j in range(k):
+            if store.sizes[j] >= 2:
+                total += float(s[offs[j]:offs[j + 1]].sum())
+        return total / store.layout.n_samples
     if direct:
         # one K x N block from scratch is cheaper than the bookkeeping below
         d2 = cdist(centroids, store.points(genes), "sqeuclidean")
