@@ -118,6 +118,24 @@ def test_grid_pass_of_degenerate_data():
                                   overlap_flags(Y.astype(float), codes))
 
 
+def test_threads_evaluating_at_once_get_their_own_scratch():
+    """The kernels keep scratch arrays between calls, one set per thread: threads that
+    run them at once (they release the GIL) each get the values of a call alone."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    rng = np.random.default_rng(3)
+    cases = []
+    for i in range(24):
+        n = int(rng.integers(200, 3000))
+        X = rng.normal(size=(n, 2)) * rng.uniform(0.5, 3.0) + rng.integers(0, 3, (n, 1))
+        cases.append((X, rng.integers(0, 1 + i % 5, n)))
+    want = [overlap_flags(X, codes) for X, codes in cases]
+    with ThreadPoolExecutor(4) as ex:
+        for _ in range(3):
+            got = list(ex.map(lambda c: _compiled.grid_overlap_flags(*c), cases))
+            assert all(np.array_equal(g, w) for g, w in zip(got, want))
+
+
 def test_the_extension_checks_its_buffers():
     """Called directly with wrong sizes, the kernels refuse instead of reading past."""
     X, codes, out = np.zeros((4, 2)), np.zeros(4, dtype=np.int64), np.zeros(4, dtype=bool)
@@ -125,8 +143,7 @@ def test_the_extension_checks_its_buffers():
         _native.grid_flags(X, codes, out, 5, 2)
     with pytest.raises(ValueError, match="offs: not non-decreasing"):
         _native.silhouette_2d(X, np.array([0, 3, 2], dtype=np.int64), np.zeros((2, 2)),
-                              np.ones(2), np.ones(2), np.ones(2), np.empty(4), np.empty(4),
-                              4, 2)
+                              np.ones(2), np.ones(2), np.ones(2), np.empty(4), 4, 2)
     with pytest.raises(TypeError):
         _native.grid_flags(X, codes, b"read-only out", 4, 2)
 

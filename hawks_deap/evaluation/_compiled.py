@@ -283,5 +283,5 @@ def silhouette_points(X: np.ndarray, offs: np.ndarray, centroids: np.ndarray,
     _state["native"].silhouette_2d(
         X, np.ascontiguousarray(offs, dtype=np.int64),
         np.ascontiguousarray(centroids, dtype=np.float64), scatter / counts, scatter, counts,
-        np.empty(n), out, n, k)
+        out, n, k)
     return out

@@ -39,6 +39,35 @@ static inline double fmax2(double a, double b) { return b > a ? b : a; }
 static inline Py_ssize_t imax2(Py_ssize_t a, Py_ssize_t b) { return b > a ? b : a; }
 static inline Py_ssize_t imin2(Py_ssize_t a, Py_ssize_t b) { return b < a ? b : a; }
 
+/* Scratch arrays kept per thread between calls, grown as needed: a fresh allocation of a
+ * few MB per evaluation came from mmap and cost its page faults every time (at N =
+ * 100,000 the grid pass took 1.25x as long; BENCHMARKS.md, "The overlap and silhouette
+ * kernels in C"). Per thread, so that threads evaluating at once never share one; a
+ * thread keeps what its largest call needed (about 50 bytes a point) until it ends. */
+#if defined(_MSC_VER)
+#define THREAD_LOCAL __declspec(thread)
+#else
+#define THREAD_LOCAL _Thread_local
+#endif
+enum { S_CELLS, S_ORDER, S_T, S_LAB, S_START, S_PURE, S_B, N_SCRATCH };
+static THREAD_LOCAL void *scratch_ptr[N_SCRATCH];
+static THREAD_LOCAL size_t scratch_len[N_SCRATCH];
+
+/* Scratch slot `slot` of at least `bytes` bytes (its contents undefined); NULL if out of
+ * memory. */
+static void *scratch(int slot, size_t bytes)
+{
+    if (bytes > scratch_len[slot]) {
+        size_t grown = bytes + bytes / 4; /* room for the next, slightly larger call */
+        void *p = PyMem_RawRealloc(scratch_ptr[slot], grown);
+        if (p == NULL)
+            return NULL;
+        scratch_ptr[slot] = p;
+        scratch_len[slot] = grown;
+    }
+    return scratch_ptr[slot];
+}
+
 typedef struct {
     Py_ssize_t a0, a1;
     double lo0, lo1, h, margin;
@@ -120,10 +149,10 @@ static int grid_cells(const double *X, Py_ssize_t n, Py_ssize_t dims, const Fram
             nx = imax2(nx, g->cx[i] + 1);
             ny = imax2(ny, g->cy[i] + 1);
         }
-        PyMem_RawFree(g->start);
-        g->start = PyMem_RawCalloc((size_t)(nx * ny + 1), sizeof(Py_ssize_t));
+        g->start = scratch(S_START, (size_t)(nx * ny + 1) * sizeof(Py_ssize_t));
         if (g->start == NULL)
             return -1;
+        memset(g->start, 0, (size_t)(nx * ny + 1) * sizeof(Py_ssize_t));
         for (Py_ssize_t i = 0; i < n; i++)
             g->start[g->cx[i] * ny + g->cy[i] + 1] += 1;
         Py_ssize_t occupied = 0;
@@ -298,17 +327,17 @@ static int grid_flags(const double *X, Py_ssize_t n, Py_ssize_t dims, const int6
     Py_ssize_t *order = NULL, *pure = NULL;
     double *T = NULL;
     int64_t *lab = NULL;
-    g.cx = PyMem_RawMalloc(2 * n * sizeof(Py_ssize_t));
-    order = PyMem_RawMalloc(n * sizeof(Py_ssize_t));
-    T = PyMem_RawMalloc(n * dims * sizeof(double));
-    lab = PyMem_RawMalloc(n * sizeof(int64_t));
+    g.cx = scratch(S_CELLS, 2 * n * sizeof(Py_ssize_t));
+    order = scratch(S_ORDER, n * sizeof(Py_ssize_t));
+    T = scratch(S_T, n * dims * sizeof(double));
+    lab = scratch(S_LAB, n * sizeof(int64_t));
     if (g.cx == NULL || order == NULL || T == NULL || lab == NULL)
         goto done;
     g.cy = g.cx + n;
     if (grid_cells(X, n, dims, &f, &g) < 0)
         goto done;
     const Py_ssize_t cells = g.nx * g.ny;
-    pure = PyMem_RawMalloc(cells * sizeof(Py_ssize_t));
+    pure = scratch(S_PURE, cells * sizeof(Py_ssize_t));
     if (pure == NULL)
         goto done;
     memcpy(pure, g.start, cells * sizeof(Py_ssize_t)); /* each cell's next free row */
@@ -342,12 +371,6 @@ static int grid_flags(const double *X, Py_ssize_t n, Py_ssize_t dims, const int6
     }
     rc = 0;
 done:
-    PyMem_RawFree(g.cx);
-    PyMem_RawFree(g.start);
-    PyMem_RawFree(pure);
-    PyMem_RawFree(order);
-    PyMem_RawFree(T);
-    PyMem_RawFree(lab);
     return rc;
 }
 
@@ -363,7 +386,7 @@ static inline double sq2(const double *X, Py_ssize_t i, double c0, double c1)
  * Slot m holds rows offs[m]:offs[m + 1] of X. b(i) = min_{m != own} (d_m(i) + spread[m]),
  * a(i) = (d_own(i) n_own + scatter[own]) / (n_own - 1), s(i) = (b - a) / max(a, b), 0
  * where that maximum is not positive or the point is alone in its slot: each the
- * operation of the numpy path in its order. b is a scratch array of n. */
+ * operation of the numpy path in its order. b: scratch for n values. */
 static void silhouette_2d(const double *X, Py_ssize_t n, const int64_t *offs, Py_ssize_t k,
                           const double *centroids, const double *spread,
                           const double *scatter, const double *counts, double *b,
@@ -443,25 +466,24 @@ done:
 }
 
 PyDoc_STRVAR(py_silhouette_2d_doc,
-"silhouette_2d(X, offs, centroids, spread, scatter, counts, scratch, out, n, k)\n\n"
+"silhouette_2d(X, offs, centroids, spread, scatter, counts, out, n, k)\n\n"
 "Per-point squared-Euclidean silhouette of the n rows of X (float64, n x 2) into out\n"
 "(float64, n); slot m holds rows offs[m]:offs[m + 1] (int64, k + 1), with centroid\n"
-"centroids[m], spread, scatter and counts (float64, k each); scratch: float64, n.");
+"centroids[m], spread, scatter and counts (float64, k each).");
 
 static PyObject *py_silhouette_2d(PyObject *self, PyObject *args)
 {
-    Py_buffer X, offs, centroids, spread, scatter, counts, scratch, out;
+    Py_buffer X, offs, centroids, spread, scatter, counts, out;
     Py_ssize_t n, k;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*w*w*nn", &X, &offs, &centroids, &spread,
-                          &scatter, &counts, &scratch, &out, &n, &k))
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*w*nn", &X, &offs, &centroids, &spread,
+                          &scatter, &counts, &out, &n, &k))
         return NULL;
     PyObject *result = NULL;
     if (n < 0 || k < 0 || check_size(&X, 2 * n, 8, "X") < 0 ||
         check_size(&offs, k + 1, 8, "offs") < 0 ||
         check_size(&centroids, 2 * k, 8, "centroids") < 0 ||
         check_size(&spread, k, 8, "spread") < 0 || check_size(&scatter, k, 8, "scatter") < 0 ||
-        check_size(&counts, k, 8, "counts") < 0 || check_size(&scratch, n, 8, "scratch") < 0 ||
-        check_size(&out, n, 8, "out") < 0)
+        check_size(&counts, k, 8, "counts") < 0 || check_size(&out, n, 8, "out") < 0)
         goto done;
     const int64_t *o = offs.buf;
     for (Py_ssize_t m = 0; m < k; m++) {
@@ -470,9 +492,14 @@ static PyObject *py_silhouette_2d(PyObject *self, PyObject *args)
             goto done;
         }
     }
+    double *b = scratch(S_B, (size_t)(n > 0 ? n : 1) * sizeof(double));
+    if (b == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
     Py_BEGIN_ALLOW_THREADS
-    silhouette_2d(X.buf, n, o, k, centroids.buf, spread.buf, scatter.buf, counts.buf,
-                  scratch.buf, out.buf);
+    silhouette_2d(X.buf, n, o, k, centroids.buf, spread.buf, scatter.buf, counts.buf, b,
+                  out.buf);
     Py_END_ALLOW_THREADS
     result = Py_NewRef(Py_None);
 done:
@@ -482,7 +509,6 @@ done:
     PyBuffer_Release(&spread);
     PyBuffer_Release(&scatter);
     PyBuffer_Release(&counts);
-    PyBuffer_Release(&scratch);
     PyBuffer_Release(&out);
     return result;
 }
