@@ -285,8 +285,9 @@ def test_serial_reason_by_hand():
     big.prepare(np.random.default_rng(0))
     assert serial_reason(big, 10) is None  # 22,000,000: the scale config
     # measured faster with a pool (BENCHMARKS, "Where the pool starts to pay"), and c not
-    for n, k, d, pooled in [(10_000, 20, 2, not c2d), (20_000, 20, 2, True),
-                            (7_000, 10, 20, True), (2_000, 30, 50, False)]:
+    for n, k, d, pooled in [(10_000, 20, 2, not c2d), (20_000, 20, 2, not c2d),
+                            (50_000, 20, 2, True), (7_000, 10, 20, True),
+                            (2_000, 30, 50, False)]:
         problem = hd.IndexProblem(n, k, d, target=0.5)
         problem.prepare(np.random.default_rng(0))
         assert (serial_reason(problem, 10) is None) is pooled, (n, k, d)

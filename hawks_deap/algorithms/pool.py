@@ -71,10 +71,11 @@ POOL_MIN_WORK = 2_000_000
 
 #: `POOL_MIN_WORK` for two-dimensional problems where the C kernels are built
 #: (`hawks_deap.evaluation._compiled.native`): their evaluations cost less per unit of
-#: work and keep no cache, so a pool pays from more work. Idle, with them (wall time,
-#: serial against a forced pool, 3 seeds; BENCHMARKS.md, "The overlap and silhouette
-#: kernels in C"): N=10,000, K=20 (2,200,000) 0.94x, N=20,000, K=20 (4,400,000) 1.40x.
-POOL_MIN_WORK_C2D = 4_000_000
+#: work and keep no cache, so a pool pays from more work. Idle, with them (wall time, a
+#: forced pool against serial, 3 seeds; BENCHMARKS.md, "The overlap and silhouette
+#: kernels in C"): N=10,000, K=20 (2,200,000) 0.67x, N=20,000, K=20 (4,400,000) 0.98x,
+#: N=50,000, K=20 (11,000,000) 1.46x.
+POOL_MIN_WORK_C2D = 8_000_000
 
 
 #: Work of one evaluation, N x (K + D), from which an Index-mode pool sends evaluations one
