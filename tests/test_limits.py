@@ -166,7 +166,7 @@ def test_population_size_flag_refused_up_front(tmp_path, capsys, memory_of_16_gb
     line = one_line(err)
     assert line.startswith("hawks-deap generate: error: argument --population-size: a "
                            "population of 1000000000000 individuals")
-    assert "needs at least 1.37 PB, more than this machine's memory (16 GB)" in line
+    assert "needs at least 1.35 PB, more than this machine's memory (16 GB)" in line
 
 
 def test_population_size_subprocess(tmp_path):
@@ -246,8 +246,8 @@ def test_population_bound_is_a_lower_bound():
         population = toolbox.population(n=500)
         held = tracemalloc.get_traced_memory()[0] / len(population)
         tracemalloc.stop()
-        assert _memory.population_bytes(1, k, d) <= held <= 1.3 * _memory.population_bytes(
-            1, k, d)  # (Python 3.10's objects are the smallest: its 1.00-1.21)
+        assert _memory.population_bytes(1, k, d) <= held <= 1.35 * _memory.population_bytes(
+            1, k, d)  # (Python 3.10's objects are the smallest: its 1.01-1.25)
 
 
 # --------------------------------------------------------------------------- 16: one line
