@@ -4,9 +4,8 @@ Two kinds, for two costs of loading:
 
 - **C** (`_native.c`, built at install where a C compiler is found): at D = 2, one pass
   over the whole dataset per evaluation gives every point's overlap flag
-  (`grid_overlap_flags`, which replaces the cached pairs of genes), and, where the numpy
-  path measures the whole K x N block of distances to the centroids at every call, every
-  point's squared-Euclidean silhouette (`silhouette_points`). The extension imports in
+  (`grid_overlap_flags`, which replaces the cached pairs of genes), and every point's
+  squared-Euclidean silhouette at any size (`silhouette_points`). The extension imports in
   about a millisecond, so every D = 2 evaluation uses it, from a run's first.
 - **numba** (the ``fast`` extra): sweeps for the pairs of genes at D <= 8, the capture
   test (`sweep_hits`) and the own-cluster thresholds (`own_nn_sweep`). Importing numba and

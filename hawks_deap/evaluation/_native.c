@@ -172,7 +172,7 @@ static int grid_cells(const double *X, Py_ssize_t n, Py_ssize_t dims, const Fram
 
 /* Rows k0:k1 of T into the smallest positive s from q to its own cluster (li) and to
  * the others. Without branches on the labels (they alternate unpredictably); dims is a
- * constant where inlined from SCAN_RINGS below, so the sum unrolls. */
+ * constant (two) where grid_flags inlines cell_flags with it, so the sum unrolls. */
 static inline void scan_rows(const double *T, const int64_t *lab, Py_ssize_t dims,
                              Py_ssize_t k0, Py_ssize_t k1, const double *q, int64_t li,
                              double *own, double *oth)
