@@ -562,3 +562,57 @@ def test_thread_limits_are_reentrant_and_restore():
             assert all(n == 1 for n in threads("blas"))
             assert threads("openmp") == before["openmp"]
         assert {api: threads(api) for api in ("blas", "openmp")} == before
+
+
+def _brute_hits(X, rows, cols, o_r, oc, seg, n_seg):
+    s = cdist(X[rows], X[cols], "sqeuclidean")  # sequential sums: the exact s
+    rows_hit = np.zeros((rows.size, n_seg), dtype=bool)
+    within = (s > 0) & (s <= o_r[:, None])
+    for t in range(n_seg):
+        rows_hit[:, t] = within[:, seg == t].any(axis=1)
+    cols_hit = ((s > 0) & (s <= oc[None, :])).any(axis=0)
+    return rows_hit, cols_hit
+
+
+@settings(max_examples=120, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), d=st.sampled_from([3, 9, 16, 50]),
+       kind=st.sampled_from(["normal", "grid", "far", "tiny", "huge", "mixed"]),
+       test_rows=st.booleans())
+def test_dense_hits_equal_brute_force(seed, d, kind, test_rows):
+    """The matrix-product filter (single precision where it is safe, `dense_operands`)
+    never loses a capture: thresholds set to exact distances (s == o), duplicates
+    (s == 0), data far from the origin, tiny or too large for single precision."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 120))
+    X = rng.normal(size=(n, d))
+    if kind == "grid":
+        X = rng.integers(0, 3, size=(n, d)).astype(float)
+    elif kind == "far":
+        X = X * 1e-3 + rng.uniform(-1e6, 1e6, size=d)
+    elif kind == "tiny":
+        X *= 1e-30
+    elif kind == "huge":
+        X *= 1e20  # squares overflow single precision: double operands
+    elif kind == "mixed":
+        X[rng.random(n) < 0.3] *= 1e4
+    Q, qn = _kernels.dense_operands(X)
+    assert Q.dtype == (np.float64 if kind == "huge" else np.float32)
+    perm = rng.permutation(n)
+    a = int(rng.integers(1, n))
+    rows, cols = np.sort(perm[:a]), perm[a:]
+    if cols.size == 0:
+        return
+    n_seg = int(rng.integers(1, 4))
+    seg = np.sort(rng.integers(0, n_seg, size=cols.size))
+    s = cdist(X, X, "sqeuclidean")
+    # thresholds: the exact distance to a random point (ties with s), scaled, or inf
+    o = s[np.arange(n), rng.integers(0, n, size=n)] * rng.choice([1.0, 1.0, 0.5, 2.0], size=n)
+    o[rng.random(n) < 0.05] = np.inf
+    expected = _brute_hits(X, rows, cols, o[rows], o[cols], seg, n_seg)
+    got = _kernels.dense_hits(Q, qn, X, rows, cols, o[rows] if test_rows else None, o[cols],
+                              seg, n_seg)
+    if test_rows:
+        np.testing.assert_array_equal(got[0], expected[0])
+    else:
+        assert not got[0].any()
+    np.testing.assert_array_equal(got[1], expected[1])

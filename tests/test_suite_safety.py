@@ -354,7 +354,7 @@ def test_workers_die_with_a_killed_suite_and_write_nothing_after(tmp_path, backe
     """
     if backend == "dask":
         pytest.importorskip("dask.distributed")
-    grid = write_grid(tmp_path, generations=2000, n_samples=200)  # runs of minutes
+    grid = write_grid(tmp_path, generations=20_000, n_samples=200)  # runs of ~20 s
     out = tmp_path / "s"
     err = (tmp_path / "stderr.txt").open("w")
     proc = subprocess.Popen([sys.executable, "-m", "hawks_deap.cli", "suite", str(grid),

@@ -260,10 +260,9 @@ class GeneEntry:
     Centroid ``mu + c0``, scatter and radius come from the shape (translation leaves
     them unchanged, up to rounding far below the margins of the bounds using them);
     ``maxabs`` and ``maxnorm`` are upper bounds on the points' coordinates and norms.
-    The squared norms of the points are measured on first use (matrix-product paths).
     """
 
-    __slots__ = ("points", "mean", "centroid", "scatter", "maxabs", "radius", "_sqnorm",
+    __slots__ = ("points", "mean", "centroid", "scatter", "maxabs", "radius",
                  "maxnorm", "own_nn", "own_reach", "own_max", "ctx_keys", "ctx_d2", "own_d2")
 
     def __init__(self, mean: np.ndarray, shape: Shape) -> None:
@@ -278,7 +277,6 @@ class GeneEntry:
         grow = 1.0 + 4.0 * EPS
         self.maxabs = (float(np.abs(mean).max()) + shape.maxabs) * grow
         self.maxnorm = (float(np.sqrt(mean @ mean)) + shape.maxnorm) * grow
-        self._sqnorm: np.ndarray | None = None
         self.own_nn: np.ndarray | None = None
         self.own_reach: np.ndarray | None = None  # sqrt(o) with margins, for the overlap
         self.own_max = math.inf
@@ -287,16 +285,8 @@ class GeneEntry:
         self.own_d2: np.ndarray | None = None
 
     @property
-    def sqnorm(self) -> np.ndarray:
-        """Squared norms ``|x|^2`` of the points (measured once)."""
-        if self._sqnorm is None:
-            self._sqnorm = np.einsum("ij,ij->i", self.points, self.points)
-        return self._sqnorm
-
-    @property
     def nbytes(self) -> int:
-        # the squared norms are charged up front, measured or not
-        size = self.points.nbytes + 8 * self.points.shape[0] + 4 * self.centroid.nbytes
+        size = self.points.nbytes + 4 * self.centroid.nbytes
         if self.own_nn is not None and self.own_reach is not None:  # set together
             size += self.own_nn.nbytes + self.own_reach.nbytes
         if self.ctx_d2 is not None and self.own_d2 is not None:  # set together

@@ -5,8 +5,11 @@ Two kinds, for two costs of loading:
 - **C** (`_native.c`, built at install where a C compiler is found): at D = 2, one pass
   over the whole dataset per evaluation gives every point's overlap flag
   (`grid_overlap_flags`, which replaces the cached pairs of genes), and every point's
-  squared-Euclidean silhouette at any size (`silhouette_points`). The extension imports in
-  about a millisecond, so every D = 2 evaluation uses it, from a run's first.
+  squared-Euclidean silhouette at any size (`silhouette_points`). Above two dimensions,
+  the overlap pairs' matrix-product filter runs in single precision (`operands32`) and
+  one pass over each of its blocks tests the candidates exactly (`dense_scan`). The
+  extension imports in about a millisecond, so every evaluation uses it, from a run's
+  first.
 - **numba** (the ``fast`` extra): sweeps for the pairs of genes at D <= 8, the capture
   test (`sweep_hits`) and the own-cluster thresholds (`own_nn_sweep`). Importing numba and
   loading its cached code costs about 0.4-0.5 s of CPU per process, about what the
@@ -45,9 +48,9 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["GRID_DIMS", "PLAN_WORK", "SWITCH_WORK", "available", "grid_overlap_flags",
-           "native", "own_nn_sweep", "plan", "set_compiled", "silhouette_points",
-           "sweep_hits"]
+__all__ = ["GRID_DIMS", "PLAN_WORK", "SWITCH_WORK", "available", "dense_scan",
+           "grid_overlap_flags", "native", "operands32", "own_nn_sweep", "plan", "set_compiled",
+           "silhouette_points", "sweep_hits"]
 
 ENV = "HAWKS_DEAP_COMPILED"
 
@@ -284,3 +287,41 @@ def silhouette_points(X: np.ndarray, offs: np.ndarray, centroids: np.ndarray,
         np.ascontiguousarray(centroids, dtype=np.float64), scatter / counts, scatter, counts,
         out, n, k)
     return out
+
+
+def operands32(X: np.ndarray, centre: np.ndarray, Q: np.ndarray, qn: np.ndarray) -> float:
+    """``Q = float32(X - centre)``, ``qn = |X - centre|^2``; returns the largest ``|X - centre|``.
+
+    inf where a value is not finite (Q is then meaningless). Requires `native`.
+    """
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    n, dims = X.shape
+    return _state["native"].operands32(X, np.ascontiguousarray(centre, dtype=np.float64), Q,
+                                       qn, n, dims)
+
+
+def dense_scan(G: np.ndarray, nr: np.ndarray, nc: np.ndarray, lim_r: np.ndarray | None,
+               lim_c: np.ndarray, X: np.ndarray, rows: np.ndarray, cols: np.ndarray,
+               o_r: np.ndarray | None, oc: np.ndarray, seg: np.ndarray,
+               rows_hit: np.ndarray, cols_hit: np.ndarray) -> None:
+    """The exact test of the candidates of a single-precision filtering block G, compiled.
+
+    Candidate (i, l): ``nr[i] + nc[l] - 2 G[i, l]`` at most ``lim_r[i]`` or ``lim_c[l]``;
+    then ``0 < s <= o_r[i]`` sets ``rows_hit[i, seg[l]]`` and ``0 < s <= oc[l]`` sets
+    ``cols_hit[l]``, with s the exact squared distance of ``X[rows[i]]`` and
+    ``X[cols[l]]`` (`hawks_deap.evaluation._kernels.dense_hits`, `_native.c`). ``lim_r``
+    None: the rows are not tested. Requires `native`.
+    """
+    a, b = G.shape
+    test_rows = lim_r is not None and o_r is not None
+    f64 = np.float64
+    empty = np.zeros(0)
+    _state["native"].dense_scan(
+        np.ascontiguousarray(G, dtype=np.float32), np.ascontiguousarray(nr, dtype=f64),
+        np.ascontiguousarray(nc, dtype=f64),
+        np.ascontiguousarray(lim_r, dtype=f64) if test_rows else empty,
+        np.ascontiguousarray(lim_c, dtype=f64), np.ascontiguousarray(X, dtype=f64),
+        np.ascontiguousarray(rows, dtype=np.int64), np.ascontiguousarray(cols, dtype=np.int64),
+        np.ascontiguousarray(o_r, dtype=f64) if test_rows else empty,
+        np.ascontiguousarray(oc, dtype=f64), np.ascontiguousarray(seg, dtype=np.int64),
+        rows_hit, cols_hit, a, b, X.shape[0], X.shape[1], rows_hit.shape[1], test_rows)

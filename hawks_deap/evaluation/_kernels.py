@@ -18,6 +18,8 @@ import numpy as np
 from scipy.spatial import cKDTree
 from scipy.spatial.distance import cdist
 
+from hawks_deap.evaluation import _compiled
+
 #: Elements of a distance block held at once (16 MiB).
 BLOCK_ELEMENTS = 1 << 21
 
@@ -26,6 +28,8 @@ BLOCK_ELEMENTS = 1 << 21
 SUM_BLOCK = 1 << 15
 
 EPS = float(np.finfo(float).eps)
+EPS32 = float(np.finfo(np.float32).eps)
+SINGLE_MAX = float(np.finfo(np.float32).max)
 
 #: Relative margin on distances given by a KD-tree (its rounding is ~D eps).
 REL = 1e-9
@@ -234,19 +238,23 @@ def nearest_two_dense(P: np.ndarray, small_cluster: int = SMALL_CLUSTER
     return nearest, np.sqrt(a2), np.sqrt(np.maximum(b2, 0.0)), valid
 
 
-def dense_hits(Pr: np.ndarray, nr: np.ndarray, o_r: np.ndarray | None, Pc: np.ndarray,
-                nc: np.ndarray, oc: np.ndarray, seg: np.ndarray,
-                n_seg: int) -> tuple[np.ndarray, np.ndarray]:
+def dense_hits(Q: np.ndarray, qn: np.ndarray, X: np.ndarray, rows: np.ndarray,
+               cols: np.ndarray, o_r: np.ndarray | None, oc: np.ndarray, seg: np.ndarray,
+               n_seg: int) -> tuple[np.ndarray, np.ndarray]:
     """Captures between row points and column points of other clusters, exactly.
 
     Parameters
     ----------
-    Pr, nr, o_r : arrays (a, D), (a,), (a,)
-        Points of one cluster, their squared norms ``|x|^2`` and their own-cluster
-        thresholds ``o``; ``o_r=None`` when the rows are known not to be capturable
-        (only the columns are tested).
-    Pc, nc, oc : arrays (b, D), (b,), (b,)
-        Points of other clusters (concatenated), squared norms and own thresholds.
+    Q, qn, X : arrays (n, D), (n,), (n, D)
+        The filter's operands of the points and their squared norms (`dense_operands`),
+        and the points themselves.
+    rows, cols : int arrays (a,), (b,)
+        The row points (one cluster) and column points (other clusters, concatenated).
+    o_r : array (a,) or None
+        The rows' own-cluster thresholds ``o``; None when the rows are known not to be
+        capturable (only the columns are tested).
+    oc : array (b,)
+        The columns' own thresholds.
     seg : int array (b,)
         Partner number (0..n_seg-1) of each column.
 
@@ -259,38 +267,56 @@ def dense_hits(Pr: np.ndarray, nr: np.ndarray, o_r: np.ndarray | None, Pc: np.nd
 
     Notes
     -----
-    Candidates pass ``A_il <= o + T`` with ``A_il = |x_i|^2 + |y_l|^2 - 2 x_i.y_l`` (one
-    matrix product per block of rows) and ``T`` its rounding bound (`dense_tol`), a
-    superset of the exact condition; each candidate is re-measured with the sequential
-    arithmetic. One product serves both directions.
+    Candidates pass ``A_il <= lim`` with ``A_il = |x_i|^2 + |y_l|^2 - 2 x_i.y_l`` (one
+    matrix product per block of rows, in the operands' precision) and ``lim`` its
+    rounding bound (`dense_limits`), a superset of the exact condition; each candidate is
+    re-measured with the sequential arithmetic on X. One product serves both directions.
     """
-    a, d = Pr.shape
-    b = Pc.shape[0]
+    a, b = rows.shape[0], cols.shape[0]
+    d = X.shape[1]
     rows_hit = np.zeros((a, n_seg), dtype=bool)
     cols_hit = np.zeros(b, dtype=bool)
     if a == 0 or b == 0:
         return rows_hit, cols_hit
-    c = dense_tol(d)
-    lim_c = oc + c * (nc + nr.max())
-    lim_r = None if o_r is None else o_r + c * (nr + nc.max())
+    Qr, Qc = Q[rows], Q[cols]
+    nr, nc = qn[rows], qn[cols]
+    single = Q.dtype == np.float32
+    if single and _compiled.native():
+        # one compiled pass over each block: candidates and their exact test
+        lim_c = dense_limits(oc, nc, float(nr.max()), d, True)
+        lim_r = None if o_r is None else dense_limits(o_r, nr, float(nc.max()), d, True)
+        step = max(1, BLOCK_ELEMENTS // b)
+        for start in range(0, a, step):
+            stop = min(a, start + step)
+            _compiled.dense_scan(Qr[start:stop] @ Qc.T, nr[start:stop], nc,
+                                 None if lim_r is None else lim_r[start:stop], lim_c, X,
+                                 rows[start:stop], cols, None if o_r is None
+                                 else o_r[start:stop], oc, seg,
+                                 rows_hit[start:stop], cols_hit)
+        return rows_hit, cols_hit
+    lim_c = round_up(dense_limits(oc, nc, float(nr.max()), d, single), Q.dtype)
+    # rows: |x|^2 + (|y|^2 - 2 x.y) <= lim_r  <=>  block <= lim_r - |x|^2
+    lim_r = None if o_r is None else round_up(
+        dense_limits(o_r, nr, float(nc.max()), d, single) - nr, Q.dtype)
+    # (the norms' rounding to single precision is within the limits' margin)
+    nc_q, nr_q = nc.astype(Q.dtype), nr.astype(Q.dtype)
     step = max(1, BLOCK_ELEMENTS // b)
     for start in range(0, a, step):
         stop = min(a, start + step)
-        block = (-2.0 * Pr[start:stop]) @ Pc.T
-        block += nc[None, :]
+        block = (-2.0 * Qr[start:stop]) @ Qc.T
+        block += nc_q[None, :]
         if lim_r is not None:
-            # rows: |x|^2 + (|y|^2 - 2 x.y) <= lim_r  <=>  block <= lim_r - |x|^2
-            mask = block <= (lim_r[start:stop] - nr[start:stop])[:, None]
-            block += nr[start:stop, None]
+            mask = block <= lim_r[start:stop, None]
+            block += nr_q[start:stop, None]
             mask |= block <= lim_c[None, :]
         else:
-            block += nr[start:stop, None]
+            block += nr_q[start:stop, None]
             mask = block <= lim_c[None, :]
         ii, ll = nonzero2(mask)
         if ii.size == 0:
             continue
         gi = ii + start
-        s = sqdist_rows(Pr[gi], Pc[ll])
+        s = sqdist_rows(X[rows[gi]], X[cols[ll]])
         positive = s > 0.0
         if o_r is not None:
             rh = positive & (s <= o_r[gi])
@@ -298,6 +324,70 @@ def dense_hits(Pr: np.ndarray, nr: np.ndarray, o_r: np.ndarray | None, Pc: np.nd
         ch = positive & (s <= oc[ll])
         cols_hit[ll[ch]] = True
     return rows_hit, cols_hit
+
+
+#: Relative margin on the threshold ``o`` of a single-precision filter (`dense_operands`).
+REL32 = 2.0**-11
+
+#: Absolute margin of a single-precision filter: the underflow of its operations.
+TINY32 = 2.0**-140
+
+
+def dense_operands(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Operands of `dense_hits`'s filtering products for the points X: ``(Q, |Q|^2)``.
+
+    Single precision (the product costs half as much, and so does every pass over its
+    block) on coordinates centred on X's mean, with their squared norms in double
+    precision; X itself, in double, where its centred coordinates are not all finite or
+    are so large that a single-precision product could overflow. The filter's rounding
+    bound for either kind is `dense_limits`; the decisions are always taken on X.
+    """
+    n, n_dims = X.shape
+    centre = X.mean(axis=0) if n else np.zeros(n_dims)
+    if _compiled.native():
+        Q = np.empty((n, n_dims), dtype=np.float32)
+        qn = np.empty(n)
+        scale = _compiled.operands32(X, centre, Q, qn)
+    else:
+        Xc = X - centre
+        scale = float(np.abs(Xc).max()) if Xc.size else 0.0
+        Q, qn = (Xc.astype(np.float32), np.einsum("ij,ij->i", Xc, Xc)) \
+            if np.isfinite(scale) else (X, X)
+    if math.isfinite(scale) and scale * scale * 8.0 * (n_dims + 3) < SINGLE_MAX:
+        return Q, qn
+    return X, np.einsum("ij,ij->i", X, X)
+
+
+def dense_limits(o: np.ndarray, n: np.ndarray, n_other: float, n_dims: int,
+                 single: bool) -> np.ndarray:
+    """Upper bounds on the filter's ``A = |x|^2 + |y|^2 - 2 x.y`` where ``s <= o``.
+
+    For points of squared norms ``n`` against points of squared norms at most
+    ``n_other`` (both in the operands' coordinates), operands in single precision or not.
+    Double precision: ``o + c (n + n_other)`` with ``c`` from `dense_tol`. Single
+    precision, where the operands are ``fl32(x - m)``: ``r = ||x - y||`` and ``r' =
+    ||x' - y'||`` of the rounded operands differ by at most ``d = u (|x - m| + |y - m|)``
+    (``u = 2^-24``, plus subnormal spacing), so ``r'^2 <= r^2 (1 + t) + d^2 (1 + 1/t)``
+    for any ``t > 0`` (``t = 2^-12``: ``4097 d^2`` is below ``1e-10 (n + n_other)``); the
+    single-precision norms, dot product and additions add ``(2D + 6) u (..)``, and ``r^2 <=
+    s (1 + (D + 2) eps)``. The limit ``o (1 + 2^-11) + (8D + 32) eps32 (n + n_other) +
+    (D + 8) 2^-140`` covers all of it with a factor above 4 on each term.
+    """
+    if not single:
+        return o + dense_tol(n_dims) * (n + n_other)
+    return (o * (1.0 + REL32) + (8.0 * n_dims + 32.0) * EPS32 * (n + n_other)
+            + (n_dims + 8) * TINY32)
+
+
+def round_up(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """``values`` in ``dtype``, each rounded to the nearest representable value not below it."""
+    out = values.astype(dtype)
+    if dtype == values.dtype:
+        return out
+    low = out < values
+    if low.any():
+        out[low] = np.nextafter(out[low], dtype.type(np.inf))
+    return out
 
 
 def abs_slack(n_dims: int, magnitude: float) -> float:

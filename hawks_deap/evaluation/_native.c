@@ -1,4 +1,6 @@
-/* The two-dimensional kernels of hawks_deap.evaluation._compiled, compiled at install.
+/* The C kernels of hawks_deap.evaluation._compiled, compiled at install: the whole
+ * overlap pass and the silhouette of two-dimensional runs, and, above two dimensions, the
+ * exact test of the candidates of the overlap pairs' single-precision filtering blocks.
  *
  * Why C and not numba here: these kernels run in every evaluation of a D = 2 run, which
  * `hawks-deap generate` is by default; a C extension imports in about a millisecond,
@@ -18,6 +20,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -421,6 +424,67 @@ static void silhouette_2d(const double *X, Py_ssize_t n, const int64_t *offs, Py
     }
 }
 
+/* ---- Above two dimensions: the exact test of the overlap pairs' filtering blocks. ---- */
+
+/* Single-precision operands of the filtering products (hawks_deap.evaluation._kernels,
+ * dense_operands): Q = (float)(X - c) and qn = |X - c|^2 in double (any summation order:
+ * the filter's margin covers it). Returns the largest |X - c|, or inf where a value is not
+ * finite (Q is then meaningless and the caller keeps double operands). */
+static double operands32(const double *X, Py_ssize_t n, Py_ssize_t dims, const double *c,
+                         float *Q, double *qn)
+{
+    double scale = 0.0;
+    int finite = 1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        double acc = 0.0;
+        for (Py_ssize_t d = 0; d < dims; d++) {
+            double v = X[i * dims + d] - c[d], av = fabs(v);
+            finite &= av <= DBL_MAX;
+            /* out of float's range the conversion is undefined: such operands are
+             * discarded by the caller anyway */
+            Q[i * dims + d] = av <= FLT_MAX ? (float)v : 0.0f;
+            acc += v * v;
+            scale = fmax2(scale, av);
+        }
+        qn[i] = acc;
+    }
+    return finite ? scale : INFINITY;
+}
+
+/* The exact test of the candidates of one filtering block (dense_hits).
+ *
+ * G (a x b, float) holds the products x_i.y_l of the single-precision operands, nr and nc
+ * their squared norms; candidate (i, l) when A = nr[i] + nc[l] - 2 G[i, l] is at most
+ * lim_r[i] (the row may be captured; lim_r NULL: rows are not tested) or lim_c[l] (the
+ * column may be): the limits bound A over every pair with s <= o (dense_limits). Each
+ * candidate is measured exactly, s(X[rows[i]], X[cols[l]]) summed in order, and
+ * 0 < s <= o_r[i] sets rows_hit[i, seg[l]], 0 < s <= o_c[l] sets cols_hit[l]. */
+static void dense_scan(const float *G, Py_ssize_t a, Py_ssize_t b, const double *nr,
+                       const double *nc, const double *lim_r, const double *lim_c,
+                       const double *X, Py_ssize_t dims, const int64_t *rows,
+                       const int64_t *cols, const double *o_r, const double *o_c,
+                       const int64_t *seg, Py_ssize_t n_seg, uint8_t *rows_hit,
+                       uint8_t *cols_hit)
+{
+    for (Py_ssize_t i = 0; i < a; i++) {
+        const float *g = G + i * b;
+        const double ni = nr[i], lr = lim_r != NULL ? lim_r[i] : -INFINITY;
+        const double *x = X + rows[i] * dims;
+        for (Py_ssize_t l = 0; l < b; l++) {
+            double A = (ni + nc[l]) - 2.0 * (double)g[l];
+            if (!(A <= lr) && !(A <= lim_c[l]))
+                continue;
+            double s = sq(X, cols[l], x, dims);
+            if (!(s > 0.0))
+                continue;
+            if (lim_r != NULL && s <= o_r[i])
+                rows_hit[i * n_seg + seg[l]] = 1;
+            if (s <= o_c[l])
+                cols_hit[l] = 1;
+        }
+    }
+}
+
 /* ---- Python bindings: shapes come as arguments, the buffers' sizes are checked. ---- */
 
 static int check_size(Py_buffer *buf, Py_ssize_t items, Py_ssize_t itemsize, const char *name)
@@ -513,15 +577,110 @@ done:
     return result;
 }
 
+PyDoc_STRVAR(py_operands32_doc,
+"operands32(X, c, Q, qn, n, dims) -> float\n\n"
+"Q = float32(X - c) (n x dims) and qn = |X - c|^2 (float64, n) for the n rows of X\n"
+"(float64, C order) and the centre c (float64, dims); returns the largest |X - c|, inf\n"
+"where a value is not finite (Q is then meaningless).");
+
+static PyObject *py_operands32(PyObject *self, PyObject *args)
+{
+    Py_buffer X, c, Q, qn;
+    Py_ssize_t n, dims;
+    if (!PyArg_ParseTuple(args, "y*y*w*w*nn", &X, &c, &Q, &qn, &n, &dims))
+        return NULL;
+    PyObject *result = NULL;
+    double scale = 0.0;
+    if (n < 0 || dims < 1 || check_size(&X, n * dims, 8, "X") < 0 ||
+        check_size(&c, dims, 8, "c") < 0 || check_size(&Q, n * dims, 4, "Q") < 0 ||
+        check_size(&qn, n, 8, "qn") < 0)
+        goto done;
+    Py_BEGIN_ALLOW_THREADS
+    scale = operands32(X.buf, n, dims, c.buf, Q.buf, qn.buf);
+    Py_END_ALLOW_THREADS
+    result = PyFloat_FromDouble(scale);
+done:
+    PyBuffer_Release(&X);
+    PyBuffer_Release(&c);
+    PyBuffer_Release(&Q);
+    PyBuffer_Release(&qn);
+    return result;
+}
+
+PyDoc_STRVAR(py_dense_scan_doc,
+"dense_scan(G, nr, nc, lim_r, lim_c, X, rows, cols, o_r, o_c, seg, rows_hit, cols_hit,\n"
+"           a, b, n, dims, n_seg, test_rows)\n\n"
+"The exact test of the candidates of a filtering block G (float32, a x b): see\n"
+"dense_scan in _native.c. X (float64, n x dims); rows, cols, seg (int64, a, b, b);\n"
+"nr, lim_r, o_r (float64, a); nc, lim_c, o_c (float64, b); rows_hit (bool, a x n_seg)\n"
+"and cols_hit (bool, b) are set, never cleared. test_rows false: lim_r and o_r unused.");
+
+static PyObject *py_dense_scan(PyObject *self, PyObject *args)
+{
+    Py_buffer G, nr, nc, lim_r, lim_c, X, rows, cols, o_r, o_c, seg, rows_hit, cols_hit;
+    Py_ssize_t a, b, n, dims, n_seg;
+    int test_rows;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*y*y*y*w*w*nnnnnp", &G, &nr, &nc, &lim_r,
+                          &lim_c, &X, &rows, &cols, &o_r, &o_c, &seg, &rows_hit, &cols_hit,
+                          &a, &b, &n, &dims, &n_seg, &test_rows))
+        return NULL;
+    PyObject *result = NULL;
+    if (a < 0 || b < 0 || n < 0 || dims < 1 || n_seg < 0 ||
+        check_size(&G, a * b, 4, "G") < 0 || check_size(&nr, a, 8, "nr") < 0 ||
+        check_size(&nc, b, 8, "nc") < 0 || check_size(&lim_c, b, 8, "lim_c") < 0 ||
+        check_size(&X, n * dims, 8, "X") < 0 || check_size(&rows, a, 8, "rows") < 0 ||
+        check_size(&cols, b, 8, "cols") < 0 || check_size(&o_c, b, 8, "o_c") < 0 ||
+        check_size(&seg, b, 8, "seg") < 0 || check_size(&cols_hit, b, 1, "cols_hit") < 0 ||
+        (test_rows && (check_size(&lim_r, a, 8, "lim_r") < 0 ||
+                       check_size(&o_r, a, 8, "o_r") < 0 ||
+                       check_size(&rows_hit, a * n_seg, 1, "rows_hit") < 0)))
+        goto done;
+    const int64_t *r = rows.buf, *cl = cols.buf, *sg = seg.buf;
+    for (Py_ssize_t i = 0; i < a; i++) {
+        if (r[i] < 0 || r[i] >= n) {
+            PyErr_SetString(PyExc_ValueError, "rows: an index outside [0, n)");
+            goto done;
+        }
+    }
+    for (Py_ssize_t l = 0; l < b; l++) {
+        if (cl[l] < 0 || cl[l] >= n || sg[l] < 0 || sg[l] >= n_seg) {
+            PyErr_SetString(PyExc_ValueError, "cols or seg: an index out of range");
+            goto done;
+        }
+    }
+    Py_BEGIN_ALLOW_THREADS
+    dense_scan(G.buf, a, b, nr.buf, nc.buf, test_rows ? lim_r.buf : NULL, lim_c.buf, X.buf,
+               dims, r, cl, o_r.buf, o_c.buf, sg, n_seg, rows_hit.buf, cols_hit.buf);
+    Py_END_ALLOW_THREADS
+    result = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&G);
+    PyBuffer_Release(&nr);
+    PyBuffer_Release(&nc);
+    PyBuffer_Release(&lim_r);
+    PyBuffer_Release(&lim_c);
+    PyBuffer_Release(&X);
+    PyBuffer_Release(&rows);
+    PyBuffer_Release(&cols);
+    PyBuffer_Release(&o_r);
+    PyBuffer_Release(&o_c);
+    PyBuffer_Release(&seg);
+    PyBuffer_Release(&rows_hit);
+    PyBuffer_Release(&cols_hit);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"grid_flags", py_grid_flags, METH_VARARGS, py_grid_flags_doc},
     {"silhouette_2d", py_silhouette_2d, METH_VARARGS, py_silhouette_2d_doc},
+    {"operands32", py_operands32, METH_VARARGS, py_operands32_doc},
+    {"dense_scan", py_dense_scan, METH_VARARGS, py_dense_scan_doc},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "_native",
-    "The two-dimensional overlap and silhouette kernels, in C (see _native.c).", -1, methods,
+    "The overlap and silhouette kernels in C (see _native.c).", -1, methods,
 };
 
 PyMODINIT_FUNC PyInit__native(void) { return PyModule_Create(&module); }

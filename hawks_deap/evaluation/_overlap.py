@@ -30,6 +30,7 @@ from hawks_deap.evaluation._kernels import (
     REL,
     abs_slack,
     dense_hits,
+    dense_operands,
     maybe_within,
     nonzero2,
     tree_hits,
@@ -382,7 +383,7 @@ def _dense_side_hits(store: GeneStore, t: Table, J: np.ndarray, M: np.ndarray,
     thresholds by table row; genes are the table's (``q_c``, ``J``, ``M``).
     """
     X, genes = t.X, t.entries
-    sq = np.concatenate([e.sqnorm for e in genes])
+    Q, qn = dense_operands(X)
     offs = t.offs_arr
     hit = np.zeros(point.size, dtype=bool)
     pair_c = pair_side[s_c]
@@ -424,17 +425,15 @@ def _dense_side_hits(store: GeneStore, t: Table, J: np.ndarray, M: np.ndarray,
         live = np.zeros(n0, dtype=bool)
         live[point[in_group[from_pivot]] - p0] = True
         rows = np.flatnonzero(live) + p0
-        rows_hit, cols_hit = dense_hits(X[rows], sq[rows], own_all[rows],
-                                         X[col_rows], sq[col_rows], o_cols, seg,
-                                         act.size)
+        rows_hit, cols_hit = dense_hits(Q, qn, X, rows, col_rows, own_all[rows], o_cols,
+                                         seg, act.size)
         to_pivot = in_group[~from_pivot]
         q_to = q_c[to_pivot]
         cand_cols = col_start[q_to] + (point[to_pivot] - offs[q_to])
         rest = np.flatnonzero(~live) + p0
         if rest.size and cand_cols.size:
-            _, ch = dense_hits(X[rest], sq[rest], None, X[col_rows[cand_cols]],
-                                sq[col_rows[cand_cols]], o_cols[cand_cols],
-                                seg[cand_cols], act.size)
+            _, ch = dense_hits(Q, qn, X, rest, col_rows[cand_cols], None,
+                               o_cols[cand_cols], seg[cand_cols], act.size)
             cols_hit[cand_cols] |= ch
         hit[to_pivot] = cols_hit[cand_cols]
         mine = in_group[from_pivot]
