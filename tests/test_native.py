@@ -248,3 +248,31 @@ def test_silhouette_in_two_dimensions_has_the_numpy_paths_bits(seed, sizes, grid
     if len(np.unique(y)) > 1:
         ref = sklearn.metrics.silhouette_score(X, y, metric="sqeuclidean")
         assert got == pytest.approx(ref, rel=1e-12, abs=1e-12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 20_000), st.integers(1, 12),
+       st.sampled_from(["plain", "negzero", "inf", "nan", "huge", "fortran"]))
+def test_column_means_have_numpys_bits(seed, n, d, kind):
+    """A gene's centroid (`Shape.c0`): `col_means` in C, numpy's ``mean(axis=0)`` bits."""
+    rng = np.random.default_rng(seed)
+    P = rng.normal(size=(n, d)) * 10.0 ** rng.integers(-8, 8, size=d)
+    if kind == "negzero":
+        P[:, 0] = -0.0
+    elif kind == "inf":
+        P[rng.integers(0, n), 0] = np.inf
+    elif kind == "nan":
+        P[rng.integers(0, n), -1] = np.nan
+    elif kind == "huge":
+        P[:, -1] = 1e308  # the sum overflows
+    elif kind == "fortran":
+        P = np.asfortranarray(P)
+    with np.errstate(over="ignore"):  # (numpy's fallback, one column, warns too)
+        expected = P.mean(axis=0)
+        got = _compiled.col_means(P)
+    assert got.tobytes() == expected.tobytes()
+
+
+def test_column_means_check_numpys_order_once():
+    assert _compiled.col_means(np.ones((3, 2))).tolist() == [1.0, 1.0]
+    assert _compiled._state["rows_in_order"] is True  # this numpy: rows in order, from 0.0

@@ -19,6 +19,7 @@ import numpy as np
 from scipy.spatial import cKDTree
 
 from hawks_deap._util.validation import check_int
+from hawks_deap.evaluation import _compiled
 from hawks_deap.evaluation._kernels import EPS, KDTREE_MAX_DIMS, REL, SMALL_CLUSTER
 from hawks_deap.genome.products import shape_points
 
@@ -197,19 +198,21 @@ class Shape:
     (`set_own`) and the Euclidean intra-cluster row sums.
     """
 
-    __slots__ = ("p0", "maxabs", "c0", "scatter", "radius", "maxnorm", "tree", "eu_intra",
+    __slots__ = ("p0", "_maxabs", "c0", "scatter", "radius", "_maxnorm", "tree", "eu_intra",
                  "own_idx", "own_margin", "step_range")
 
     def __init__(self, p0: np.ndarray) -> None:
         p0.setflags(write=False)
         self.p0 = p0
-        self.maxabs = float(np.abs(p0).max()) if p0.size else 0.0
-        self.c0 = p0.mean(axis=0)
+        self.c0 = _compiled.col_means(p0)  # p0.mean(axis=0), its bits
         diff = p0 - self.c0
         sq = np.einsum("ij,ij->i", diff, diff)
         self.scatter = float(sq.sum())
         self.radius = float(np.sqrt(sq.max()))
-        self.maxnorm = float(np.sqrt(np.einsum("ij,ij->i", p0, p0).max()))
+        # bounds that only the pairs of genes use (not the two-dimensional grid pass): on
+        # first use; at N = 100,000 a pool's workers each build most genes' entries
+        self._maxabs: float | None = None
+        self._maxnorm: float | None = None
         self.tree: cKDTree | None = None
         self.eu_intra: np.ndarray | None = None
         self.own_idx: np.ndarray | None = None
@@ -217,6 +220,20 @@ class Shape:
         # (min, max) over points of the exact distance to a fixed other point of the
         # shape (`hawks_deap.evaluation._thresholds.reach_bound`)
         self.step_range: tuple[float, float] | None = None
+
+    @property
+    def maxabs(self) -> float:
+        """Largest absolute coordinate of p0."""
+        if self._maxabs is None:
+            self._maxabs = float(np.abs(self.p0).max()) if self.p0.size else 0.0
+        return self._maxabs
+
+    @property
+    def maxnorm(self) -> float:
+        """Largest norm of a row of p0."""
+        if self._maxnorm is None:
+            self._maxnorm = float(np.sqrt(np.einsum("ij,ij->i", self.p0, self.p0).max()))
+        return self._maxnorm
 
     def ensure_tree(self) -> None:
         """Build the KD-tree on p0 (once)."""
@@ -259,11 +276,11 @@ class GeneEntry:
 
     Centroid ``mu + c0``, scatter and radius come from the shape (translation leaves
     them unchanged, up to rounding far below the margins of the bounds using them);
-    ``maxabs`` and ``maxnorm`` are upper bounds on the points' coordinates and norms.
+    ``maxabs`` and ``maxnorm`` bound the magnitudes of the mean and of the points.
     """
 
-    __slots__ = ("points", "mean", "centroid", "scatter", "maxabs", "radius",
-                 "maxnorm", "own_nn", "own_reach", "own_max", "ctx_keys", "ctx_d2", "own_d2")
+    __slots__ = ("points", "mean", "centroid", "scatter", "_maxabs", "radius", "_maxnorm",
+                 "own_nn", "own_reach", "own_max", "ctx_keys", "ctx_d2", "own_d2")
 
     def __init__(self, mean: np.ndarray, shape: Shape) -> None:
         # mu + p0: the same arithmetic as Cluster.sample, so the same bits as X.
@@ -274,15 +291,38 @@ class GeneEntry:
         self.centroid = mean + shape.c0
         self.scatter = shape.scatter
         self.radius = shape.radius
-        grow = 1.0 + 4.0 * EPS
-        self.maxabs = (float(np.abs(mean).max()) + shape.maxabs) * grow
-        self.maxnorm = (float(np.sqrt(mean @ mean)) + shape.maxnorm) * grow
+        self._maxabs: float | None = None
+        self._maxnorm: float | None = None
         self.own_nn: np.ndarray | None = None
         self.own_reach: np.ndarray | None = None  # sqrt(o) with margins, for the overlap
         self.own_max = math.inf
         self.ctx_keys: list[str] | None = None
         self.ctx_d2: np.ndarray | None = None
         self.own_d2: np.ndarray | None = None
+
+    # The two bounds below serve the pairs of genes only (not the two-dimensional grid
+    # pass): measured on first use. Each bounds the mean and the points' mean-free parts
+    # together (``|mu| + |p0|``, the magnitudes that translating a query meets):
+    # ``p0 = points - mu`` up to rounding, so ``2 |mu| + |points|`` with a rounding margin.
+
+    @property
+    def maxabs(self) -> float:
+        """An upper bound on ``|mu| + |p0|`` over coordinates (so on the points' too)."""
+        if self._maxabs is None:
+            mu = float(np.abs(self.mean).max()) if self.mean.size else 0.0
+            pts = float(np.abs(self.points).max()) if self.points.size else 0.0
+            self._maxabs = (2.0 * mu + pts) * (1.0 + 8.0 * EPS)
+        return self._maxabs
+
+    @property
+    def maxnorm(self) -> float:
+        """An upper bound on ``|mu| + |p0|`` over rows, in norm (so on the points' too)."""
+        if self._maxnorm is None:
+            mu = float(np.sqrt(self.mean @ self.mean))
+            pts = (float(np.sqrt(np.einsum("ij,ij->i", self.points, self.points).max()))
+                   if self.points.size else 0.0)
+            self._maxnorm = (2.0 * mu + pts) * (1.0 + 8.0 * EPS)
+        return self._maxnorm
 
     @property
     def nbytes(self) -> int:
