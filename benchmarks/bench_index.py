@@ -193,7 +193,7 @@ def compare(name: str, cfg: dict, metric: str, seeds: list[int], repeats: int,
             load.append(os.getloadavg()[0])
     (b, bc), (t, tc) = ((statistics.median(w for w, _ in times[k]),
                          statistics.median(c for _, c in times[k])) for k in ("baseline", "this"))
-    return (f"| {name} | {metric} | {b:.2f} | {t:.2f} | {b / t:.2f}x | {bc:.2f} | {tc:.2f} | "
+    return (f"| {name} | {metric} | {b:.3f} | {t:.3f} | {b / t:.2f}x | {bc:.3f} | {tc:.3f} | "
             f"{bc / tc:.2f}x | {'yes' if same else 'NO'} | {statistics.median(load):.1f} |")
 
 
