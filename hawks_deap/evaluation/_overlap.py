@@ -38,7 +38,7 @@ from hawks_deap.evaluation._kernels import (
 from hawks_deap.evaluation._thresholds import own_thresholds, reach_bound
 from hawks_deap.evaluation.reference import overlap_flags
 
-__all__ = ["Table", "overlap", "overlap_pairs", "prefetch_overlap"]
+__all__ = ["Table", "overlap", "overlap_pairs", "pair_keys", "prefetch_overlap"]
 
 
 
@@ -70,7 +70,7 @@ def overlap(store: GeneStore, genotype: Sequence) -> float:
     if grid_pass(store):
         return _overlap_full(store, genes)
     pairs = store.pairs
-    ckeys = [("o", j, keys[j], m, keys[m]) for j, m in pairs]
+    ckeys = pair_keys(store, keys)
     entries = store.cache.get_many(ckeys)
     lacking = [p for p, e in enumerate(entries) if e is None]
     parts = [e for e in entries if e is not None and e.size]
@@ -86,6 +86,15 @@ def overlap(store: GeneStore, genotype: Sequence) -> float:
     flags = np.zeros(store.layout.n_samples, dtype=bool)
     flags[np.concatenate(parts)] = True
     return float(np.count_nonzero(flags) / flags.size)
+
+def pair_keys(store: GeneStore, keys: list[str]) -> list[tuple]:
+    """The cache keys of a genotype's overlap pairs, in ``store.pairs`` order.
+
+    ``("o", j, key_j, m, key_m)`` for slots j < m and gene keys ``keys`` (`GeneStore`);
+    `prefetch_overlap` reads the slots and keys back from positions 1 to 4.
+    """
+    return [("o", j, keys[j], m, keys[m]) for j, m in store.pairs]
+
 
 def _genotype_table(store: GeneStore, genotype: Sequence, genes: list[GeneEntry]) -> Table:
     """The `Table` of one genotype: gene u is slot u, its rows are the data rows."""
@@ -108,15 +117,13 @@ def prefetch_overlap(store: GeneStore, genotypes: Sequence[Sequence]) -> None:
     if grid_pass(store):  # nothing is cached on that path
         return
     sizes = store.sizes
-    pairs = store.pairs
     todo: dict[tuple, Sequence] = {}  # cache key -> a genotype with that pair
     batch: list[tuple] = []
     volume = n_genotypes = 0
     for genotype in genotypes:
         store.layout.check(genotype)
         keys = [g.key for g in genotype]
-        new = [c for c in store.cache.absent([("o", j, keys[j], m, keys[m])
-                                             for j, m in pairs]) if c not in todo]
+        new = [c for c in store.cache.absent(pair_keys(store, keys)) if c not in todo]
         if not new:
             continue
         more = sum(sizes[c[1]] + sizes[c[3]] for c in new)
@@ -222,7 +229,7 @@ def overlap_pairs(store: GeneStore, t: Table, missing: list[tuple[int, int]],
     entries = [EMPTY] * len(missing)
     if near.size:
         found = _side_hits(store, t, own, J[near], M[near], delta[near], dist[near],
-                                slack[near])
+                           slack[near])
         if found is None:  # a whole-dataset pass is cheaper; pairs stay uncached
             return None
         for p, entry in zip(near.tolist(), found, strict=True):
