@@ -343,19 +343,21 @@ def dense_operands(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     bound for either kind is `dense_limits`; the decisions are always taken on X.
     """
     n, n_dims = X.shape
-    centre = X.mean(axis=0) if n else np.zeros(n_dims)
-    if _compiled.native():
+    # any centre gives a valid bound; the mean keeps the norms, hence the margin, small
+    centre = _compiled.col_means(X) if n else np.zeros(n_dims)
+    compiled = _compiled.native()
+    if compiled:
         Q = np.empty((n, n_dims), dtype=np.float32)
         qn = np.empty(n)
         scale = _compiled.operands32(X, centre, Q, qn)
     else:
         Xc = X - centre
         scale = float(np.abs(Xc).max()) if Xc.size else 0.0
-        Q, qn = (Xc.astype(np.float32), np.einsum("ij,ij->i", Xc, Xc)) \
-            if np.isfinite(scale) else (X, X)
-    if math.isfinite(scale) and scale * scale * 8.0 * (n_dims + 3) < SINGLE_MAX:
-        return Q, qn
-    return X, np.einsum("ij,ij->i", X, X)
+    if not (math.isfinite(scale) and scale * scale * 8.0 * (n_dims + 3) < SINGLE_MAX):
+        return X, np.einsum("ij,ij->i", X, X)
+    if not compiled:
+        Q, qn = Xc.astype(np.float32), np.einsum("ij,ij->i", Xc, Xc)
+    return Q, qn
 
 
 def dense_limits(o: np.ndarray, n: np.ndarray, n_other: float, n_dims: int,

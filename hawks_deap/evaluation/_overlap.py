@@ -87,6 +87,7 @@ def overlap(store: GeneStore, genotype: Sequence) -> float:
     flags[np.concatenate(parts)] = True
     return float(np.count_nonzero(flags) / flags.size)
 
+
 def pair_keys(store: GeneStore, keys: list[str]) -> list[tuple]:
     """The cache keys of a genotype's overlap pairs, in ``store.pairs`` order.
 
