@@ -68,3 +68,21 @@ def _scipy_draws_haar_by_qr() -> bool:
 needs_scipy_qr_haar = pytest.mark.skipif(
     not _scipy_draws_haar_by_qr(),
     reason="scipy < 1.16 draws special_ortho_group by Householder reflections")
+
+
+def filter_points(rng, n: int, d: int, kind: str):
+    """n points in d dimensions for the overlap filter's tests: ``normal``, ``grid`` (ties
+    and duplicates), ``far`` from the origin, ``tiny``, ``huge`` (squares overflow single
+    precision) or ``mixed`` scales."""
+    X = rng.normal(size=(n, d))
+    if kind == "grid":
+        X = rng.integers(0, 3, size=(n, d)).astype(float)
+    elif kind == "far":
+        X = X * 1e-3 + rng.uniform(-1e6, 1e6, size=d)
+    elif kind == "tiny":
+        X *= 1e-30
+    elif kind == "huge":
+        X *= 1e20
+    elif kind == "mixed":
+        X[rng.random(n) < 0.3] *= 1e4
+    return X

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import sklearn.metrics
-from conftest import needs_scipy_qr_haar
+from conftest import filter_points, needs_scipy_qr_haar
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy.spatial.distance import cdist
@@ -584,17 +584,7 @@ def test_dense_hits_equal_brute_force(seed, d, kind, test_rows):
     (s == 0), data far from the origin, tiny or too large for single precision."""
     rng = np.random.default_rng(seed)
     n = int(rng.integers(2, 120))
-    X = rng.normal(size=(n, d))
-    if kind == "grid":
-        X = rng.integers(0, 3, size=(n, d)).astype(float)
-    elif kind == "far":
-        X = X * 1e-3 + rng.uniform(-1e6, 1e6, size=d)
-    elif kind == "tiny":
-        X *= 1e-30
-    elif kind == "huge":
-        X *= 1e20  # squares overflow single precision: double operands
-    elif kind == "mixed":
-        X[rng.random(n) < 0.3] *= 1e4
+    X = filter_points(rng, n, d, kind)  # huge: double operands
     Q, qn = _kernels.dense_operands(X)
     assert Q.dtype == (np.float64 if kind == "huge" else np.float32)
     perm = rng.permutation(n)

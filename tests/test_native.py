@@ -1,4 +1,4 @@
-"""The C kernels of two-dimensional runs (`_native.c`): the same values as the numpy path.
+"""The C kernels (`_native.c`): the same values as the numpy path and brute force.
 
 Oracles: ``scipy.spatial.distance.cdist(..., "sqeuclidean")`` over the full block, the
 exact KD-tree reference (`overlap_flags`), the numpy silhouette path and scikit-learn's
@@ -12,15 +12,17 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import types
 
 import numpy as np
 import pytest
+from conftest import filter_points
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.spatial.distance import cdist
 
 import hawks_deap as hd
-from hawks_deap.evaluation import _compiled
+from hawks_deap.evaluation import _compiled, _kernels, _overlap
 from hawks_deap.evaluation.reference import overlap_flags
 
 
@@ -276,3 +278,75 @@ def test_column_means_have_numpys_bits(seed, n, d, kind):
 def test_column_means_check_numpys_order_once():
     assert _compiled.col_means(np.ones((3, 2))).tolist() == [1.0, 1.0]
     assert _compiled._state["rows_in_order"] is True  # this numpy: rows in order, from 0.0
+
+
+@settings(max_examples=150, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), d=st.sampled_from([3, 9, 50]),
+       kind=st.sampled_from(["normal", "grid", "far", "tiny", "mixed"]),
+       block=st.sampled_from([1, 7, 1 << 21]))
+def test_pivot_passes_equal_brute_force(seed, d, kind, block):
+    """An overlap pass's exact test of its candidates, pivot by pivot: the compiled call
+    (`_compiled.pivot_hits`, its products through BLAS from C) and the numpy loop
+    (`_overlap._dense_side_hits`) both give brute force's answer, for any set of pairs
+    and candidates, thresholds equal to exact distances, duplicates, and blocks of any
+    size."""
+    rng = np.random.default_rng(seed)
+    n_genes = int(rng.integers(2, 9))
+    sizes = rng.integers(1, 15, size=n_genes)
+    offs = np.concatenate([[0], np.cumsum(sizes)]).astype(np.intp)
+    n = int(offs[-1])
+    X = filter_points(rng, n, d, kind)
+    gene = np.repeat(np.arange(n_genes), sizes)
+    s = cdist(X, X, "sqeuclidean")  # sequential sums: the exact s
+    o = s[np.arange(n), rng.integers(0, n, size=n)] * rng.choice([1.0, 1.0, 0.5, 2.0], size=n)
+    o[rng.random(n) < 0.05] = np.inf
+    all_pairs = [(j, m) for j in range(n_genes) for m in range(j + 1, n_genes)]
+    chosen = [p for p in all_pairs if rng.random() < 0.7] or all_pairs[:1]
+    order = rng.permutation(len(chosen))  # pairs in any order, either gene first
+    pairs = [chosen[i][::-1] if rng.random() < 0.5 else chosen[i] for i in order]
+    J = np.array([j for j, _ in pairs], dtype=np.intp)
+    M = np.array([m for _, m in pairs], dtype=np.intp)
+    pair_c, q_c, point = [], [], []
+    for p, (j, m) in enumerate(pairs):
+        for q in (j, m):
+            rows = np.arange(offs[q], offs[q + 1])
+            for r in rows[rng.random(rows.size) < 0.6]:
+                pair_c.append(p)
+                q_c.append(q)
+                point.append(r)
+    pair_c, q_c, point = (np.array(v, dtype=np.intp) for v in (pair_c, q_c, point))
+    target = np.where(q_c == J[pair_c], M[pair_c], J[pair_c])
+    within = (s > 0) & (s <= o[:, None])
+    expected = np.array([within[x, gene == t].any() for x, t in zip(point, target)],
+                        dtype=bool)
+    Q, qn = _kernels.dense_operands(X)
+    assert Q.dtype == np.float32
+    got = _compiled.pivot_hits(Q, qn, X, o, offs, J, M, pair_c, q_c, point, block)
+    assert got is not None  # scipy ships the capsule
+    np.testing.assert_array_equal(got, expected)
+    table = types.SimpleNamespace(X=X, offs_arr=offs, sizes_arr=sizes, entries=[None] * n_genes)
+    _compiled.set_compiled(False)
+    try:
+        loop = _overlap._dense_side_hits(None, table, J, M, np.arange(J.size), q_c, pair_c,
+                                         point, o)
+    finally:
+        _compiled.set_compiled(None)
+    np.testing.assert_array_equal(loop, expected)
+
+
+def test_pivot_hits_rejects_bad_indices():
+    """The compiled call checks every index before it reads memory."""
+    X = np.zeros((4, 3))
+    Q, qn = _kernels.dense_operands(X)
+    offs = np.array([0, 2, 4])
+    J, M = np.array([0]), np.array([1])
+    o = np.ones(4)
+    with pytest.raises(ValueError, match="candidate outside"):
+        _compiled.pivot_hits(Q, qn, X, o, offs, J, M, np.array([0]), np.array([0]),
+                             np.array([3]), 64)  # row 3 is gene 1's
+    with pytest.raises(ValueError, match="pair of one gene"):
+        _compiled.pivot_hits(Q, qn, X, o, offs, J, J, np.array([0]), np.array([0]),
+                             np.array([0]), 64)
+    with pytest.raises(ValueError, match="offs"):
+        _compiled.pivot_hits(Q, qn, X, o, np.array([0, 3, 2]), J, M, np.array([0]),
+                             np.array([0]), np.array([0]), 64)

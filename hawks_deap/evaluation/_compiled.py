@@ -49,8 +49,8 @@ from typing import Any
 import numpy as np
 
 __all__ = ["GRID_DIMS", "PLAN_WORK", "SWITCH_WORK", "available", "col_means", "dense_scan",
-           "grid_overlap_flags", "native", "operands32", "own_nn_sweep", "plan", "set_compiled",
-           "silhouette_points", "sweep_hits"]
+           "grid_overlap_flags", "native", "operands32", "own_nn_sweep", "pivot_hits", "plan",
+           "set_compiled", "sgemm", "silhouette_points", "sweep_hits"]
 
 ENV = "HAWKS_DEAP_COMPILED"
 
@@ -325,6 +325,49 @@ def dense_scan(G: np.ndarray, nr: np.ndarray, nc: np.ndarray, lim_r: np.ndarray 
         np.ascontiguousarray(o_r, dtype=f64) if test_rows else empty,
         np.ascontiguousarray(oc, dtype=f64), np.ascontiguousarray(seg, dtype=np.int64),
         rows_hit, cols_hit, a, b, X.shape[0], X.shape[1], rows_hit.shape[1], test_rows)
+
+
+def sgemm() -> Any:
+    """BLAS's ``sgemm`` for `pivot_hits` (a capsule of scipy's cython_blas), None if absent.
+
+    scipy is a core dependency and ships its BLAS; a build without the capsule leaves
+    the overlap on `dense_scan` and numpy's products (the same values).
+    """
+    if "sgemm" not in _state:
+        try:
+            from scipy.linalg import cython_blas
+            _state["sgemm"] = cython_blas.__pyx_capi__["sgemm"]
+        except (ImportError, AttributeError, KeyError):
+            _state["sgemm"] = None
+    return _state["sgemm"]
+
+
+def pivot_hits(Q: np.ndarray, qn: np.ndarray, X: np.ndarray, own: np.ndarray,
+               offs: np.ndarray, J: np.ndarray, M: np.ndarray, pair_c: np.ndarray,
+               q_c: np.ndarray, point: np.ndarray, block: int) -> np.ndarray | None:
+    """The exact test of an overlap pass's candidates, every pivot in one compiled call.
+
+    The algorithm of `hawks_deap.evaluation._overlap._dense_side_hits` (pivots, their
+    single-precision products, `dense_scan`'s exact test) with its products through BLAS's
+    ``sgemm`` from C: candidate c (table row ``point[c]`` of gene ``q_c[c]``, pair
+    ``pair_c[c]`` of genes ``(J, M)``, gene g's rows ``offs[g]:offs[g + 1]``) is hit iff a
+    row y of the pair's other gene has ``0 < s(x, y) <= own[x]``. ``Q`` must be single
+    precision (`hawks_deap.evaluation._kernels.dense_operands`); ``block`` bounds a
+    filtering block's elements. None where `sgemm` is missing. Requires `native`.
+    """
+    capsule = sgemm()
+    if capsule is None:
+        return None
+    i64, f64 = np.int64, np.float64
+    hit = np.zeros(point.shape[0], dtype=bool)
+    _state["native"].pivot_hits(
+        np.ascontiguousarray(Q, dtype=np.float32), np.ascontiguousarray(qn, dtype=f64),
+        np.ascontiguousarray(X, dtype=f64), np.ascontiguousarray(own, dtype=f64),
+        np.ascontiguousarray(offs, dtype=i64), np.ascontiguousarray(J, dtype=i64),
+        np.ascontiguousarray(M, dtype=i64), np.ascontiguousarray(pair_c, dtype=i64),
+        np.ascontiguousarray(q_c, dtype=i64), np.ascontiguousarray(point, dtype=i64), hit,
+        capsule, X.shape[0], X.shape[1], offs.shape[0] - 1, J.shape[0], point.shape[0], block)
+    return hit
 
 
 def col_means(P: np.ndarray) -> np.ndarray:

@@ -504,6 +504,270 @@ static void dense_scan(const float *G, Py_ssize_t a, Py_ssize_t b, const double 
     }
 }
 
+/* ---- The overlap pairs' exact test above two dimensions, every pivot in one call ---- */
+
+/* BLAS's sgemm, Fortran interface with 32-bit integers (scipy.linalg.cython_blas's). */
+typedef void (*sgemm_t)(const char *, const char *, const int *, const int *, const int *,
+                        const float *, const float *, const int *, const float *,
+                        const int *, const float *, float *, const int *);
+
+enum { S_PINT = N_SCRATCH, S_PDBL, S_PQ, S_PG, S_PRH, S_PBYTE, N_PSCRATCH };
+static THREAD_LOCAL void *pscratch_ptr[N_PSCRATCH - N_SCRATCH];
+static THREAD_LOCAL size_t pscratch_len[N_PSCRATCH - N_SCRATCH];
+
+/* `scratch` for the slots of pivot_hits. */
+static void *pscratch(int slot, size_t bytes)
+{
+    int s = slot - N_SCRATCH;
+    if (bytes > pscratch_len[s]) {
+        size_t grown = bytes + bytes / 4;
+        void *p = PyMem_RawRealloc(pscratch_ptr[s], grown);
+        if (p == NULL)
+            return NULL;
+        pscratch_ptr[s] = p;
+        pscratch_len[s] = grown;
+    }
+    return pscratch_ptr[s];
+}
+
+/* The single-precision filter's limit for s <= o (dense_limits in _kernels.py): c1 is
+ * (8 dims + 32) eps32, c2 (dims + 8) 2^-140. */
+static inline double limit32(double o, double n, double n_other, double c1, double c2)
+{
+    return o * (1.0 + 1.0 / 2048.0) + c1 * (n + n_other) + c2;
+}
+
+/* Gather rows idx of Q (float32, dims columns) into out, their norms into nq and their
+ * thresholds into o; returns the largest norm. */
+static double gather(const float *Q, const double *qn, const double *own, Py_ssize_t dims,
+                     const int64_t *idx, Py_ssize_t m, float *out, double *nq, double *o)
+{
+    double top = 0.0;
+    for (Py_ssize_t i = 0; i < m; i++) {
+        memcpy(out + i * dims, Q + idx[i] * dims, (size_t)dims * sizeof(float));
+        nq[i] = qn[idx[i]];
+        o[i] = own[idx[i]];
+        top = fmax2(top, nq[i]);
+    }
+    return top;
+}
+
+/* G = A B^T (a x b, row-major) for A (a x dims) and B (b x dims), row-major. */
+static void product(sgemm_t sgemm, const float *A, Py_ssize_t a, const float *B, Py_ssize_t b,
+                    Py_ssize_t dims, float *G)
+{
+    const int m = (int)b, nn = (int)a, k = (int)dims;
+    const float one = 1.0f, zero = 0.0f;
+    /* column-major: G^T (b x a) = B (dims x b)^T A (dims x a) */
+    sgemm("T", "N", &m, &nn, &k, &one, B, &k, A, &k, &zero, G, &m);
+}
+
+/* Rows rows[0:a] against columns cols[0:b] by blocks of at most `block` elements (one
+ * product and one dense_scan each). Returns -1 if out of memory. */
+static int scan_blocks(sgemm_t sgemm, const float *Qr, const double *nr, const double *lim_r,
+                       const double *o_r, const int64_t *rows, Py_ssize_t a, const float *Qc,
+                       const double *nc, const double *lim_c, const double *o_c,
+                       const int64_t *cols, const int64_t *seg, Py_ssize_t b,
+                       Py_ssize_t n_seg, const double *X, Py_ssize_t dims, Py_ssize_t block,
+                       uint8_t *rows_hit, uint8_t *cols_hit)
+{
+    Py_ssize_t step = imax2(1, block / b);
+    step = imin2(step, a);
+    float *G = pscratch(S_PG, (size_t)(step * b) * sizeof(float));
+    if (G == NULL)
+        return -1;
+    for (Py_ssize_t s = 0; s < a; s += step) {
+        Py_ssize_t e = imin2(a, s + step);
+        product(sgemm, Qr + s * dims, e - s, Qc, b, dims, G);
+        dense_scan(G, e - s, b, nr + s, nc, lim_r != NULL ? lim_r + s : NULL, lim_c, X, dims,
+                   rows + s, cols, lim_r != NULL ? o_r + s : NULL, o_c, seg, n_seg,
+                   rows_hit != NULL ? rows_hit + s * n_seg : NULL, cols_hit);
+    }
+    return 0;
+}
+
+/* The exact test of every candidate of an overlap pass (_overlap._dense_side_hits, which
+ * is the same algorithm in numpy): candidate c is table row point[c] of gene q_c[c],
+ * tested against the other gene of pair pair_c[c] (genes J, M; gene g's rows are
+ * offs[g]:offs[g + 1]); hit[c] = 1 iff some row y of that gene has 0 < s(x, y) <=
+ * own[x]. Pairs are covered greedily by pivot genes (the gene in most uncovered pairs,
+ * the first on a tie); per pivot, its candidate rows against every row of its partners
+ * with candidates settle both directions, then its other rows against the partners'
+ * candidates. Returns -1 if out of memory. */
+static int pivot_hits(const float *Q, const double *qn, const double *X, const double *own,
+                      Py_ssize_t n, Py_ssize_t dims, const int64_t *offs, Py_ssize_t n_genes,
+                      const int64_t *J, const int64_t *M, Py_ssize_t n_pairs,
+                      const int64_t *pair_c, const int64_t *q_c, const int64_t *point,
+                      Py_ssize_t n_cand, Py_ssize_t block, sgemm_t sgemm, uint8_t *hit)
+{
+    size_t n_int = (size_t)(3 * n_genes + 1 + 10 * n_pairs + 2 + n_cand + 8 * n);
+    int64_t *ib = pscratch(S_PINT, n_int * sizeof(int64_t));
+    double *db = pscratch(S_PDBL, (size_t)(9 * n + 1) * sizeof(double));
+    float *qb = pscratch(S_PQ, (size_t)(2 * n * dims + 1) * sizeof(float));
+    uint8_t *bb = pscratch(S_PBYTE, (size_t)(3 * n + 1));
+    if (ib == NULL || db == NULL || qb == NULL || bb == NULL)
+        return -1;
+    int64_t *count = ib, *adj_start = count + n_genes, *adj = adj_start + n_genes + 1;
+    int64_t *fill = adj + 2 * n_pairs, *pof = fill + n_genes, *piv = pof + n_pairs;
+    int64_t *pair_start = piv + n_pairs, *pair_list = pair_start + n_pairs + 1;
+    int64_t *place = pair_list + n_pairs, *cand_start = place + n_pairs;
+    int64_t *cand_list = cand_start + n_pairs + 1, *seg_of_pos = cand_list + n_cand;
+    int64_t *col_base = seg_of_pos + n_pairs, *row_index = col_base + n_pairs;
+    int64_t *rows = row_index + n, *rest = rows + n, *cols = rest + n, *cseg = cols + n;
+    int64_t *cc = cseg + n, *ccols = cc + n, *cseg2 = ccols + n;
+    double *nr = db, *o_r = nr + n, *lim_r = o_r + n, *nc = lim_r + n, *o_c = nc + n;
+    double *lim_c = o_c + n, *nc2 = lim_c + n, *oc2 = nc2 + n, *lim_c2 = oc2 + n;
+    float *Qr = qb, *Qc = qb + n * dims;
+    uint8_t *live = bb, *cols_hit = live + n, *tmp = cols_hit + n;
+    const double c1 = (8.0 * (double)dims + 32.0) * (double)FLT_EPSILON;
+    const double c2 = (double)(dims + 8) * ldexp(1.0, -140);
+
+    /* the pivots: adjacency of genes to pairs, then the greedy cover */
+    memset(count, 0, (size_t)n_genes * sizeof(int64_t));
+    for (Py_ssize_t p = 0; p < n_pairs; p++) {
+        count[J[p]]++;
+        count[M[p]]++;
+        pof[p] = -1;
+    }
+    adj_start[0] = 0;
+    for (Py_ssize_t g = 0; g < n_genes; g++) {
+        adj_start[g + 1] = adj_start[g] + count[g];
+        fill[g] = adj_start[g];
+    }
+    for (Py_ssize_t p = 0; p < n_pairs; p++) {
+        adj[fill[J[p]]++] = p;
+        adj[fill[M[p]]++] = p;
+    }
+    Py_ssize_t n_piv = 0, left = n_pairs;
+    while (left > 0) {
+        Py_ssize_t best = 0;
+        for (Py_ssize_t g = 1; g < n_genes; g++)
+            if (count[g] > count[best])
+                best = g;
+        for (int64_t i = adj_start[best]; i < adj_start[best + 1]; i++) {
+            int64_t p = adj[i];
+            if (pof[p] >= 0)
+                continue;
+            pof[p] = n_piv;
+            count[J[p]]--;
+            count[M[p]]--;
+            left--;
+        }
+        piv[n_piv++] = best;
+    }
+    /* pairs and candidates grouped by pivot, each group in its original order */
+    memset(pair_start, 0, (size_t)(n_piv + 1) * sizeof(int64_t));
+    memset(cand_start, 0, (size_t)(n_piv + 1) * sizeof(int64_t));
+    for (Py_ssize_t p = 0; p < n_pairs; p++)
+        pair_start[pof[p] + 1]++;
+    for (Py_ssize_t c = 0; c < n_cand; c++)
+        cand_start[pof[pair_c[c]] + 1]++;
+    for (Py_ssize_t k = 0; k < n_piv; k++) {
+        pair_start[k + 1] += pair_start[k];
+        cand_start[k + 1] += cand_start[k];
+    }
+    for (Py_ssize_t k = 0; k < n_piv; k++)
+        fill[k] = pair_start[k]; /* (fill has n_genes >= n_piv entries) */
+    for (Py_ssize_t p = 0; p < n_pairs; p++) {
+        int64_t at = fill[pof[p]]++;
+        pair_list[at] = p;
+        place[p] = at - pair_start[pof[p]];
+    }
+    for (Py_ssize_t k = 0; k < n_piv; k++)
+        fill[k] = cand_start[k];
+    for (Py_ssize_t c = 0; c < n_cand; c++)
+        cand_list[fill[pof[pair_c[c]]]++] = c;
+
+    for (Py_ssize_t k = 0; k < n_piv; k++) {
+        const int64_t *cand = cand_list + cand_start[k];
+        const Py_ssize_t n_k = cand_start[k + 1] - cand_start[k];
+        if (n_k == 0)
+            continue;
+        const int64_t pivot = piv[k], p0 = offs[pivot], n0 = offs[pivot + 1] - p0;
+        const int64_t *group = pair_list + pair_start[k];
+        const Py_ssize_t g_size = pair_start[k + 1] - pair_start[k];
+        /* columns: every row of the partners with candidates, in the group's order */
+        for (Py_ssize_t i = 0; i < g_size; i++)
+            seg_of_pos[i] = -1;
+        for (Py_ssize_t i = 0; i < n_k; i++)
+            seg_of_pos[place[pair_c[cand[i]]]] = 0;
+        Py_ssize_t n_act = 0, b = 0;
+        for (Py_ssize_t i = 0; i < g_size; i++) {
+            if (seg_of_pos[i] < 0)
+                continue;
+            int64_t p = group[i], g = J[p] == pivot ? M[p] : J[p];
+            seg_of_pos[i] = n_act;
+            col_base[i] = b;
+            for (int64_t r = offs[g]; r < offs[g + 1]; r++) {
+                cols[b] = r;
+                cseg[b++] = n_act;
+            }
+            n_act++;
+        }
+        /* rows: the pivot's rows that are candidates, then (below) the others */
+        memset(live, 0, (size_t)n0);
+        for (Py_ssize_t i = 0; i < n_k; i++)
+            if (q_c[cand[i]] == pivot)
+                live[point[cand[i]] - p0] = 1;
+        Py_ssize_t a = 0, n_rest = 0;
+        for (int64_t r = 0; r < n0; r++) {
+            if (live[r]) {
+                row_index[r] = a;
+                rows[a++] = p0 + r;
+            } else {
+                rest[n_rest++] = p0 + r;
+            }
+        }
+        memset(cols_hit, 0, (size_t)b);
+        uint8_t *rows_hit = pscratch(S_PRH, (size_t)(a * n_act + 1));
+        if (rows_hit == NULL)
+            return -1;
+        if (a > 0) {
+            memset(rows_hit, 0, (size_t)(a * n_act));
+            double top_c = gather(Q, qn, own, dims, cols, b, Qc, nc, o_c);
+            double top_r = gather(Q, qn, own, dims, rows, a, Qr, nr, o_r);
+            for (Py_ssize_t l = 0; l < b; l++)
+                lim_c[l] = limit32(o_c[l], nc[l], top_r, c1, c2);
+            for (Py_ssize_t i = 0; i < a; i++)
+                lim_r[i] = limit32(o_r[i], nr[i], top_c, c1, c2);
+            if (scan_blocks(sgemm, Qr, nr, lim_r, o_r, rows, a, Qc, nc, lim_c, o_c, cols, cseg,
+                            b, n_act, X, dims, block, rows_hit, cols_hit) < 0)
+                return -1;
+        }
+        /* the partners' candidates against the pivot's other rows */
+        Py_ssize_t m = 0;
+        for (Py_ssize_t i = 0; i < n_k; i++) {
+            int64_t c = cand[i];
+            if (q_c[c] != pivot)
+                cc[m++] = col_base[place[pair_c[c]]] + (point[c] - offs[q_c[c]]);
+        }
+        if (m > 0 && n_rest > 0) {
+            for (Py_ssize_t i = 0; i < m; i++) {
+                ccols[i] = cols[cc[i]];
+                cseg2[i] = cseg[cc[i]];
+            }
+            double top_r = gather(Q, qn, own, dims, rest, n_rest, Qr, nr, o_r);
+            gather(Q, qn, own, dims, ccols, m, Qc, nc2, oc2);
+            for (Py_ssize_t i = 0; i < m; i++)
+                lim_c2[i] = limit32(oc2[i], nc2[i], top_r, c1, c2);
+            memset(tmp, 0, (size_t)m);
+            if (scan_blocks(sgemm, Qr, nr, NULL, NULL, rest, n_rest, Qc, nc2, lim_c2, oc2, ccols,
+                            cseg2, m, n_act, X, dims, block, NULL, tmp) < 0)
+                return -1;
+            for (Py_ssize_t i = 0; i < m; i++)
+                cols_hit[cc[i]] |= tmp[i];
+        }
+        for (Py_ssize_t i = 0; i < n_k; i++) {
+            int64_t c = cand[i], pos = place[pair_c[c]];
+            if (q_c[c] == pivot)
+                hit[c] = rows_hit[row_index[point[c] - p0] * n_act + seg_of_pos[pos]];
+            else
+                hit[c] = cols_hit[col_base[pos] + (point[c] - offs[q_c[c]])];
+        }
+    }
+    return 0;
+}
+
 /* ---- Python bindings: shapes come as arguments, the buffers' sizes are checked. ---- */
 
 static int check_size(Py_buffer *buf, Py_ssize_t items, Py_ssize_t itemsize, const char *name)
@@ -712,12 +976,99 @@ done:
     return result;
 }
 
+PyDoc_STRVAR(py_pivot_hits_doc,
+"pivot_hits(Q, qn, X, own, offs, J, M, pair_c, q_c, point, hit, sgemm, n, dims, n_genes,\n"
+"           n_pairs, n_cand, block)\n\n"
+"The exact test of the candidates of an overlap pass: see pivot_hits in _native.c.\n"
+"Q (float32, n x dims) and qn (float64, n) the filter's operands, X (float64, n x dims),\n"
+"own (float64, n); offs (int64, n_genes + 1); J, M (int64, n_pairs); pair_c, q_c, point\n"
+"(int64, n_cand); hit (bool, n_cand) is written; sgemm a capsule of BLAS's sgemm\n"
+"(scipy.linalg.cython_blas); block the largest filtering block, in elements.");
+
+static PyObject *py_pivot_hits(PyObject *self, PyObject *args)
+{
+    Py_buffer Q, qn, X, own, offs, J, M, pair_c, q_c, point, hit;
+    PyObject *cap;
+    Py_ssize_t n, dims, n_genes, n_pairs, n_cand, block;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*y*y*w*Onnnnnn", &Q, &qn, &X, &own, &offs, &J,
+                          &M, &pair_c, &q_c, &point, &hit, &cap, &n, &dims, &n_genes,
+                          &n_pairs, &n_cand, &block))
+        return NULL;
+    PyObject *result = NULL;
+    int rc = 0;
+    sgemm_t sgemm = NULL;
+    if (n < 0 || n >= INT32_MAX || dims < 1 || dims >= INT32_MAX || n_genes < 1 ||
+        n_pairs < 0 || n_cand < 0 || block < 1 ||
+        check_size(&Q, n * dims, 4, "Q") < 0 || check_size(&qn, n, 8, "qn") < 0 ||
+        check_size(&X, n * dims, 8, "X") < 0 || check_size(&own, n, 8, "own") < 0 ||
+        check_size(&offs, n_genes + 1, 8, "offs") < 0 || check_size(&J, n_pairs, 8, "J") < 0 ||
+        check_size(&M, n_pairs, 8, "M") < 0 || check_size(&pair_c, n_cand, 8, "pair_c") < 0 ||
+        check_size(&q_c, n_cand, 8, "q_c") < 0 || check_size(&point, n_cand, 8, "point") < 0 ||
+        check_size(&hit, n_cand, 1, "hit") < 0)
+        goto done;
+    if (!PyCapsule_CheckExact(cap) ||
+        (sgemm = (sgemm_t)PyCapsule_GetPointer(cap, PyCapsule_GetName(cap))) == NULL) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_TypeError, "sgemm: not a capsule of a function");
+        goto done;
+    }
+    const int64_t *o = offs.buf, *j = J.buf, *m = M.buf, *pc = pair_c.buf, *qc = q_c.buf;
+    const int64_t *pt = point.buf;
+    if (o[0] < 0 || o[n_genes] > n) {
+        PyErr_SetString(PyExc_ValueError, "offs: outside [0, n]");
+        goto done;
+    }
+    for (Py_ssize_t g = 0; g < n_genes; g++) {
+        if (o[g] > o[g + 1]) {
+            PyErr_SetString(PyExc_ValueError, "offs: decreasing");
+            goto done;
+        }
+    }
+    for (Py_ssize_t p = 0; p < n_pairs; p++) {
+        if (j[p] < 0 || j[p] >= n_genes || m[p] < 0 || m[p] >= n_genes || j[p] == m[p]) {
+            PyErr_SetString(PyExc_ValueError, "J, M: a gene out of range, or a pair of one gene");
+            goto done;
+        }
+    }
+    for (Py_ssize_t c = 0; c < n_cand; c++) {
+        if (pc[c] < 0 || pc[c] >= n_pairs || (qc[c] != j[pc[c]] && qc[c] != m[pc[c]]) ||
+            pt[c] < o[qc[c]] || pt[c] >= o[qc[c] + 1]) {
+            PyErr_SetString(PyExc_ValueError,
+                            "pair_c, q_c, point: a candidate outside its pair or gene");
+            goto done;
+        }
+    }
+    Py_BEGIN_ALLOW_THREADS
+    rc = pivot_hits(Q.buf, qn.buf, X.buf, own.buf, n, dims, o, n_genes, j, m, n_pairs, pc, qc,
+                    pt, n_cand, block, sgemm, hit.buf);
+    Py_END_ALLOW_THREADS
+    if (rc < 0) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    result = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&Q);
+    PyBuffer_Release(&qn);
+    PyBuffer_Release(&X);
+    PyBuffer_Release(&own);
+    PyBuffer_Release(&offs);
+    PyBuffer_Release(&J);
+    PyBuffer_Release(&M);
+    PyBuffer_Release(&pair_c);
+    PyBuffer_Release(&q_c);
+    PyBuffer_Release(&point);
+    PyBuffer_Release(&hit);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"grid_flags", py_grid_flags, METH_VARARGS, py_grid_flags_doc},
     {"silhouette_2d", py_silhouette_2d, METH_VARARGS, py_silhouette_2d_doc},
     {"col_means", py_col_means, METH_VARARGS, py_col_means_doc},
     {"operands32", py_operands32, METH_VARARGS, py_operands32_doc},
     {"dense_scan", py_dense_scan, METH_VARARGS, py_dense_scan_doc},
+    {"pivot_hits", py_pivot_hits, METH_VARARGS, py_pivot_hits_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -25,6 +25,7 @@ import numpy as np
 from hawks_deap.evaluation import _compiled
 from hawks_deap.evaluation._cache import GeneEntry, GeneStore
 from hawks_deap.evaluation._kernels import (
+    BLOCK_ELEMENTS,
     EMPTY,
     EPS,
     REL,
@@ -384,54 +385,59 @@ def _dense_side_hits(store: GeneStore, t: Table, J: np.ndarray, M: np.ndarray,
                      point: np.ndarray, own_all: np.ndarray) -> np.ndarray:
     """Exact test of candidate query points by matrix products, grouped by pivot.
 
-    Pairs are covered by pivot genes (the one in most remaining pairs first). Per
-    pivot (`dense_hits`): its candidate rows against every point of its partners
-    that have candidates, which settles both directions for them, then its other
-    rows against the partners' candidates alone. ``own_all`` holds the own-cluster
-    thresholds by table row; genes are the table's (``q_c``, ``J``, ``M``).
+    Pairs are covered by pivot genes (`_pivot_cover`). Per pivot (`dense_hits`): its
+    candidate rows against every point of its partners that have candidates, which
+    settles both directions for them, then its other rows against the partners'
+    candidates alone. ``own_all`` holds the own-cluster thresholds by table row; genes
+    are the table's (``q_c``, ``J``, ``M``).
     """
-    X, genes = t.X, t.entries
+    X = t.X
     Q, qn = dense_operands(X)
+    if Q.dtype == np.float32 and _compiled.native():
+        # the same pivots and blocks in one compiled call: the loop below cost as much
+        # as its products (BENCHMARKS.md, "The pivots in C")
+        found = _compiled.pivot_hits(Q, qn, X, own_all, t.offs_arr, J, M, pair_side[s_c],
+                                     q_c, point, BLOCK_ELEMENTS)
+        if found is not None:
+            return found
     offs = t.offs_arr
     hit = np.zeros(point.size, dtype=bool)
+    pivots, pivot_of_pair, pair_cut, partner_gene, place = _pivot_cover(J, M, len(t.entries))
+    # candidates grouped by pivot too, once: a mask over every candidate per pivot cost a
+    # tenth of the pass
     pair_c = pair_side[s_c]
-    J_list, M_list = J.tolist(), M.tolist()
-    n_genes = len(genes)
-    left = np.ones(len(J_list), dtype=bool)
-    while left.any():
-        # the gene in most remaining pairs (the first such gene on a tie)
-        count = (np.bincount(J[left], minlength=n_genes)
-                 + np.bincount(M[left], minlength=n_genes))
-        pivot = int(count.argmax())
-        in_pivot = left & ((J == pivot) | (M == pivot))
-        group = np.flatnonzero(in_pivot).tolist()
-        left &= ~in_pivot
-        partner_of_pair = np.full(len(J_list), -1, dtype=np.intp)
-        partner_of_pair[group] = np.arange(len(group))
-        in_group = np.flatnonzero(partner_of_pair[pair_c] >= 0)
+    pivot_c = pivot_of_pair[pair_c]
+    cand_order = np.argsort(pivot_c, kind="stable")
+    cand_cut = np.searchsorted(pivot_c[cand_order], np.arange(pivots.size + 1)).tolist()
+    place_c = place[pair_c]
+    from_pivot_c = q_c == pivots[pivot_c]
+    for k, pivot in enumerate(pivots.tolist()):
+        in_group = cand_order[cand_cut[k]:cand_cut[k + 1]]
         if not in_group.size:
             continue
-        partner_c = partner_of_pair[pair_c[in_group]]
-        from_pivot = q_c[in_group] == pivot
-        partners = [M_list[p] if J_list[p] == pivot else J_list[p] for p in group]
-        active = np.zeros(len(partners), dtype=bool)
+        partners = partner_gene[pair_cut[k]:pair_cut[k + 1]]
+        partner_c = place_c[in_group]
+        from_pivot = from_pivot_c[in_group]
+        active = np.zeros(partners.size, dtype=bool)
         active[partner_c] = True
         act = np.flatnonzero(active)
-        act_genes = [partners[i] for i in act.tolist()]
+        act_genes = partners[act]
         sizes = t.sizes_arr[act_genes]
+        col_end = np.cumsum(sizes)
         # columns: every point of the active partners, in partner order
-        col_rows = np.concatenate([np.arange(t.offs[u], t.offs[u + 1])
-                                   for u in act_genes])
+        col_rows = (np.arange(int(col_end[-1]))
+                    + np.repeat(offs[act_genes] - (col_end - sizes), sizes))
         seg = np.repeat(np.arange(act.size), sizes)
-        col_start = np.zeros(n_genes, dtype=np.intp)  # by gene
-        col_start[act_genes] = np.cumsum(sizes) - sizes
-        seg_of_partner = np.full(len(partners), -1, dtype=np.intp)
+        col_start = np.zeros(len(t.entries), dtype=np.intp)  # by gene
+        col_start[act_genes] = col_end - sizes
+        seg_of_partner = np.full(partners.size, -1, dtype=np.intp)
         seg_of_partner[act] = np.arange(act.size)
         o_cols = own_all[col_rows]
         # rows: the pivot's points, candidates for some partner first
-        p0, n0 = offs[pivot], genes[pivot].points.shape[0]
+        p0, n0 = int(offs[pivot]), int(t.sizes_arr[pivot])
+        mine = in_group[from_pivot]
         live = np.zeros(n0, dtype=bool)
-        live[point[in_group[from_pivot]] - p0] = True
+        live[point[mine] - p0] = True
         rows = np.flatnonzero(live) + p0
         rows_hit, cols_hit = dense_hits(Q, qn, X, rows, col_rows, own_all[rows], o_cols,
                                          seg, act.size)
@@ -444,10 +450,39 @@ def _dense_side_hits(store: GeneStore, t: Table, J: np.ndarray, M: np.ndarray,
                                o_cols[cand_cols], seg[cand_cols], act.size)
             cols_hit[cand_cols] |= ch
         hit[to_pivot] = cols_hit[cand_cols]
-        mine = in_group[from_pivot]
         hit[mine] = rows_hit[np.searchsorted(rows, point[mine]),
-                             seg_of_partner[partner_of_pair[pair_c[mine]]]]
+                             seg_of_partner[partner_c[from_pivot]]]
     return hit
+
+
+def _pivot_cover(J: np.ndarray, M: np.ndarray, n_genes: int
+                 ) -> tuple[np.ndarray, np.ndarray, list[int], np.ndarray, np.ndarray]:
+    """Pivot genes covering the pairs (J, M), and the pairs grouped by pivot.
+
+    Greedy: the gene in most pairs not yet covered (the first such gene on a tie) takes
+    them all, until every pair has its pivot. Returns the pivots, each pair's pivot
+    number, the groups' bounds in pivot order (group k: ``cut[k]:cut[k + 1]``, pairs in
+    their original order), each pair's other gene in that order, and each pair's
+    position in its group.
+    """
+    pivots: list[int] = []
+    pivot_of_pair = np.empty(J.shape[0], dtype=np.intp)
+    left = np.ones(J.shape[0], dtype=bool)
+    while left.any():
+        count = (np.bincount(J[left], minlength=n_genes)
+                 + np.bincount(M[left], minlength=n_genes))
+        pivot = int(count.argmax())
+        in_pivot = left & ((J == pivot) | (M == pivot))
+        pivot_of_pair[in_pivot] = len(pivots)
+        pivots.append(pivot)
+        left &= ~in_pivot
+    pivot_arr = np.array(pivots, dtype=np.intp)
+    order = np.argsort(pivot_of_pair, kind="stable")
+    cut = np.searchsorted(pivot_of_pair[order], np.arange(len(pivots) + 1))
+    place = np.empty(J.shape[0], dtype=np.intp)
+    place[order] = np.arange(J.shape[0]) - np.repeat(cut[:-1], np.diff(cut))
+    other = np.where(J == pivot_arr[pivot_of_pair], M, J)[order]
+    return pivot_arr, pivot_of_pair, cut.tolist(), other, place
 
 def grid_pass(store: GeneStore) -> bool:
     """Whether this evaluation takes the compiled whole-dataset pass (two dimensions).
