@@ -171,6 +171,9 @@ def test_prefetched_batch_gives_the_same_overlaps(seed, k, d, spread, cap):
     tuning = Tuning() if cap is None else Tuning(prefetch_points=cap)
     fast, plain = Evaluator(layout, tuning=tuning), Evaluator(layout)
     fast.prefetch_overlap(batch)
+    if cap is None and not _overlap.grid_pass(fast.store):
+        # the prefetch measured every genotype's overlap (its evaluation reads it)
+        assert set(fast.store.overlaps) == {tuple(g.key for g in gt) for gt in batch}
     computed = []
     real = _overlap.overlap_pairs
 
@@ -186,6 +189,7 @@ def test_prefetched_batch_gives_the_same_overlaps(seed, k, d, spread, cap):
             assert fast.overlap(g) == plain.overlap(g) == brute_overlap(X, y)
     if cap is None:
         assert computed == []  # every pair came from the batch
+    assert pickle.loads(pickle.dumps(fast.store)).overlaps == {}  # not shipped to workers
 
 
 @pytest.mark.parametrize("global_cost", [0.0, 1e9])

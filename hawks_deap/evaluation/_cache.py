@@ -419,12 +419,14 @@ class GeneStore:
         self._shape_keys: dict[str, str] = {}
         self._last: tuple[list[str], list[GeneEntry]] = ([], [])
         self._last_points: tuple[list[GeneEntry], np.ndarray] | None = None
+        # overlaps that the last prefetch measured, by gene keys (`_overlap.prefetch_overlap`)
+        self.overlaps: dict[tuple[str, ...], float] = {}
 
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()
         state["cache"] = ByteLRU(self.cache.max_bytes)  # caches are not shipped
         state["z_step_table"] = {}
-        state.update(_shape_keys={}, _last=([], []), _last_points=None)
+        state.update(_shape_keys={}, _last=([], []), _last_points=None, overlaps={})
         return state
 
     def shape_key(self, gene: Any) -> str:

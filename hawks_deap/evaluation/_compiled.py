@@ -6,8 +6,9 @@ Two kinds, for two costs of loading:
   over the whole dataset per evaluation gives every point's overlap flag
   (`grid_overlap_flags`, which replaces the cached pairs of genes), and every point's
   squared-Euclidean silhouette at any size (`silhouette_points`). Above two dimensions,
-  the overlap pairs' matrix-product filter runs in single precision (`operands32`) and
-  one pass over each of its blocks tests the candidates exactly (`dense_scan`). The
+  the overlap pairs' matrix-product filter runs in single precision (`operands32`), and
+  one call per pass (`pivot_hits`) makes its products through BLAS's ``sgemm`` and
+  tests each block's candidates exactly (`dense_scan`). The
   extension imports in about a millisecond, so every evaluation uses it, from a run's
   first.
 - **numba** (the ``fast`` extra): sweeps for the pairs of genes at D <= 8, the capture

@@ -67,6 +67,10 @@ class Table:
 
 
 def overlap(store: GeneStore, genotype: Sequence) -> float:
+    if store.overlaps:  # measured by the prefetch of its generation
+        value = store.overlaps.get(tuple(g.key for g in genotype))
+        if value is not None:
+            return value
     keys, genes = store.genes(genotype)
     if grid_pass(store):
         return _overlap_full(store, genes)
@@ -74,14 +78,20 @@ def overlap(store: GeneStore, genotype: Sequence) -> float:
     ckeys = pair_keys(store, keys)
     entries = store.cache.get_many(ckeys)
     lacking = [p for p, e in enumerate(entries) if e is None]
-    parts = [e for e in entries if e is not None and e.size]
     if lacking:
         computed = overlap_pairs(store, _genotype_table(store, genotype, genes),
                                        [pairs[p] for p in lacking],
                                        [ckeys[p] for p in lacking])
         if computed is None:  # a whole-dataset pass was cheaper; pairs stay uncached
             return _overlap_full(store, genes)
-        parts.extend(computed)
+        for p, entry in zip(lacking, computed, strict=True):
+            entries[p] = entry
+    return _captured_fraction(store, entries)
+
+
+def _captured_fraction(store: GeneStore, entries: list) -> float:
+    """The overlap from a genotype's pair entries: the fraction of rows some entry holds."""
+    parts = [e for e in entries if e.size]
     if not parts:
         return 0.0
     flags = np.zeros(store.layout.n_samples, dtype=bool)
@@ -89,7 +99,7 @@ def overlap(store: GeneStore, genotype: Sequence) -> float:
     return float(np.count_nonzero(flags) / flags.size)
 
 
-def pair_keys(store: GeneStore, keys: list[str]) -> list[tuple]:
+def pair_keys(store: GeneStore, keys: Sequence[str]) -> list[tuple]:
     """The cache keys of a genotype's overlap pairs, in ``store.pairs`` order.
 
     ``("o", j, key_j, m, key_m)`` for slots j < m and gene keys ``keys`` (`GeneStore`);
@@ -119,30 +129,59 @@ def prefetch_overlap(store: GeneStore, genotypes: Sequence[Sequence]) -> None:
     if grid_pass(store):  # nothing is cached on that path
         return
     sizes = store.sizes
+    store.overlaps = {}
     todo: dict[tuple, Sequence] = {}  # cache key -> a genotype with that pair
     batch: list[tuple] = []
+    waiting: list[tuple] = []  # (keys, pair keys, entries) of the batch's genotypes
     volume = n_genotypes = 0
     for genotype in genotypes:
         store.layout.check(genotype)
-        keys = [g.key for g in genotype]
-        new = [c for c in store.cache.absent(pair_keys(store, keys)) if c not in todo]
+        keys = tuple(g.key for g in genotype)
+        ckeys = pair_keys(store, keys)
+        entries = store.cache.get_many(ckeys)
+        new = [c for c, e in zip(ckeys, entries, strict=True) if e is None and c not in todo]
         if not new:
+            if n_genotypes and any(e is None for e in entries):
+                waiting.append((keys, ckeys, entries))  # pairs the batch computes
+            else:
+                store.overlaps[keys] = _captured_fraction(store, entries)
             continue
         more = sum(sizes[c[1]] + sizes[c[3]] for c in new)
         if volume + more > store.tuning.prefetch_points:
             if n_genotypes > 1:
                 _prefetch_pairs(store, batch, todo, n_genotypes)
+                _measure_waiting(store, waiting)
             # (only the batch's keys are kept: those of every genotype, K (K - 1) each,
             # once held 2 GB at K = 1,500)
-            batch, volume, n_genotypes, todo = [], 0, 0, {}
+            batch, volume, n_genotypes, todo, waiting = [], 0, 0, {}, []
             if more > store.tuning.prefetch_points:
                 continue
         todo.update(dict.fromkeys(new, genotype))
         batch.extend(new)
+        waiting.append((keys, ckeys, entries))
         volume += more
         n_genotypes += 1
     if n_genotypes > 1:
         _prefetch_pairs(store, batch, todo, n_genotypes)
+        _measure_waiting(store, waiting)
+
+
+def _measure_waiting(store: GeneStore, waiting: list[tuple]) -> None:
+    """The overlaps of a prefetched batch's genotypes, where every pair entry is cached.
+
+    Their evaluations then find them in ``store.overlaps`` instead of looking up their
+    K (K - 1) / 2 pairs again (BENCHMARKS.md, "The pivots in C"); a pair left uncached
+    (a whole-dataset pass was cheaper) leaves its genotype to its evaluation.
+    """
+    get = store.cache.get
+    for keys, ckeys, entries in waiting:
+        for p, entry in enumerate(entries):
+            if entry is None:
+                entry = entries[p] = get(ckeys[p])
+                if entry is None:
+                    break
+        else:
+            store.overlaps[keys] = _captured_fraction(store, entries)
 
 def _prefetch_pairs(store: GeneStore, ckeys: list[tuple], genotypes: dict[tuple, Sequence],
                     n_genotypes: int) -> None:
@@ -195,9 +234,10 @@ def overlap_pairs(store: GeneStore, t: Table, missing: list[tuple[int, int]],
     3. The query points left are tested exactly, one call per target gene: a KD-tree
        (`tree_hits`) in low dimension, matrix products (`dense_hits`) otherwise.
 
-    In low dimension, when more query points are left than a whole-dataset pass
-    would cost (`store.tuning.global_cost` per point and genotype), nothing is computed and None
-    is returned.
+    Returns each pair's entry (its captured data rows, `EMPTY` for none), in the order
+    of ``missing``. In low dimension, when more query points are left than a
+    whole-dataset pass would cost (`store.tuning.global_cost` per point and genotype),
+    nothing is computed and None is returned.
     """
     genes = t.entries
     n_dims = store.layout.n_dims
@@ -237,7 +277,7 @@ def overlap_pairs(store: GeneStore, t: Table, missing: list[tuple[int, int]],
         for p, entry in zip(near.tolist(), found, strict=True):
             entries[p] = entry
     store.cache.put_many(ckeys, entries)
-    return [e for e in entries if e.size]
+    return entries
 
 def _side_hits(store: GeneStore, t: Table, own: dict[int, np.ndarray], J: np.ndarray,
                M: np.ndarray, delta: np.ndarray, dist: np.ndarray,
