@@ -517,6 +517,11 @@ enum { S_PINT = N_SCRATCH, S_PDBL, S_PQ, S_PG, S_PRH, S_PBYTE, N_PSCRATCH };
 static THREAD_LOCAL void *pscratch_ptr[N_PSCRATCH - N_SCRATCH];
 static THREAD_LOCAL size_t pscratch_len[N_PSCRATCH - N_SCRATCH];
 
+/* Largest scratch a thread keeps after a pivot_hits call: below it, the arrays are
+ * reused by the next pass (fresh ones cost their page faults, as in the grid pass);
+ * above it (a batch's table can hold 2^18 points), they are freed. */
+#define PSCRATCH_KEEP ((size_t)1 << 25)
+
 /* `scratch` for the slots of pivot_hits. */
 static void *pscratch(int slot, size_t bytes)
 {
@@ -530,6 +535,18 @@ static void *pscratch(int slot, size_t bytes)
         pscratch_len[s] = grown;
     }
     return pscratch_ptr[s];
+}
+
+/* Free the pivot scratch slots larger than PSCRATCH_KEEP. */
+static void pscratch_trim(void)
+{
+    for (int s = 0; s < N_PSCRATCH - N_SCRATCH; s++) {
+        if (pscratch_len[s] > PSCRATCH_KEEP) {
+            PyMem_RawFree(pscratch_ptr[s]);
+            pscratch_ptr[s] = NULL;
+            pscratch_len[s] = 0;
+        }
+    }
 }
 
 /* The single-precision filter's limit for s <= o (dense_limits in _kernels.py): c1 is
@@ -1043,6 +1060,7 @@ static PyObject *py_pivot_hits(PyObject *self, PyObject *args)
     Py_BEGIN_ALLOW_THREADS
     rc = pivot_hits(Q.buf, qn.buf, X.buf, own.buf, n, dims, o, n_genes, j, m, n_pairs, pc, qc,
                     pt, n_cand, block, sgemm, hit.buf);
+    pscratch_trim();
     Py_END_ALLOW_THREADS
     if (rc < 0) {
         PyErr_NoMemory();
