@@ -384,6 +384,30 @@ def test_results_do_not_depend_on_cache_history_or_budget():
         assert tiny_eval.cache.nbytes <= 20_000 and tiny_eval.cache.evictions > 0
 
 
+@pytest.mark.parametrize("slotwise", [0, 1 << 40])
+def test_cached_silhouette_of_recombined_genes_is_history_free(slotwise):
+    """Genes last evaluated in different genotypes (offspring of two parents) bring
+    different stale columns; the values are those of fresh evaluators, bit for bit."""
+    rng = np.random.default_rng(11)
+    k, d = 7, 5
+    layout = Layout(rng.integers(10, 40, size=k), d, rng=rng)
+    tuning = Tuning(direct_silhouette=0, slotwise_silhouette=slotwise)
+    first = [Genotype(v) for v in variants(rng, random_genes(rng, k, d, 2.0))]
+    second = [Genotype(v) for v in variants(rng, random_genes(rng, k, d, 2.0))]
+    mixed = [Genotype([a[j] if rng.random() < 0.5 else b[j] for j in range(k)])
+             for a, b in zip(first, second, strict=False)]
+    genotypes = first + second + mixed + mixed[::-1]
+    cold = [Evaluator(layout, tuning=tuning).silhouette(g) for g in genotypes]
+    warm_eval = Evaluator(layout, tuning=tuning)
+    warm = [warm_eval.silhouette(g) for g in genotypes]
+    back_eval = Evaluator(layout, tuning=tuning)
+    back = [back_eval.silhouette(g) for g in reversed(genotypes)]
+    assert cold == warm == back[::-1]
+    X, y = layout.sample(mixed[0])
+    ref = sklearn.metrics.silhouette_score(X, y, metric="sqeuclidean")
+    assert cold[len(first) + len(second)] == pytest.approx(ref, rel=1e-12)
+
+
 def test_byte_lru_respects_budget_and_evicts_least_recent():
     over = ByteLRU.OVERHEAD
     cache = ByteLRU(1000 + 2 * over)

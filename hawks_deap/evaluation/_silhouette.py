@@ -79,8 +79,10 @@ def _silhouette_cached(store: GeneStore, keys: list[str], genes: list[GeneEntry]
                        centroids: np.ndarray, scatter: np.ndarray, slotwise: bool) -> float:
     """`silhouette_sq` from each gene's cached block against the centroids (numpy)."""
     k = len(keys)
-    stale: dict[int, list[int]] = {}
-    union: set[int] = set()
+    # stale genes grouped by their context: the genes last evaluated together share one
+    # list of keys, hence the columns to measure again (only those: a union over all
+    # groups measured 1.7 times as many distances at config c)
+    groups: dict[int, tuple[list[str], list[int], list[int]]] = {}
     for j, e in enumerate(genes):
         ctx = e.ctx_keys
         if ctx is None:
@@ -89,24 +91,23 @@ def _silhouette_cached(store: GeneStore, keys: list[str], genes: list[GeneEntry]
             e.ctx_d2[j] = np.inf
             e.ctx_keys = keys
             store.put_gene(j, keys[j], e)
-        elif ctx != keys:
-            changed = [m for m in range(k) if ctx[m] != keys[m]]
-            stale[j] = changed
-            union.update(changed)
+        elif ctx is not keys:
+            group = groups.get(id(ctx))  # (the group holds ctx: its id is not reused)
+            if group is None:
+                group = groups[id(ctx)] = (ctx, [m for m in range(k) if ctx[m] != keys[m]], [])
+            group[2].append(j)
             e.ctx_keys = keys
-    if stale:
-        cols = sorted(union)
-        slots = sorted(stale)
-        fresh = cdist(centroids[cols], np.concatenate([genes[j].points for j in slots]),
+    for _, changed, slots in groups.values():
+        if not changed:
+            continue
+        fresh = cdist(centroids[changed], np.concatenate([genes[j].points for j in slots]),
                       "sqeuclidean")
-        where = {m: t for t, m in enumerate(cols)}
         start = 0
         for j in slots:
             stop = start + genes[j].points.shape[0]
-            changed = stale[j]
             ctx_d2 = genes[j].ctx_d2
             assert ctx_d2 is not None  # every entry has its rows here
-            ctx_d2[changed] = fresh[[where[m] for m in changed], start:stop]
+            ctx_d2[changed] = fresh[:, start:stop]
             start = stop
     spread = scatter / store.counts
     if not slotwise:
