@@ -321,7 +321,8 @@ def test_pivot_passes_equal_brute_force(seed, d, kind, block):
                         dtype=bool)
     Q, qn = _kernels.dense_operands(X)
     assert Q.dtype == np.float32
-    got = _compiled.pivot_hits(Q, qn, X, o, offs, J, M, pair_c, q_c, point, block)
+    got = _compiled.pivot_hits(Q, qn, X, o, offs, J, M, pair_c, q_c, point,
+                               _kernels.limit_terms32(d), block)
     assert got is not None  # scipy ships the capsule
     np.testing.assert_array_equal(got, expected)
     table = types.SimpleNamespace(X=X, offs_arr=offs, sizes_arr=sizes, entries=[None] * n_genes)
@@ -341,12 +342,13 @@ def test_pivot_hits_rejects_bad_indices():
     offs = np.array([0, 2, 4])
     J, M = np.array([0]), np.array([1])
     o = np.ones(4)
+    terms = _kernels.limit_terms32(3)
     with pytest.raises(ValueError, match="candidate outside"):
         _compiled.pivot_hits(Q, qn, X, o, offs, J, M, np.array([0]), np.array([0]),
-                             np.array([3]), 64)  # row 3 is gene 1's
+                             np.array([3]), terms, 64)  # row 3 is gene 1's
     with pytest.raises(ValueError, match="pair of one gene"):
         _compiled.pivot_hits(Q, qn, X, o, offs, J, J, np.array([0]), np.array([0]),
-                             np.array([0]), 64)
+                             np.array([0]), terms, 64)
     with pytest.raises(ValueError, match="offs"):
         _compiled.pivot_hits(Q, qn, X, o, np.array([0, 3, 2]), J, M, np.array([0]),
-                             np.array([0]), np.array([0]), 64)
+                             np.array([0]), np.array([0]), terms, 64)

@@ -345,7 +345,8 @@ def sgemm() -> Any:
 
 def pivot_hits(Q: np.ndarray, qn: np.ndarray, X: np.ndarray, own: np.ndarray,
                offs: np.ndarray, J: np.ndarray, M: np.ndarray, pair_c: np.ndarray,
-               q_c: np.ndarray, point: np.ndarray, block: int) -> np.ndarray | None:
+               q_c: np.ndarray, point: np.ndarray, terms: tuple[float, float, float],
+               block: int) -> np.ndarray | None:
     """The exact test of an overlap pass's candidates, every pivot in one compiled call.
 
     The algorithm of `hawks_deap.evaluation._overlap._dense_side_hits` (pivots, their
@@ -353,8 +354,9 @@ def pivot_hits(Q: np.ndarray, qn: np.ndarray, X: np.ndarray, own: np.ndarray,
     ``sgemm`` from C: candidate c (table row ``point[c]`` of gene ``q_c[c]``, pair
     ``pair_c[c]`` of genes ``(J, M)``, gene g's rows ``offs[g]:offs[g + 1]``) is hit iff a
     row y of the pair's other gene has ``0 < s(x, y) <= own[x]``. ``Q`` must be single
-    precision (`hawks_deap.evaluation._kernels.dense_operands`); ``block`` bounds a
-    filtering block's elements. None where `sgemm` is missing. Requires `native`.
+    precision (`hawks_deap.evaluation._kernels.dense_operands`); ``terms`` are the
+    filter's limit terms (`hawks_deap.evaluation._kernels.limit_terms32`) and ``block``
+    bounds a filtering block's elements. None where `sgemm` is missing. Requires `native`.
     """
     capsule = sgemm()
     if capsule is None:
@@ -367,7 +369,8 @@ def pivot_hits(Q: np.ndarray, qn: np.ndarray, X: np.ndarray, own: np.ndarray,
         np.ascontiguousarray(offs, dtype=i64), np.ascontiguousarray(J, dtype=i64),
         np.ascontiguousarray(M, dtype=i64), np.ascontiguousarray(pair_c, dtype=i64),
         np.ascontiguousarray(q_c, dtype=i64), np.ascontiguousarray(point, dtype=i64), hit,
-        capsule, X.shape[0], X.shape[1], offs.shape[0] - 1, J.shape[0], point.shape[0], block)
+        capsule, X.shape[0], X.shape[1], offs.shape[0] - 1, J.shape[0], point.shape[0],
+        tuple(float(v) for v in terms), block)
     return hit
 
 

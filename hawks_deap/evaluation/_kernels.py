@@ -377,8 +377,18 @@ def dense_limits(o: np.ndarray, n: np.ndarray, n_other: float, n_dims: int,
     """
     if not single:
         return o + dense_tol(n_dims) * (n + n_other)
-    return (o * (1.0 + REL32) + (8.0 * n_dims + 32.0) * EPS32 * (n + n_other)
-            + (n_dims + 8) * TINY32)
+    scale, norm, tiny = limit_terms32(n_dims)
+    return o * scale + norm * (n + n_other) + tiny
+
+
+def limit_terms32(n_dims: int) -> tuple[float, float, float]:
+    """The terms ``(scale, norm, tiny)`` of the single-precision `dense_limits`.
+
+    The limit is ``o scale + norm (n + n_other) + tiny`` with ``(1 + 2^-11, (8D + 32)
+    eps32, (D + 8) 2^-140)``; the compiled pivots (`_compiled.pivot_hits`) take them
+    from here.
+    """
+    return 1.0 + REL32, (8.0 * n_dims + 32.0) * EPS32, (n_dims + 8) * TINY32
 
 
 def round_up(values: np.ndarray, dtype: np.dtype) -> np.ndarray:

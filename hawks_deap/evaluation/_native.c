@@ -55,7 +55,8 @@ static inline Py_ssize_t imin2(Py_ssize_t a, Py_ssize_t b) { return b < a ? b : 
 #else
 #define THREAD_LOCAL _Thread_local
 #endif
-enum { S_CELLS, S_ORDER, S_T, S_LAB, S_START, S_PURE, S_B, N_SCRATCH };
+enum { S_CELLS, S_ORDER, S_T, S_LAB, S_START, S_PURE, S_B, /* grid and silhouette */
+       S_PINT, S_PDBL, S_PQ, S_PG, S_PRH, S_PBYTE, /* pivot_hits */ N_SCRATCH };
 static THREAD_LOCAL void *scratch_ptr[N_SCRATCH];
 static THREAD_LOCAL size_t scratch_len[N_SCRATCH];
 
@@ -513,47 +514,32 @@ typedef void (*sgemm_t)(const char *, const char *, const int *, const int *, co
                         const float *, const float *, const int *, const float *,
                         const int *, const float *, float *, const int *);
 
-enum { S_PINT = N_SCRATCH, S_PDBL, S_PQ, S_PG, S_PRH, S_PBYTE, N_PSCRATCH };
-static THREAD_LOCAL void *pscratch_ptr[N_PSCRATCH - N_SCRATCH];
-static THREAD_LOCAL size_t pscratch_len[N_PSCRATCH - N_SCRATCH];
-
 /* Largest scratch a thread keeps after a pivot_hits call: below it, the arrays are
  * reused by the next pass (fresh ones cost their page faults, as in the grid pass);
  * above it (a batch's table can hold 2^18 points), they are freed. */
 #define PSCRATCH_KEEP ((size_t)1 << 25)
 
-/* `scratch` for the slots of pivot_hits. */
-static void *pscratch(int slot, size_t bytes)
-{
-    int s = slot - N_SCRATCH;
-    if (bytes > pscratch_len[s]) {
-        size_t grown = bytes + bytes / 4;
-        void *p = PyMem_RawRealloc(pscratch_ptr[s], grown);
-        if (p == NULL)
-            return NULL;
-        pscratch_ptr[s] = p;
-        pscratch_len[s] = grown;
-    }
-    return pscratch_ptr[s];
-}
-
-/* Free the pivot scratch slots larger than PSCRATCH_KEEP. */
+/* Free the pivot_hits scratch slots larger than PSCRATCH_KEEP. */
 static void pscratch_trim(void)
 {
-    for (int s = 0; s < N_PSCRATCH - N_SCRATCH; s++) {
-        if (pscratch_len[s] > PSCRATCH_KEEP) {
-            PyMem_RawFree(pscratch_ptr[s]);
-            pscratch_ptr[s] = NULL;
-            pscratch_len[s] = 0;
+    for (int s = S_PINT; s <= S_PBYTE; s++) {
+        if (scratch_len[s] > PSCRATCH_KEEP) {
+            PyMem_RawFree(scratch_ptr[s]);
+            scratch_ptr[s] = NULL;
+            scratch_len[s] = 0;
         }
     }
 }
 
-/* The single-precision filter's limit for s <= o (dense_limits in _kernels.py): c1 is
- * (8 dims + 32) eps32, c2 (dims + 8) 2^-140. */
-static inline double limit32(double o, double n, double n_other, double c1, double c2)
+/* The single-precision filter's limit for s <= o: o scale + norm (n + n_other) + tiny,
+ * the terms of _kernels.limit_terms32 (dense_limits), passed in by the caller. */
+typedef struct {
+    double scale, norm, tiny;
+} Limit;
+
+static inline double limit32(double o, double n, double n_other, Limit t)
 {
-    return o * (1.0 + 1.0 / 2048.0) + c1 * (n + n_other) + c2;
+    return o * t.scale + t.norm * (n + n_other) + t.tiny;
 }
 
 /* Gather rows idx of Q (float32, dims columns) into out, their norms into nq and their
@@ -592,7 +578,7 @@ static int scan_blocks(sgemm_t sgemm, const float *Qr, const double *nr, const d
 {
     Py_ssize_t step = imax2(1, block / b);
     step = imin2(step, a);
-    float *G = pscratch(S_PG, (size_t)(step * b) * sizeof(float));
+    float *G = scratch(S_PG, (size_t)(step * b) * sizeof(float));
     if (G == NULL)
         return -1;
     for (Py_ssize_t s = 0; s < a; s += step) {
@@ -617,13 +603,14 @@ static int pivot_hits(const float *Q, const double *qn, const double *X, const d
                       Py_ssize_t n, Py_ssize_t dims, const int64_t *offs, Py_ssize_t n_genes,
                       const int64_t *J, const int64_t *M, Py_ssize_t n_pairs,
                       const int64_t *pair_c, const int64_t *q_c, const int64_t *point,
-                      Py_ssize_t n_cand, Py_ssize_t block, sgemm_t sgemm, uint8_t *hit)
+                      Py_ssize_t n_cand, Limit lim, Py_ssize_t block, sgemm_t sgemm,
+                      uint8_t *hit)
 {
     size_t n_int = (size_t)(3 * n_genes + 1 + 10 * n_pairs + 2 + n_cand + 8 * n);
-    int64_t *ib = pscratch(S_PINT, n_int * sizeof(int64_t));
-    double *db = pscratch(S_PDBL, (size_t)(9 * n + 1) * sizeof(double));
-    float *qb = pscratch(S_PQ, (size_t)(2 * n * dims + 1) * sizeof(float));
-    uint8_t *bb = pscratch(S_PBYTE, (size_t)(3 * n + 1));
+    int64_t *ib = scratch(S_PINT, n_int * sizeof(int64_t));
+    double *db = scratch(S_PDBL, (size_t)(9 * n + 1) * sizeof(double));
+    float *qb = scratch(S_PQ, (size_t)(2 * n * dims + 1) * sizeof(float));
+    uint8_t *bb = scratch(S_PBYTE, (size_t)(3 * n + 1));
     if (ib == NULL || db == NULL || qb == NULL || bb == NULL)
         return -1;
     int64_t *count = ib, *adj_start = count + n_genes, *adj = adj_start + n_genes + 1;
@@ -638,8 +625,6 @@ static int pivot_hits(const float *Q, const double *qn, const double *X, const d
     double *lim_c = o_c + n, *nc2 = lim_c + n, *oc2 = nc2 + n, *lim_c2 = oc2 + n;
     float *Qr = qb, *Qc = qb + n * dims;
     uint8_t *live = bb, *cols_hit = live + n, *tmp = cols_hit + n;
-    const double c1 = (8.0 * (double)dims + 32.0) * (double)FLT_EPSILON;
-    const double c2 = (double)(dims + 8) * ldexp(1.0, -140);
 
     /* the pivots: adjacency of genes to pairs, then the greedy cover */
     memset(count, 0, (size_t)n_genes * sizeof(int64_t));
@@ -738,7 +723,7 @@ static int pivot_hits(const float *Q, const double *qn, const double *X, const d
             }
         }
         memset(cols_hit, 0, (size_t)b);
-        uint8_t *rows_hit = pscratch(S_PRH, (size_t)(a * n_act + 1));
+        uint8_t *rows_hit = scratch(S_PRH, (size_t)(a * n_act + 1));
         if (rows_hit == NULL)
             return -1;
         if (a > 0) {
@@ -746,9 +731,9 @@ static int pivot_hits(const float *Q, const double *qn, const double *X, const d
             double top_c = gather(Q, qn, own, dims, cols, b, Qc, nc, o_c);
             double top_r = gather(Q, qn, own, dims, rows, a, Qr, nr, o_r);
             for (Py_ssize_t l = 0; l < b; l++)
-                lim_c[l] = limit32(o_c[l], nc[l], top_r, c1, c2);
+                lim_c[l] = limit32(o_c[l], nc[l], top_r, lim);
             for (Py_ssize_t i = 0; i < a; i++)
-                lim_r[i] = limit32(o_r[i], nr[i], top_c, c1, c2);
+                lim_r[i] = limit32(o_r[i], nr[i], top_c, lim);
             if (scan_blocks(sgemm, Qr, nr, lim_r, o_r, rows, a, Qc, nc, lim_c, o_c, cols, cseg,
                             b, n_act, X, dims, block, rows_hit, cols_hit) < 0)
                 return -1;
@@ -768,7 +753,7 @@ static int pivot_hits(const float *Q, const double *qn, const double *X, const d
             double top_r = gather(Q, qn, own, dims, rest, n_rest, Qr, nr, o_r);
             gather(Q, qn, own, dims, ccols, m, Qc, nc2, oc2);
             for (Py_ssize_t i = 0; i < m; i++)
-                lim_c2[i] = limit32(oc2[i], nc2[i], top_r, c1, c2);
+                lim_c2[i] = limit32(oc2[i], nc2[i], top_r, lim);
             memset(tmp, 0, (size_t)m);
             if (scan_blocks(sgemm, Qr, nr, NULL, NULL, rest, n_rest, Qc, nc2, lim_c2, oc2, ccols,
                             cseg2, m, n_act, X, dims, block, NULL, tmp) < 0)
@@ -997,21 +982,23 @@ done:
 
 PyDoc_STRVAR(py_pivot_hits_doc,
 "pivot_hits(Q, qn, X, own, offs, J, M, pair_c, q_c, point, hit, sgemm, n, dims, n_genes,\n"
-"           n_pairs, n_cand, block)\n\n"
+"           n_pairs, n_cand, (scale, norm, tiny), block)\n\n"
 "The exact test of the candidates of an overlap pass: see pivot_hits in _native.c.\n"
 "Q (float32, n x dims) and qn (float64, n) the filter's operands, X (float64, n x dims),\n"
 "own (float64, n); offs (int64, n_genes + 1); J, M (int64, n_pairs); pair_c, q_c, point\n"
 "(int64, n_cand); hit (bool, n_cand) is written; sgemm a capsule of BLAS's sgemm\n"
-"(scipy.linalg.cython_blas); block the largest filtering block, in elements.");
+"(scipy.linalg.cython_blas); (scale, norm, tiny) the filter's limit terms\n"
+"(_kernels.limit_terms32); block the largest filtering block, in elements.");
 
 static PyObject *py_pivot_hits(PyObject *self, PyObject *args)
 {
     Py_buffer Q, qn, X, own, offs, J, M, pair_c, q_c, point, hit;
     PyObject *cap;
     Py_ssize_t n, dims, n_genes, n_pairs, n_cand, block;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*y*y*w*Onnnnnn", &Q, &qn, &X, &own, &offs, &J,
-                          &M, &pair_c, &q_c, &point, &hit, &cap, &n, &dims, &n_genes,
-                          &n_pairs, &n_cand, &block))
+    Limit lim;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*y*y*w*Onnnnn(ddd)n", &Q, &qn, &X, &own, &offs,
+                          &J, &M, &pair_c, &q_c, &point, &hit, &cap, &n, &dims, &n_genes,
+                          &n_pairs, &n_cand, &lim.scale, &lim.norm, &lim.tiny, &block))
         return NULL;
     PyObject *result = NULL;
     int rc = 0;
@@ -1059,7 +1046,7 @@ static PyObject *py_pivot_hits(PyObject *self, PyObject *args)
     }
     Py_BEGIN_ALLOW_THREADS
     rc = pivot_hits(Q.buf, qn.buf, X.buf, own.buf, n, dims, o, n_genes, j, m, n_pairs, pc, qc,
-                    pt, n_cand, block, sgemm, hit.buf);
+                    pt, n_cand, lim, block, sgemm, hit.buf);
     pscratch_trim();
     Py_END_ALLOW_THREADS
     if (rc < 0) {

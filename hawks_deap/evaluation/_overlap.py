@@ -32,6 +32,7 @@ from hawks_deap.evaluation._kernels import (
     abs_slack,
     dense_hits,
     dense_operands,
+    limit_terms32,
     maybe_within,
     nonzero2,
     tree_hits,
@@ -437,7 +438,7 @@ def _dense_side_hits(store: GeneStore, t: Table, J: np.ndarray, M: np.ndarray,
         # the same pivots and blocks in one compiled call: the loop below cost as much
         # as its products (BENCHMARKS.md, "The pivots in C")
         found = _compiled.pivot_hits(Q, qn, X, own_all, t.offs_arr, J, M, pair_side[s_c],
-                                     q_c, point, BLOCK_ELEMENTS)
+                                     q_c, point, limit_terms32(X.shape[1]), BLOCK_ELEMENTS)
         if found is not None:
             return found
     offs = t.offs_arr
