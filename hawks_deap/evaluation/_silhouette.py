@@ -40,8 +40,9 @@ def silhouette_sq(store: GeneStore, keys: list[str], genes: list[GeneEntry]) -> 
     ``d_ki`` (K x n, own row at +inf) of its points against the centroids of the
     genotype it was last evaluated in, with their keys; only the columns whose gene
     changed since are measured again, in one ``cdist`` call per group of genes last
-    evaluated together (every value is the same whichever path computed it). Small problems reduce the blocks together,
-    large ones slot by slot (no N x K copy); the choice depends only on N and K. Where the C
+    evaluated together (every value is the same whichever path computed it). Small
+    problems reduce the blocks together, large ones slot by slot (no N x K copy); the
+    choice depends only on N and K. Where the C
     kernels were built, at D = 2, one compiled pass gives every point's value instead
     (`_compiled.silhouette_points`), the same bits, reduced as the numpy path reduces
     them (whole, or slot by slot above `store.tuning.slotwise_silhouette`; BENCHMARKS.md,
