@@ -352,3 +352,25 @@ def test_pivot_hits_rejects_bad_indices():
     with pytest.raises(ValueError, match="offs"):
         _compiled.pivot_hits(Q, qn, X, o, np.array([0, 3, 2]), J, M, np.array([0]),
                              np.array([0]), np.array([0]), terms, 64)
+
+
+def test_runs_without_the_blas_capsule_take_the_same_path(monkeypatch):
+    """Where scipy exports no ``sgemm``, the overlap's pivots fall back to numpy's products
+    with `dense_scan`; without the extension, to numpy alone: the same run either way."""
+
+    def run():
+        problem = hd.IndexProblem(n_samples=400, n_clusters=6, n_dims=12, target=0.4,
+                                  constraints=[hd.Overlap(max=0.1)])
+        result = hd.evolve(problem, population_size=6, generations=8, seed=7)
+        X, y = problem.sample(result.best)
+        return X.tobytes(), y.tobytes(), [ind.key for ind in result.population]
+
+    calls = []
+    real = _compiled.pivot_hits
+    monkeypatch.setattr(_compiled, "pivot_hits", lambda *a: calls.append(1) or real(*a))
+    with_capsule = run()
+    assert calls  # the compiled pivots ran
+    monkeypatch.setitem(_compiled._state, "sgemm", None)
+    assert run() == with_capsule
+    _compiled.set_compiled(False)
+    assert run() == with_capsule
