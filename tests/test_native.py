@@ -349,6 +349,9 @@ def test_pivot_hits_rejects_bad_indices():
     with pytest.raises(ValueError, match="pair of one gene"):
         _compiled.pivot_hits(Q, qn, X, o, offs, J, J, np.array([0]), np.array([0]),
                              np.array([0]), terms, 64)
+    with pytest.raises(TypeError, match="single precision"):
+        _compiled.pivot_hits(X, qn, X, o, offs, J, M, np.array([0]), np.array([0]),
+                             np.array([0]), terms, 64)  # double operands: not this kernel's
     with pytest.raises(ValueError, match="offs"):
         _compiled.pivot_hits(Q, qn, X, o, np.array([0, 3, 2]), J, M, np.array([0]),
                              np.array([0]), np.array([0]), terms, 64)

@@ -358,13 +358,15 @@ def pivot_hits(Q: np.ndarray, qn: np.ndarray, X: np.ndarray, own: np.ndarray,
     filter's limit terms (`hawks_deap.evaluation._kernels.limit_terms32`) and ``block``
     bounds a filtering block's elements. None where `sgemm` is missing. Requires `native`.
     """
+    if Q.dtype != np.float32:
+        raise TypeError(f"Q must be single precision (dense_operands), got {Q.dtype}")
     capsule = sgemm()
     if capsule is None:
         return None
     i64, f64 = np.int64, np.float64
     hit = np.zeros(point.shape[0], dtype=bool)
     _state["native"].pivot_hits(
-        np.ascontiguousarray(Q, dtype=np.float32), np.ascontiguousarray(qn, dtype=f64),
+        np.ascontiguousarray(Q), np.ascontiguousarray(qn, dtype=f64),
         np.ascontiguousarray(X, dtype=f64), np.ascontiguousarray(own, dtype=f64),
         np.ascontiguousarray(offs, dtype=i64), np.ascontiguousarray(J, dtype=i64),
         np.ascontiguousarray(M, dtype=i64), np.ascontiguousarray(pair_c, dtype=i64),

@@ -435,8 +435,8 @@ def _dense_side_hits(store: GeneStore, t: Table, J: np.ndarray, M: np.ndarray,
     X = t.X
     Q, qn = dense_operands(X)
     if Q.dtype == np.float32 and _compiled.native():
-        # the same pivots and blocks in one compiled call: the loop below cost as much
-        # as its products (BENCHMARKS.md, "The pivots in C")
+        # the same pivots and blocks in one compiled call, without the Python around
+        # each pivot's products (BENCHMARKS.md, "The pivots in C")
         found = _compiled.pivot_hits(Q, qn, X, own_all, t.offs_arr, J, M, pair_side[s_c],
                                      q_c, point, limit_terms32(X.shape[1]), BLOCK_ELEMENTS)
         if found is not None:
@@ -444,8 +444,7 @@ def _dense_side_hits(store: GeneStore, t: Table, J: np.ndarray, M: np.ndarray,
     offs = t.offs_arr
     hit = np.zeros(point.size, dtype=bool)
     pivots, pivot_of_pair, pair_cut, partner_gene, place = _pivot_cover(J, M, len(t.entries))
-    # candidates grouped by pivot too, once: a mask over every candidate per pivot cost a
-    # tenth of the pass
+    # candidates grouped by pivot too, once per pass, not masked again for each pivot
     pair_c = pair_side[s_c]
     pivot_c = pivot_of_pair[pair_c]
     cand_order = np.argsort(pivot_c, kind="stable")

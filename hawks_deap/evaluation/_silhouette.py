@@ -81,8 +81,8 @@ def _silhouette_cached(store: GeneStore, keys: list[str], genes: list[GeneEntry]
     """`silhouette_sq` from each gene's cached block against the centroids (numpy)."""
     k = len(keys)
     # stale genes grouped by their context: the genes last evaluated together share one
-    # list of keys, hence the columns to measure again (only those: a union over all
-    # groups measured 1.7 times as many distances at config c)
+    # list of keys, hence the columns to measure again, and each group measures only its
+    # own (not the union of every group's)
     groups: dict[int, tuple[list[str], list[int], list[int]]] = {}
     for j, e in enumerate(genes):
         ctx = e.ctx_keys
