@@ -28,6 +28,7 @@ from hawks_deap.evaluation import (
     make_evaluator,
     nearest_neighbour_overlap,
 )
+from hawks_deap.evaluation._cache import GeneEntry, nbytes_of
 from hawks_deap.genome.genotype import Cluster, Genotype, Layout
 from hawks_deap.genome.initialization import _rotation_power_schur, haar_rotation, rotation_power
 
@@ -173,14 +174,15 @@ def test_prefetched_batch_gives_the_same_overlaps(seed, k, d, spread, cap):
     fast.prefetch_overlap(batch)
     if cap is None and not _overlap.grid_pass(fast.store):
         # the prefetch measured every genotype's overlap (its evaluation reads it)
-        assert set(fast.store.overlaps) == {tuple(g.key for g in gt) for gt in batch}
+        assert {keys for keys, (_, value) in fast.store.prefetched.items()
+                if value is not None} == {tuple(g.key for g in gt) for gt in batch}
     computed = []
     real = _overlap.overlap_pairs
 
-    def counting(store, table, missing, ckeys):
+    def counting(store, table, missing):
         if store is fast.store:
             computed.append(missing)
-        return real(store, table, missing, ckeys)
+        return real(store, table, missing)
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(_overlap, "overlap_pairs", counting)
@@ -189,7 +191,7 @@ def test_prefetched_batch_gives_the_same_overlaps(seed, k, d, spread, cap):
             assert fast.overlap(g) == plain.overlap(g) == brute_overlap(X, y)
     if cap is None:
         assert computed == []  # every pair came from the batch
-    assert pickle.loads(pickle.dumps(fast.store)).overlaps == {}  # not shipped to workers
+    assert pickle.loads(pickle.dumps(fast.store)).prefetched == {}  # not shipped to workers
 
 
 @pytest.mark.parametrize("global_cost", [0.0, 1e9])
@@ -382,6 +384,32 @@ def test_results_do_not_depend_on_cache_history_or_budget():
         tiny = [(tiny_eval.silhouette(g), tiny_eval.overlap(g)) for g in reversed(genotypes)]
         assert cold == warm == tiny[::-1]  # bit for bit
         assert tiny_eval.cache.nbytes <= 20_000 and tiny_eval.cache.evictions > 0
+
+
+@pytest.mark.parametrize("metric, d", [("sqeuclidean", 3), ("euclidean", 2)])
+def test_pair_entries_live_on_gene_entries_and_count_in_the_budget(metric, d):
+    """Overlap pairs (D = 3) and Euclidean sums (D = 2) are held by the lower slot's gene
+    entry under its partner's uid: charged to that entry, and measured again under new
+    uids once the entries are gone, with the same values."""
+    rng = np.random.default_rng(8)
+    layout = Layout(rng.integers(20, 60, size=5), d, rng=rng)
+    genotypes = [Genotype(v) for v in variants(rng, random_genes(rng, 5, d, 1.0))]
+    ev = Evaluator(layout, metric=metric)
+    first = [(ev.silhouette(g), ev.overlap(g)) for g in genotypes]
+    entries = {key: e for key, e in ev.cache._data.items() if isinstance(e, GeneEntry)}
+    table = "partners" if metric == "sqeuclidean" else "eu_partners"
+    assert sum(len(getattr(e, table)) for e in entries.values()) > 0
+    for key, e in entries.items():
+        held = [*e.partners.values(), *e.eu_partners.values()]
+        assert e.partner_bytes == sum(nbytes_of(v) + GeneEntry.PAIR_OVERHEAD for v in held)
+        assert ev.cache._sizes[key] == e.nbytes + ev.cache.OVERHEAD  # put again as it grew
+    assert sum(ev.cache._sizes.values()) == ev.cache.nbytes
+    uids = [e.uid for e in entries.values()]
+    assert len(set(uids)) == len(uids)
+    issued = ev.store._uids
+    ev.cache.clear()
+    assert [(ev.silhouette(g), ev.overlap(g)) for g in genotypes] == first
+    assert min(e.uid for e in ev.cache._data.values() if isinstance(e, GeneEntry)) >= issued
 
 
 @pytest.mark.parametrize("slotwise", [0, 1 << 40])

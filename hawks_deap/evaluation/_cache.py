@@ -277,12 +277,27 @@ class GeneEntry:
     Centroid ``mu + c0``, scatter and radius come from the shape (translation leaves
     them unchanged, up to rounding far below the margins of the bounds using them);
     ``maxabs`` and ``maxnorm`` bound the magnitudes of the mean and of the points.
+
+    ``uid`` numbers the entry in its store, never twice: it stands for the slot and the
+    gene's content while the entry lives. ``partners[uid]`` holds what this gene and the
+    gene of entry ``uid`` in a later slot give together: their overlap entry (the data
+    rows one captures from the other, `hawks_deap.evaluation._overlap`), and
+    ``eu_partners[uid]`` their Euclidean distance sums (`hawks_deap.evaluation._silhouette`);
+    `add_partner` stores one, counted in `nbytes`.
     """
 
     __slots__ = ("points", "mean", "centroid", "scatter", "_maxabs", "radius", "_maxnorm",
-                 "own_nn", "own_reach", "own_max", "ctx_keys", "ctx_d2", "own_d2")
+                 "own_nn", "own_reach", "own_max", "ctx_keys", "ctx_d2", "own_d2", "uid",
+                 "partners", "eu_partners", "partner_bytes")
 
-    def __init__(self, mean: np.ndarray, shape: Shape) -> None:
+    #: Bytes charged per pair entry on top of its array (dictionary slot, key).
+    PAIR_OVERHEAD = 104
+
+    def __init__(self, mean: np.ndarray, shape: Shape, uid: int = -1) -> None:
+        self.uid = uid
+        self.partners: dict[int, np.ndarray] = {}
+        self.eu_partners: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        self.partner_bytes = 0
         # mu + p0: the same arithmetic as Cluster.sample, so the same bits as X.
         points = mean + shape.p0
         points.setflags(write=False)
@@ -324,9 +339,21 @@ class GeneEntry:
             self._maxnorm = (2.0 * mu + pts) * (1.0 + 8.0 * EPS)
         return self._maxnorm
 
+    def add_partner(self, uid: int, entry: Any, euclidean: bool = False) -> None:
+        """Keep this gene's pair entry with the gene of entry ``uid``, a later slot's.
+
+        The overlap entry, or with ``euclidean`` the distance sums.
+        """
+        table = self.eu_partners if euclidean else self.partners
+        old = table.get(uid)
+        if old is not None:
+            self.partner_bytes -= nbytes_of(old) + self.PAIR_OVERHEAD
+        table[uid] = entry
+        self.partner_bytes += nbytes_of(entry) + self.PAIR_OVERHEAD
+
     @property
     def nbytes(self) -> int:
-        size = self.points.nbytes + 4 * self.centroid.nbytes
+        size = self.points.nbytes + 4 * self.centroid.nbytes + self.partner_bytes
         if self.own_nn is not None and self.own_reach is not None:  # set together
             size += self.own_nn.nbytes + self.own_reach.nbytes
         if self.ctx_d2 is not None and self.own_d2 is not None:  # set together
@@ -388,9 +415,10 @@ class GeneStore:
     -----
     Cache keys: ``("s", slot, shape key)`` a `Shape`; ``("g", slot, gene key)`` a
     `GeneEntry`; ``("z", slot, axis, level)`` the two-dimensional neighbour tables of
-    `hawks_deap.evaluation._thresholds`; ``("o", j, key_j, m, key_m)`` the points one pair
-    of genes captures (overlap); ``("e", j, key_j, m, key_m)`` the Euclidean distance sums
-    of a pair of genes. An entry that grows after being stored is put again, so that the
+    `hawks_deap.evaluation._thresholds`. What a pair of genes gives together (the points
+    one captures from the other, their Euclidean distance sums) is held by the gene
+    entry of the lower slot (`GeneEntry.partners`, `pair_entries`), so that it lives and
+    is evicted with it. An entry that grows after being stored is put again, so that the
     budget counts it.
     """
 
@@ -408,6 +436,7 @@ class GeneStore:
         self.low_dims = d <= KDTREE_MAX_DIMS and (d <= 4 or mean_size >= tuning.tree_min_size)
         k = layout.n_clusters
         self.pairs = [(j, m) for j in range(k) for m in range(j + 1, k)]
+        self._uids = 0  # the numbers given to gene entries (`GeneEntry.uid`)
         self.rows = np.arange(layout.n_samples)
         self.own_n = self.counts[self.codes]
         self.multi = self.own_n > 1  # s(i) = 0 for a point alone in its cluster
@@ -419,14 +448,15 @@ class GeneStore:
         self._shape_keys: dict[str, str] = {}
         self._last: tuple[list[str], list[GeneEntry]] = ([], [])
         self._last_points: tuple[list[GeneEntry], np.ndarray] | None = None
-        # overlaps that the last prefetch measured, by gene keys (`_overlap.prefetch_overlap`)
-        self.overlaps: dict[tuple[str, ...], float] = {}
+        # what the last prefetch (`_overlap.prefetch_overlap`) found of each genotype, by
+        # gene keys: its gene entries and its overlap (None: left to its evaluation)
+        self.prefetched: dict[tuple[str, ...], tuple[list[GeneEntry], float | None]] = {}
 
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()
         state["cache"] = ByteLRU(self.cache.max_bytes)  # caches are not shipped
         state["z_step_table"] = {}
-        state.update(_shape_keys={}, _last=([], []), _last_points=None, overlaps={})
+        state.update(_shape_keys={}, _last=([], []), _last_points=None, prefetched={})
         return state
 
     def shape_key(self, gene: Any) -> str:
@@ -465,22 +495,47 @@ class GeneStore:
         ckey = ("g", slot, gene.key)
         entry = self.cache.get(ckey)
         if entry is None:
-            entry = GeneEntry(gene.mean, self.shape(slot, gene))
+            entry = GeneEntry(gene.mean, self.shape(slot, gene), self._uids)
+            self._uids += 1
             self.cache.put(ckey, entry)
         return entry
 
+    def pair_entries(self, entries: list[GeneEntry], euclidean: bool = False) -> list:
+        """A genotype's pair entries, in `pairs` order (None: missing).
+
+        Overlap entries, or with ``euclidean`` the distance sums, read from each lower
+        slot's gene entry (`GeneEntry.partners`), one C-level ``map`` per slot: a
+        genotype's K (K - 1) / 2 lookups by tuple keys in the shared cache took longer
+        (BENCHMARKS.md, "Pair entries on the gene entries").
+        """
+        uids = [e.uid for e in entries]
+        out: list = []
+        for j, e in enumerate(entries[:-1]):
+            table = e.eu_partners if euclidean else e.partners
+            out.extend(map(table.get, uids[j + 1:]))
+        return out
+
     def put_gene(self, slot: int, key: str, entry: GeneEntry) -> None:
         """Store a gene entry again after it grew."""
-        self.cache.put(("g", slot, key), entry)
+        self.put_genes([(slot, key, entry)])
+
+    def put_genes(self, grown: Sequence[tuple[int, str, GeneEntry]]) -> None:
+        """Store gene entries ``(slot, gene key, entry)`` again after they grew."""
+        self.cache.put_many([("g", slot, key) for slot, key, _ in grown],
+                            [entry for *_, entry in grown])
 
     def genes(self, genotype: Sequence) -> tuple[list[str], list[GeneEntry]]:
-        """Gene keys and entries of a genotype (the last genotype's are reused)."""
+        """Gene keys and entries of a genotype (the last one's and prefetched ones' reused)."""
         keys = [g.key for g in genotype]
         last_keys, last_entries = self._last
         if keys == last_keys:
             return keys, last_entries
-        self.layout.check(genotype)
-        entries = [self.gene(k, g) for k, g in enumerate(genotype)]
+        found = self.prefetched.get(tuple(keys)) if self.prefetched else None
+        if found is not None:
+            entries = found[0]
+        else:
+            self.layout.check(genotype)
+            entries = [self.gene(k, g) for k, g in enumerate(genotype)]
         self._last = (keys, entries)
         return keys, entries
 

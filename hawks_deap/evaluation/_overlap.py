@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from itertools import repeat
+from operator import is_not
 
 import numpy as np
 
@@ -40,7 +42,7 @@ from hawks_deap.evaluation._kernels import (
 from hawks_deap.evaluation._thresholds import own_thresholds, reach_bound
 from hawks_deap.evaluation.reference import overlap_flags
 
-__all__ = ["Table", "overlap", "overlap_pairs", "pair_keys", "prefetch_overlap"]
+__all__ = ["Table", "overlap", "overlap_pairs", "prefetch_overlap"]
 
 
 
@@ -68,21 +70,19 @@ class Table:
 
 
 def overlap(store: GeneStore, genotype: Sequence) -> float:
-    if store.overlaps:  # measured by the prefetch of its generation
-        value = store.overlaps.get(tuple(g.key for g in genotype))
-        if value is not None:
-            return value
+    if store.prefetched:  # measured by the prefetch of its generation?
+        found = store.prefetched.get(tuple(g.key for g in genotype))
+        if found is not None and found[1] is not None:
+            return found[1]
     keys, genes = store.genes(genotype)
     if grid_pass(store):
         return _overlap_full(store, genes)
     pairs = store.pairs
-    ckeys = pair_keys(store, keys)
-    entries = store.cache.get_many(ckeys)
-    lacking = [p for p, e in enumerate(entries) if e is None]
-    if lacking:
+    entries = store.pair_entries(genes)
+    if _lacks(entries):
+        lacking = [p for p, e in enumerate(entries) if e is None]
         computed = overlap_pairs(store, _genotype_table(store, genotype, genes),
-                                       [pairs[p] for p in lacking],
-                                       [ckeys[p] for p in lacking])
+                                 [pairs[p] for p in lacking])
         if computed is None:  # a whole-dataset pass was cheaper; pairs stay uncached
             return _overlap_full(store, genes)
         for p, entry in zip(lacking, computed, strict=True):
@@ -90,23 +90,19 @@ def overlap(store: GeneStore, genotype: Sequence) -> float:
     return _captured_fraction(store, entries)
 
 
+def _lacks(entries: list) -> bool:
+    """Whether a pair entry is missing (None); in C, and never comparing the arrays."""
+    return not all(map(is_not, entries, repeat(None)))
+
+
 def _captured_fraction(store: GeneStore, entries: list) -> float:
     """The overlap from a genotype's pair entries: the fraction of rows some entry holds."""
-    parts = [e for e in entries if e.size]
+    parts = [e for e in entries if e is not EMPTY]  # an identity test, not e.size
     if not parts:
         return 0.0
     flags = np.zeros(store.layout.n_samples, dtype=bool)
     flags[np.concatenate(parts)] = True
     return float(np.count_nonzero(flags) / flags.size)
-
-
-def pair_keys(store: GeneStore, keys: Sequence[str]) -> list[tuple]:
-    """The cache keys of a genotype's overlap pairs, in ``store.pairs`` order.
-
-    ``("o", j, key_j, m, key_m)`` for slots j < m and gene keys ``keys`` (`GeneStore`);
-    `prefetch_overlap` reads the slots and keys back from positions 1 to 4.
-    """
-    return [("o", j, keys[j], m, keys[m]) for j, m in store.pairs]
 
 
 def _genotype_table(store: GeneStore, genotype: Sequence, genes: list[GeneEntry]) -> Table:
@@ -129,97 +125,97 @@ def prefetch_overlap(store: GeneStore, genotypes: Sequence[Sequence]) -> None:
     """
     if grid_pass(store):  # nothing is cached on that path
         return
-    sizes = store.sizes
-    store.overlaps = {}
-    todo: dict[tuple, Sequence] = {}  # cache key -> a genotype with that pair
-    batch: list[tuple] = []
-    waiting: list[tuple] = []  # (keys, pair keys, entries) of the batch's genotypes
+    sizes, pairs = store.sizes, store.pairs
+    store.prefetched = {}
+    todo: dict[tuple, tuple] = {}  # (uid, uid) of a missing pair -> (genotype, genes, pair)
+    waiting: list[tuple] = []  # (keys, gene entries, pair entries) of the batch's genotypes
     volume = n_genotypes = 0
     for genotype in genotypes:
         store.layout.check(genotype)
         keys = tuple(g.key for g in genotype)
-        ckeys = pair_keys(store, keys)
-        entries = store.cache.get_many(ckeys)
-        new = [c for c, e in zip(ckeys, entries, strict=True) if e is None and c not in todo]
-        if not new:
-            if n_genotypes and any(e is None for e in entries):
-                waiting.append((keys, ckeys, entries))  # pairs the batch computes
-            else:
-                store.overlaps[keys] = _captured_fraction(store, entries)
+        genes = [store.gene(slot, g) for slot, g in enumerate(genotype)]
+        entries = store.pair_entries(genes)
+        if not _lacks(entries):
+            store.prefetched[keys] = (genes, _captured_fraction(store, entries))
             continue
-        more = sum(sizes[c[1]] + sizes[c[3]] for c in new)
+        store.prefetched[keys] = (genes, None)
+        new = {}
+        for p in [p for p, e in enumerate(entries) if e is None]:
+            j, m = pairs[p]
+            uids = (genes[j].uid, genes[m].uid)
+            if uids not in todo:
+                new[uids] = (genotype, genes, p)
+        if not new:  # pairs the batch computes
+            waiting.append((keys, genes, entries))
+            continue
+        more = sum(sizes[j] + sizes[m] for j, m in (pairs[p] for _, _, p in new.values()))
         if volume + more > store.tuning.prefetch_points:
-            if n_genotypes > 1:
-                _prefetch_pairs(store, batch, todo, n_genotypes)
-                _measure_waiting(store, waiting)
+            _prefetch_pairs(store, todo, waiting, n_genotypes)
             # (only the batch's keys are kept: those of every genotype, K (K - 1) each,
             # once held 2 GB at K = 1,500)
-            batch, volume, n_genotypes, todo, waiting = [], 0, 0, {}, []
+            volume, n_genotypes, todo, waiting = 0, 0, {}, []
             if more > store.tuning.prefetch_points:
                 continue
-        todo.update(dict.fromkeys(new, genotype))
-        batch.extend(new)
-        waiting.append((keys, ckeys, entries))
+        todo.update(new)
+        waiting.append((keys, genes, entries))
         volume += more
         n_genotypes += 1
-    if n_genotypes > 1:
-        _prefetch_pairs(store, batch, todo, n_genotypes)
-        _measure_waiting(store, waiting)
+    _prefetch_pairs(store, todo, waiting, n_genotypes)
 
 
-def _measure_waiting(store: GeneStore, waiting: list[tuple]) -> None:
-    """The overlaps of a prefetched batch's genotypes, where every pair entry is cached.
-
-    Their evaluations then find them in ``store.overlaps`` instead of looking up their
-    K (K - 1) / 2 pairs again (BENCHMARKS.md, "The pivots in C"); a pair left uncached
-    (a whole-dataset pass was cheaper) leaves its genotype to its evaluation.
-    """
-    get = store.cache.get
-    for keys, ckeys, entries in waiting:
-        for p, entry in enumerate(entries):
-            if entry is None:
-                entry = entries[p] = get(ckeys[p])
-                if entry is None:
-                    break
-        else:
-            store.overlaps[keys] = _captured_fraction(store, entries)
-
-def _prefetch_pairs(store: GeneStore, ckeys: list[tuple], genotypes: dict[tuple, Sequence],
+def _prefetch_pairs(store: GeneStore, todo: dict[tuple, tuple], waiting: list[tuple],
                     n_genotypes: int) -> None:
-    """`overlap_pairs` for the pairs of several genotypes at once.
+    """`overlap_pairs` for the missing pairs of a batch of ``n_genotypes`` genotypes at once.
 
-    ``ckeys`` are the pairs' cache keys, ``genotypes[ckey]`` a genotype holding each.
+    ``todo`` maps each missing pair's gene entry uids to (a genotype holding the pair, its
+    gene entries, the pair's number); ``waiting`` lists the batch's genotypes (keys, gene
+    entries, pair entries). Then each waiting genotype whose pair entries are all cached
+    has its overlap measured into ``store.prefetched``: its evaluation finds it there
+    instead of reading its K (K - 1) / 2 pairs again (BENCHMARKS.md, "The pivots in C");
+    a pair left uncached (a whole-dataset pass was cheaper) leaves its genotype to its
+    evaluation. A batch of fewer than two genotypes is left to their evaluations.
     """
-    index: dict[tuple[int, str], int] = {}
+    if n_genotypes < 2:
+        return
+    index: dict[int, int] = {}  # gene entry uid -> table unit
     slots: list[int] = []
     genes: list = []
     entries: list[GeneEntry] = []
-
-    def unit(ckey: tuple, slot: int, key: str) -> int:
-        u = index.get((slot, key))
-        if u is None:
-            gene = genotypes[ckey][slot]
-            u = index[(slot, key)] = len(slots)
-            slots.append(slot)
-            genes.append(gene)
-            entries.append(store.gene(slot, gene))
-        return u
-
-    missing = [(unit(c, c[1], c[2]), unit(c, c[3], c[4])) for c in ckeys]
+    pairs = store.pairs
+    missing = []
+    for genotype, gene_entries, p in todo.values():
+        units = []
+        for slot in pairs[p]:
+            entry = gene_entries[slot]
+            u = index.get(entry.uid)
+            if u is None:
+                u = index[entry.uid] = len(slots)
+                slots.append(slot)
+                genes.append(genotype[slot])
+                entries.append(entry)
+            units.append(u)
+        missing.append((units[0], units[1]))
     sizes = np.array([e.points.shape[0] for e in entries], dtype=np.intp)
     offs_arr = np.concatenate([[0], np.cumsum(sizes)]).astype(np.intp)
     table = Table(slots, genes, entries, offs_arr.tolist(), offs_arr, sizes,
                    np.concatenate([e.points for e in entries]), store.offsets_arr[slots],
                    n_genotypes)
-    overlap_pairs(store, table, missing, ckeys)
+    overlap_pairs(store, table, missing)
+    for keys, gene_entries, found in waiting:
+        if _lacks(found):
+            found = store.pair_entries(gene_entries)
+            if _lacks(found):
+                continue
+        store.prefetched[keys] = (gene_entries, _captured_fraction(store, found))
 
-def overlap_pairs(store: GeneStore, t: Table, missing: list[tuple[int, int]],
-                   ckeys: list[tuple]) -> list[np.ndarray] | None:
+def overlap_pairs(store: GeneStore, t: Table, missing: list[tuple[int, int]]
+                  ) -> list[np.ndarray] | None:
     """Compute and cache the captured points of each missing pair of genes.
 
     ``t`` holds the genes (`Table`: one genotype's, or a batch's for
-    `prefetch_overlap`); ``missing`` pairs ``(u, v)`` of its genes, u's slot first,
-    and ``ckeys`` their cache keys.
+    `prefetch_overlap`); ``missing`` pairs ``(u, v)`` of its genes, u's slot first. Each
+    pair's entry is kept by u's gene entry (`GeneEntry.add_partner`), which is then put
+    in the cache again, so that its budget counts it.
 
     All missing pairs at once, in a number of array operations that does not grow
     with the number of pairs:
@@ -277,7 +273,11 @@ def overlap_pairs(store: GeneStore, t: Table, missing: list[tuple[int, int]],
             return None
         for p, entry in zip(near.tolist(), found, strict=True):
             entries[p] = entry
-    store.cache.put_many(ckeys, entries)
+    grown: dict[int, None] = {}  # units whose gene entry grew, in order
+    for (u, v), entry in zip(missing, entries, strict=True):
+        genes[u].add_partner(genes[v].uid, entry)
+        grown[u] = None
+    store.put_genes([(t.slots[u], t.genes[u].key, genes[u]) for u in grown])
     return entries
 
 def _side_hits(store: GeneStore, t: Table, own: dict[int, np.ndarray], J: np.ndarray,

@@ -175,14 +175,17 @@ def silhouette_eu(store: GeneStore, genotype: Sequence, keys: list[str],
         intra[offs[j]:offs[j + 1]] = shape.eu_intra
     means = np.full((n, k), np.nan)
     pairs = store.pairs
-    table = store.cache.get_many([("e", j, keys[j], m, keys[m]) for j, m in pairs])
+    table = store.pair_entries(genes, euclidean=True)
+    grown: dict[int, None] = {}  # slots whose gene entry grew
     for p, (j, m) in enumerate(pairs):
         entry = table[p]
         if entry is None:
             entry = table[p] = (np.full(sizes[j], np.nan), np.full(sizes[m], np.nan))
-            store.cache.put(("e", j, keys[j], m, keys[m]), entry)
+            genes[j].add_partner(genes[m].uid, entry, euclidean=True)
+            grown[j] = None
         means[offs[j]:offs[j + 1], m] = entry[0] / float(sizes[m])
         means[offs[m]:offs[m + 1], j] = entry[1] / float(sizes[j])
+    store.put_genes([(j, keys[j], genes[j]) for j in grown])
     rows = store.rows
     means[rows, store.codes] = np.inf  # never a candidate for b(i)
     unknown = np.isnan(means)
