@@ -1,4 +1,4 @@
-"""The two-dimensional overlap pass alone: this tree's C kernel against numba's (a baseline).
+"""The two-dimensional overlap pass alone: this tree's C kernel against a baseline's.
 
 The datasets are those a config-a run (N=2000, K=5, D=2, s_t=0.5, P=10, G=100, PSO
 mean mutation) evaluates: every third overlap evaluation of seeds 0-2, recorded from
@@ -7,10 +7,12 @@ pass: numba's import and compilation are not counted, nor the extension's import
 ``--repeats`` times interleaved; the table gives the median time per dataset, and both
 sides must give the same flags (a hash of all of them).
 
-    python benchmarks/bench_grid_kernel.py --baseline CHECKOUT_WITH_NUMBA_GRID [--repeats 7]
+    python benchmarks/bench_grid_kernel.py --baseline CHECKOUT [--baseline-kernel c]
+                                           [--repeats 7]
 
-The baseline's kernel is ``hawks_deap.evaluation._numba_kernels.grid_flags`` (commits
-before the C kernels, e.g. dd92010); this tree's is ``_compiled.grid_overlap_flags``.
+The baseline's kernel is ``hawks_deap.evaluation._numba_kernels.grid_flags`` (numba, the
+default: commits before the C kernels, e.g. dd92010) or, with ``--baseline-kernel c``, its
+own ``_compiled.grid_overlap_flags``; this tree's is ``_compiled.grid_overlap_flags``.
 """
 
 from __future__ import annotations
@@ -94,6 +96,7 @@ def run_child(path: str, side: str, checkout: Path) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--baseline", type=Path)
+    parser.add_argument("--baseline-kernel", choices=["numba", "c"], default="numba")
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--child", nargs=2, metavar=("PATH", "SIDE"), help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -105,22 +108,24 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         path = str(Path(tmp) / "sets.npz")
         n = record(path)
-        times: dict[str, list[float]] = {"numba": [], "c": []}
-        flags: dict[str, set[str]] = {"numba": set(), "c": set()}
+        times: dict[str, list[float]] = {"baseline": [], "this": []}
+        flags: dict[str, set[str]] = {"baseline": set(), "this": set()}
         for _ in range(args.repeats):
-            for side, checkout in (("numba", args.baseline), ("c", HERE)):
-                out = run_child(path, side, checkout)
+            for side, kernel, checkout in (("baseline", args.baseline_kernel, args.baseline),
+                                           ("this", "c", HERE)):
+                out = run_child(path, kernel, checkout)
                 times[side].append(out["ms"])
                 flags[side].add(out["flags"])
-    same = len(flags["numba"] | flags["c"]) == 1
-    numba, c = statistics.median(times["numba"]), statistics.median(times["c"])
+    same = len(flags["baseline"] | flags["this"]) == 1
+    base, this = statistics.median(times["baseline"]), statistics.median(times["this"])
     print(f"{n} config-a datasets (N = 2000, K = 5, D = 2), {args.repeats} interleaved repeats")
     print("| kernel | ms a dataset (median) | [min, max] |")
     print("|---|---|---|")
-    print(f"| numba ({args.baseline}) | {numba:.3f} | [{min(times['numba']):.3f}, "
-          f"{max(times['numba']):.3f}] |")
-    print(f"| C (this tree) | {c:.3f} | [{min(times['c']):.3f}, {max(times['c']):.3f}] |")
-    print(f"numba / C: {numba / c:.2f}x; same flags: {'yes' if same else 'NO'}")
+    print(f"| {args.baseline_kernel} ({args.baseline}) | {base:.3f} | "
+          f"[{min(times['baseline']):.3f}, {max(times['baseline']):.3f}] |")
+    print(f"| C (this tree) | {this:.3f} | [{min(times['this']):.3f}, "
+          f"{max(times['this']):.3f}] |")
+    print(f"baseline / this: {base / this:.2f}x; same flags: {'yes' if same else 'NO'}")
 
 
 if __name__ == "__main__":

@@ -101,6 +101,17 @@ def test_grid_pass_on_touching_clusters(seed, spread):
                                   overlap_flags(X, codes))
 
 
+@pytest.mark.parametrize("base", [0, 2**53 - 3, 2**62, -(2**62)])
+def test_grid_pass_labels_of_any_size(base):
+    """Two-dimensional rows are tested two at a time with their labels as doubles; labels
+    beyond 2^53 (no exact double) take the one-by-one test, the same flags."""
+    rng = np.random.default_rng(11)
+    X = np.round(rng.normal(size=(400, 2)), 1)  # crowded cells, ties and duplicates
+    codes = (base + rng.integers(0, 4, 400)).astype(np.int64)
+    np.testing.assert_array_equal(_compiled.grid_overlap_flags(X, codes),
+                                  brute_flags(X, codes))
+
+
 def test_grid_pass_of_degenerate_data():
     codes = np.array([0, 1, 1])
     assert _compiled.grid_overlap_flags(np.zeros((0, 2)), codes[:0]).shape == (0,)

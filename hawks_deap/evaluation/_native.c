@@ -27,6 +27,11 @@
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
+#if !defined(HAWKS_DEAP_NO_SSE2) && (defined(__SSE2__) || defined(_M_X64) || \
+    (defined(_M_IX86_FP) && _M_IX86_FP >= 2))
+#include <emmintrin.h>
+#define HAVE_SSE2 1
+#endif
 
 /* s(T[k], q): (T[k, d] - q[d]) ** 2 summed in order d = 0, 1, ... */
 static inline double sq(const double *T, Py_ssize_t k, const double *q, Py_ssize_t dims)
@@ -55,7 +60,7 @@ static inline Py_ssize_t imin2(Py_ssize_t a, Py_ssize_t b) { return b < a ? b : 
 #else
 #define THREAD_LOCAL _Thread_local
 #endif
-enum { S_CELLS, S_ORDER, S_T, S_LAB, S_START, S_PURE, S_B, /* grid and silhouette */
+enum { S_CELLS, S_ORDER, S_T, S_LAB, S_LF, S_START, S_PURE, S_B, /* grid, silhouette */
        S_PINT, S_PDBL, S_PQ, S_PG, S_PRH, S_PBYTE, /* pivot_hits */ N_SCRATCH };
 static THREAD_LOCAL void *scratch_ptr[N_SCRATCH];
 static THREAD_LOCAL size_t scratch_len[N_SCRATCH];
@@ -177,18 +182,66 @@ static int grid_cells(const double *X, Py_ssize_t n, Py_ssize_t dims, const Fram
     return 0;
 }
 
-/* Rows k0:k1 of T into the smallest positive s from q to its own cluster (li) and to
- * the others. Without branches on the labels (they alternate unpredictably); dims is a
- * constant (two) where grid_flags inlines cell_flags with it, so the sum unrolls. */
-static inline void scan_rows(const double *T, const int64_t *lab, Py_ssize_t dims,
-                             Py_ssize_t k0, Py_ssize_t k1, const double *q, int64_t li,
-                             double *own, double *oth)
+/* The grid pass's rows, sorted by cell: T holds them row by row (T[k * dims + d]),
+ * except in two dimensions, where it holds the first coordinates, then the second
+ * (T[k], T[n + k]), and lf the labels as doubles, so that two rows are tested at once
+ * (SSE2: every x86-64 processor has it); lf is NULL where a label has no exact double
+ * (beyond 2^53), and the rows are then tested one by one. */
+#define LABEL_EXACT ((int64_t)1 << 53)
+typedef struct {
+    const double *T, *lf;
+    const int64_t *lab;
+    Py_ssize_t n;
+} Rows;
+
+/* s(row k, q), summed as `sq` sums (0.0 + t0) + t1 is t0 + t1: t0 >= 0). */
+static inline double row_sq(const Rows *R, Py_ssize_t k, const double *q, Py_ssize_t dims)
+{
+    if (dims == 2) {
+        double d0 = R->T[k] - q[0], d1 = R->T[R->n + k] - q[1];
+        return d0 * d0 + d1 * d1;
+    }
+    return sq(R->T, k, q, dims);
+}
+
+/* Rows k0:k1 into the smallest positive s from q to its own cluster (li) and to the
+ * others. Without branches on the labels (they alternate unpredictably); dims is a
+ * constant (two) where grid_flags inlines cell_flags with it. In two dimensions, two
+ * rows at a time: the same products, sums and comparisons in each lane, and a minimum
+ * does not depend on the order it is taken in, so the same two values
+ * (BENCHMARKS.md, "The grid pass two rows at a time"). */
+static inline void scan_rows(const Rows *R, Py_ssize_t dims, Py_ssize_t k0, Py_ssize_t k1,
+                             const double *q, int64_t li, double *own, double *oth)
 {
     double o = *own, f = *oth;
-    for (Py_ssize_t k = k0; k < k1; k++) {
-        double s = sq(T, k, q, dims);
+    Py_ssize_t k = k0;
+#ifdef HAVE_SSE2
+    if (dims == 2 && R->lf != NULL && k1 - k0 >= 2) {
+        const double *x = R->T, *y = R->T + R->n, *lf = R->lf;
+        const __m128d qx = _mm_set1_pd(q[0]), qy = _mm_set1_pd(q[1]);
+        const __m128d lv = _mm_set1_pd((double)li), inf = _mm_set1_pd(INFINITY);
+        const __m128d zero = _mm_setzero_pd();
+        __m128d vo = inf, vf = inf;
+        for (; k + 2 <= k1; k += 2) {
+            __m128d dx = _mm_sub_pd(_mm_loadu_pd(x + k), qx);
+            __m128d dy = _mm_sub_pd(_mm_loadu_pd(y + k), qy);
+            __m128d s = _mm_add_pd(_mm_mul_pd(dx, dx), _mm_mul_pd(dy, dy));
+            __m128d pos = _mm_cmpgt_pd(s, zero);
+            s = _mm_or_pd(_mm_and_pd(pos, s), _mm_andnot_pd(pos, inf));
+            __m128d mine = _mm_cmpeq_pd(_mm_loadu_pd(lf + k), lv);
+            vo = _mm_min_pd(vo, _mm_or_pd(_mm_and_pd(mine, s), _mm_andnot_pd(mine, inf)));
+            vf = _mm_min_pd(vf, _mm_or_pd(_mm_andnot_pd(mine, s), _mm_and_pd(mine, inf)));
+        }
+        vo = _mm_min_sd(vo, _mm_unpackhi_pd(vo, vo));
+        vf = _mm_min_sd(vf, _mm_unpackhi_pd(vf, vf));
+        o = fmin2(o, _mm_cvtsd_f64(vo));
+        f = fmin2(f, _mm_cvtsd_f64(vf));
+    }
+#endif
+    for (; k < k1; k++) {
+        double s = row_sq(R, k, q, dims);
         s = s > 0.0 ? s : INFINITY;
-        int mine = lab[k] == li;
+        int mine = R->lab[k] == li;
         o = fmin2(o, mine ? s : INFINITY);
         f = fmin2(f, mine ? INFINITY : s);
     }
@@ -204,7 +257,7 @@ static inline void scan_rows(const double *T, const int64_t *lab, Py_ssize_t dim
  * change any more where it matters (ties are scanned: the stop is strict). The rows
  * are sorted by cell, cell c = a * ny + b, so a ring's first and last rows of cells
  * are one run of rows each. */
-static inline void ring_scan(const double *T, const int64_t *lab, Py_ssize_t dims,
+static inline void ring_scan(const Rows *R, Py_ssize_t dims,
                              const double *q, int64_t li, Py_ssize_t ci, Py_ssize_t cj,
                              const Frame *f, const Cells *g, double *own_out,
                              double *oth_out)
@@ -218,16 +271,13 @@ static inline void ring_scan(const double *T, const int64_t *lab, Py_ssize_t dim
         for (Py_ssize_t a = imax2(i0, 0); a <= imin2(i1, nx - 1); a++) {
             Py_ssize_t row = a * ny;
             if (a == i0 || a == i1) {
-                scan_rows(T, lab, dims, start[row + b0], start[row + b1 + 1], q, li, &own,
-                          &oth);
+                scan_rows(R, dims, start[row + b0], start[row + b1 + 1], q, li, &own, &oth);
                 continue;
             }
             if (j0 >= 0) /* inner rows: both ends only */
-                scan_rows(T, lab, dims, start[row + j0], start[row + j0 + 1], q, li, &own,
-                          &oth);
+                scan_rows(R, dims, start[row + j0], start[row + j0 + 1], q, li, &own, &oth);
             if (j1 < ny)
-                scan_rows(T, lab, dims, start[row + j1], start[row + j1 + 1], q, li, &own,
-                          &oth);
+                scan_rows(R, dims, start[row + j1], start[row + j1 + 1], q, li, &own, &oth);
         }
         if (i0 <= 0 && j0 <= 0 && i1 >= nx - 1 && j1 >= ny - 1)
             break;
@@ -266,7 +316,7 @@ static int block_is_pure(const int64_t *lab, const Cells *g, const Py_ssize_t *p
  * then proves min own < min foreign, so the row is not flagged, the decision of the full
  * scan. Most points lie inside their cluster, where this looks at a few points instead of
  * the block's tens; the others are scanned in rings. */
-static inline void cell_flags(const double *T, const int64_t *lab, Py_ssize_t dims,
+static inline void cell_flags(const Rows *Rw, Py_ssize_t dims,
                               Py_ssize_t ci, Py_ssize_t cj, int pure_block, const Frame *f,
                               const Cells *g, const Py_ssize_t *order, uint8_t *out)
 {
@@ -280,7 +330,8 @@ static inline void cell_flags(const double *T, const int64_t *lab, Py_ssize_t di
     const Py_ssize_t a0 = imax2(ci - 1, 0), a1 = imin2(ci + 1, nx - 1);
     const Py_ssize_t b0 = imax2(cj - 1, 0), b1 = imin2(cj + 1, ny - 1);
     for (Py_ssize_t r = k0; r < k1; r++) {
-        const double *q = T + r * dims;
+        const double q2[2] = {Rw->T[r], Rw->T[dims == 2 ? Rw->n + r : 0]};
+        const double *q = dims == 2 ? q2 : Rw->T + r * dims;
         if (pure_block) {
             if (whole)
                 continue; /* no foreign point at all: not flagged (out is 0) */
@@ -290,12 +341,12 @@ static inline void cell_flags(const double *T, const int64_t *lab, Py_ssize_t di
                 const double r2 = R * R;
                 int found = 0;
                 for (Py_ssize_t k = k0; k < k1 && !found; k++) { /* own cell first */
-                    double s = sq(T, k, q, dims);
+                    double s = row_sq(Rw, k, q, dims);
                     found = s > 0.0 && s < r2;
                 }
                 for (Py_ssize_t a = a0; a <= a1 && !found; a++) {
                     for (Py_ssize_t k = start[a * ny + b0]; k < start[a * ny + b1 + 1]; k++) {
-                        double s = sq(T, k, q, dims);
+                        double s = row_sq(Rw, k, q, dims);
                         if (s > 0.0 && s < r2) {
                             found = 1;
                             break;
@@ -307,7 +358,7 @@ static inline void cell_flags(const double *T, const int64_t *lab, Py_ssize_t di
             }
         }
         double own, oth;
-        ring_scan(T, lab, dims, q, lab[r], ci, cj, f, g, &own, &oth);
+        ring_scan(Rw, dims, q, Rw->lab[r], ci, cj, f, g, &own, &oth);
         out[order[r]] = oth <= own && oth < INFINITY;
     }
 }
@@ -332,13 +383,15 @@ static int grid_flags(const double *X, Py_ssize_t n, Py_ssize_t dims, const int6
     int rc = -1;
     Cells g = {NULL, NULL, NULL, 0, 0, 0.0};
     Py_ssize_t *order = NULL, *pure = NULL;
-    double *T = NULL;
+    double *T = NULL, *lf = NULL;
     int64_t *lab = NULL;
+    int exact = 1; /* every label an exact double */
     g.cx = scratch(S_CELLS, 2 * n * sizeof(Py_ssize_t));
     order = scratch(S_ORDER, n * sizeof(Py_ssize_t));
     T = scratch(S_T, n * dims * sizeof(double));
     lab = scratch(S_LAB, n * sizeof(int64_t));
-    if (g.cx == NULL || order == NULL || T == NULL || lab == NULL)
+    lf = scratch(S_LF, n * sizeof(double));
+    if (g.cx == NULL || order == NULL || T == NULL || lab == NULL || lf == NULL)
         goto done;
     g.cy = g.cx + n;
     if (grid_cells(X, n, dims, &f, &g) < 0)
@@ -351,9 +404,17 @@ static int grid_flags(const double *X, Py_ssize_t n, Py_ssize_t dims, const int6
     for (Py_ssize_t i = 0; i < n; i++)
         order[pure[g.cx[i] * g.ny + g.cy[i]]++] = i;
     for (Py_ssize_t r = 0; r < n; r++) {
-        memcpy(T + r * dims, X + order[r] * dims, dims * sizeof(double));
+        if (dims == 2) { /* by column (Rows) */
+            T[r] = X[order[r] * 2];
+            T[n + r] = X[order[r] * 2 + 1];
+        } else {
+            memcpy(T + r * dims, X + order[r] * dims, dims * sizeof(double));
+        }
         lab[r] = codes[order[r]];
+        lf[r] = (double)lab[r];
+        exact &= lab[r] <= LABEL_EXACT && lab[r] >= -LABEL_EXACT;
     }
+    const Rows rows = {T, exact ? lf : NULL, lab, n};
     for (Py_ssize_t c = 0; c < cells; c++) { /* block_is_pure's pure */
         Py_ssize_t k0 = g.start[c], k1 = g.start[c + 1];
         pure[c] = k0 == k1 ? -2 : k0;
@@ -371,9 +432,9 @@ static int grid_flags(const double *X, Py_ssize_t n, Py_ssize_t dims, const int6
                 continue;
             int pure_block = p >= 0 && block_is_pure(lab, &g, pure, ci, cj);
             if (dims == 2) /* the sum unrolled */
-                cell_flags(T, lab, 2, ci, cj, pure_block, &f, &g, order, out);
+                cell_flags(&rows, 2, ci, cj, pure_block, &f, &g, order, out);
             else
-                cell_flags(T, lab, dims, ci, cj, pure_block, &f, &g, order, out);
+                cell_flags(&rows, dims, ci, cj, pure_block, &f, &g, order, out);
         }
     }
     rc = 0;
