@@ -293,7 +293,7 @@ class GeneEntry:
     #: Bytes charged per pair entry on top of its array (dictionary slot, key).
     PAIR_OVERHEAD = 104
 
-    def __init__(self, mean: np.ndarray, shape: Shape, uid: int = -1) -> None:
+    def __init__(self, mean: np.ndarray, shape: Shape, uid: int) -> None:
         self.uid = uid
         self.partners: dict[int, np.ndarray] = {}
         self.eu_partners: dict[int, tuple[np.ndarray, np.ndarray]] = {}
