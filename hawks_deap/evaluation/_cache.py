@@ -515,6 +515,20 @@ class GeneStore:
             out.extend(map(table.get, uids[j + 1:]))
         return out
 
+    def add_pairs(self, new: Iterable[tuple[int, str, GeneEntry, GeneEntry, Any]],
+                  euclidean: bool = False) -> None:
+        """Keep new pair entries on their lower slot's gene entry, counted in the budget.
+
+        Each item is ``(slot, gene key, its entry, the partner's entry, value)``: the value
+        goes to `GeneEntry.add_partner` (the overlap entry, or with ``euclidean`` the
+        distance sums), and every entry that grew is put in the cache again.
+        """
+        grown: dict[int, tuple[int, str, GeneEntry]] = {}
+        for slot, key, owner, partner, value in new:
+            owner.add_partner(partner.uid, value, euclidean)
+            grown[id(owner)] = (slot, key, owner)
+        self.put_genes(list(grown.values()))
+
     def put_gene(self, slot: int, key: str, entry: GeneEntry) -> None:
         """Store a gene entry again after it grew."""
         self.put_genes([(slot, key, entry)])

@@ -194,7 +194,8 @@ typedef struct {
     Py_ssize_t n;
 } Rows;
 
-/* s(row k, q), summed as `sq` sums (0.0 + t0) + t1 is t0 + t1: t0 >= 0). */
+/* s(row k, q), the bits of `sq`: in two dimensions its (0.0 + t0) + t1 is t0 + t1,
+ * since t0 >= 0. */
 static inline double row_sq(const Rows *R, Py_ssize_t k, const double *q, Py_ssize_t dims)
 {
     if (dims == 2) {
@@ -390,8 +391,9 @@ static int grid_flags(const double *X, Py_ssize_t n, Py_ssize_t dims, const int6
     order = scratch(S_ORDER, n * sizeof(Py_ssize_t));
     T = scratch(S_T, n * dims * sizeof(double));
     lab = scratch(S_LAB, n * sizeof(int64_t));
-    lf = scratch(S_LF, n * sizeof(double));
-    if (g.cx == NULL || order == NULL || T == NULL || lab == NULL || lf == NULL)
+    if (dims == 2) /* the two-rows-at-a-time scan's labels (Rows) */
+        lf = scratch(S_LF, n * sizeof(double));
+    if (g.cx == NULL || order == NULL || T == NULL || lab == NULL || (dims == 2 && !lf))
         goto done;
     g.cy = g.cx + n;
     if (grid_cells(X, n, dims, &f, &g) < 0)
@@ -404,15 +406,15 @@ static int grid_flags(const double *X, Py_ssize_t n, Py_ssize_t dims, const int6
     for (Py_ssize_t i = 0; i < n; i++)
         order[pure[g.cx[i] * g.ny + g.cy[i]]++] = i;
     for (Py_ssize_t r = 0; r < n; r++) {
-        if (dims == 2) { /* by column (Rows) */
+        lab[r] = codes[order[r]];
+        if (dims == 2) { /* by column, labels as doubles (Rows) */
             T[r] = X[order[r] * 2];
             T[n + r] = X[order[r] * 2 + 1];
+            lf[r] = (double)lab[r];
+            exact &= lab[r] <= LABEL_EXACT && lab[r] >= -LABEL_EXACT;
         } else {
             memcpy(T + r * dims, X + order[r] * dims, dims * sizeof(double));
         }
-        lab[r] = codes[order[r]];
-        lf[r] = (double)lab[r];
-        exact &= lab[r] <= LABEL_EXACT && lab[r] >= -LABEL_EXACT;
     }
     const Rows rows = {T, exact ? lf : NULL, lab, n};
     for (Py_ssize_t c = 0; c < cells; c++) { /* block_is_pure's pure */

@@ -273,11 +273,8 @@ def overlap_pairs(store: GeneStore, t: Table, missing: list[tuple[int, int]]
             return None
         for p, entry in zip(near.tolist(), found, strict=True):
             entries[p] = entry
-    grown: dict[int, None] = {}  # units whose gene entry grew, in order
-    for (u, v), entry in zip(missing, entries, strict=True):
-        genes[u].add_partner(genes[v].uid, entry)
-        grown[u] = None
-    store.put_genes([(t.slots[u], t.genes[u].key, genes[u]) for u in grown])
+    store.add_pairs((t.slots[u], t.genes[u].key, genes[u], genes[v], entry)
+                    for (u, v), entry in zip(missing, entries, strict=True))
     return entries
 
 def _side_hits(store: GeneStore, t: Table, own: dict[int, np.ndarray], J: np.ndarray,

@@ -176,16 +176,15 @@ def silhouette_eu(store: GeneStore, genotype: Sequence, keys: list[str],
     means = np.full((n, k), np.nan)
     pairs = store.pairs
     table = store.pair_entries(genes, euclidean=True)
-    grown: dict[int, None] = {}  # slots whose gene entry grew
+    new = []
     for p, (j, m) in enumerate(pairs):
         entry = table[p]
         if entry is None:
             entry = table[p] = (np.full(sizes[j], np.nan), np.full(sizes[m], np.nan))
-            genes[j].add_partner(genes[m].uid, entry, euclidean=True)
-            grown[j] = None
+            new.append((j, keys[j], genes[j], genes[m], entry))
         means[offs[j]:offs[j + 1], m] = entry[0] / float(sizes[m])
         means[offs[m]:offs[m + 1], j] = entry[1] / float(sizes[j])
-    store.put_genes([(j, keys[j], genes[j]) for j in grown])
+    store.add_pairs(new, euclidean=True)
     rows = store.rows
     means[rows, store.codes] = np.inf  # never a candidate for b(i)
     unknown = np.isnan(means)
