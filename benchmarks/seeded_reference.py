@@ -89,13 +89,18 @@ def _cases() -> dict[str, dict[str, Any]]:
     cases["mid-d6"] = dict(cfg=dict(n_samples=800, n_clusters=8, n_dims=6, target=0.3),
                            metric="sqeuclidean", ecc=False, mean="de", generations=10,
                            slow=False)
-    # configs a and b of bench_index (centroid blocks kept per gene: N K D > 2^18)
+    # configs a and b of bench_index
     cases["config-a"] = dict(cfg=dict(n_samples=2000, n_clusters=5, n_dims=2, target=0.5),
                              metric="sqeuclidean", ecc=False, mean="pso", generations=30,
                              slow=True)
     cases["config-b"] = dict(cfg=dict(n_samples=1000, n_clusters=10, n_dims=20, target=0.9),
                              metric="sqeuclidean", ecc=False, mean="pso", generations=30,
                              slow=True)
+    # N K D > 2^18 above two dimensions: the silhouette from per-gene centroid blocks
+    cases["cached-d16"] = dict(cfg=dict(n_samples=1500, n_clusters=12, n_dims=16,
+                                        target=0.3),
+                               metric="sqeuclidean", ecc=False, mean="pso", generations=10,
+                               slow=False)
     # N K > 2^18: the silhouette is reduced slot by slot
     cases["slotwise"] = dict(cfg=dict(n_samples=30_000, n_clusters=10, n_dims=2,
                                       target=0.5),

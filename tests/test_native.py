@@ -269,6 +269,64 @@ def test_silhouette_in_two_dimensions_has_the_numpy_paths_bits(seed, sizes, grid
         assert got == pytest.approx(ref, rel=1e-12, abs=1e-12)
 
 
+def _genes_above_two(rng, k: int, d: int, grid: bool) -> list:
+    """K genes in D > 2: rotated Gaussians, or unit genes at integer means (ties)."""
+    from hawks_deap.genome.genotype import Cluster
+    from hawks_deap.genome.initialization import haar_rotation
+
+    if grid:
+        return [Cluster(rng.integers(0, 3, d).astype(float), np.ones(d), np.eye(d))
+                for _ in range(k)]
+    return [Cluster(rng.normal(size=d) * 2.0, rng.uniform(0.05, 2.0, d), haar_rotation(d, rng))
+            for _ in range(k)]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(3, 21), st.booleans(), st.booleans())
+def test_cached_silhouette_above_two_dimensions_has_the_numpy_paths_bits(seed, d, slotwise,
+                                                                        grid):
+    """The compiled silhouette from the genes' cached blocks (`silhouette_genes`): along
+    one history of genotypes (two parents' genes, mixed, mutated, revisited), each
+    value has the bits of the numpy path's, singletons, duplicates and ties included, and
+    scikit-learn's value. Sizes around the kernel's eight lanes and its scalar tail."""
+    import sklearn.metrics
+
+    from hawks_deap.evaluation import Evaluator, Tuning
+    from hawks_deap.genome.genotype import Genotype, Layout
+
+    rng = np.random.default_rng(seed)
+    k = int(rng.integers(2, 7))
+    counts = [int(c) for c in rng.choice([1, 2, 7, 8, 9, 16, 17, 30], size=k)]
+    if grid:
+        layout = Layout(counts, d, z=[grid_points(rng, n, d, 3) for n in counts])
+    else:
+        layout = Layout(counts, d, rng=rng)
+    first = _genes_above_two(rng, k, d, grid)
+    second = _genes_above_two(rng, k, d, grid)
+    mixed = [first[j] if rng.random() < 0.5 else second[j] for j in range(k)]
+    moved = list(mixed)
+    moved[0] = moved[0].with_mean(moved[0].mean + 1.0)
+    history = [Genotype(g) for g in (first, second, mixed, moved, first, mixed)]
+    tuning = Tuning(direct_silhouette=0, slotwise_silhouette=0 if slotwise else 1 << 40)
+    _compiled.set_compiled(None)  # each example (the fixture runs once per test)
+    calls = []
+    real = _compiled.silhouette_genes
+    _compiled.silhouette_genes = lambda *a: calls.append(1) or real(*a)
+    try:
+        compiled = Evaluator(layout, tuning=tuning)
+        got = [compiled.silhouette(g) for g in history]
+    finally:
+        _compiled.silhouette_genes = real
+    assert len(calls) == len(history)
+    _compiled.set_compiled(False)
+    numpy_path = Evaluator(layout, tuning=tuning)
+    assert got == [numpy_path.silhouette(g) for g in history]
+    X, y = layout.sample(history[2])
+    if len(np.unique(y)) > 1:
+        ref = sklearn.metrics.silhouette_score(X, y, metric="sqeuclidean")
+        assert got[2] == pytest.approx(ref, rel=1e-12, abs=1e-12)
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.integers(1, 20_000), st.integers(1, 12),
        st.sampled_from(["plain", "negzero", "inf", "nan", "huge", "fortran"]))

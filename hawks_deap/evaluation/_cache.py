@@ -288,7 +288,7 @@ class GeneEntry:
 
     __slots__ = ("points", "mean", "centroid", "scatter", "_maxabs", "radius", "_maxnorm",
                  "own_nn", "own_reach", "own_max", "ctx_keys", "ctx_d2", "own_d2", "uid",
-                 "partners", "eu_partners", "partner_bytes")
+                 "partners", "eu_partners", "partner_bytes", "_points_t")
 
     #: Bytes charged per pair entry on top of its array (dictionary slot, key).
     PAIR_OVERHEAD = 104
@@ -314,6 +314,7 @@ class GeneEntry:
         self.ctx_keys: list[str] | None = None
         self.ctx_d2: np.ndarray | None = None
         self.own_d2: np.ndarray | None = None
+        self._points_t: np.ndarray | None = None
 
     # The two bounds below serve the pairs of genes only (not the two-dimensional grid
     # pass): measured on first use. Each bounds the mean and the points' mean-free parts
@@ -339,6 +340,13 @@ class GeneEntry:
             self._maxnorm = (2.0 * mu + pts) * (1.0 + 8.0 * EPS)
         return self._maxnorm
 
+    @property
+    def points_t(self) -> np.ndarray:
+        """The points transposed (D x n, C order), for the compiled silhouette's lanes."""
+        if self._points_t is None:
+            self._points_t = np.ascontiguousarray(self.points.T)
+        return self._points_t
+
     def add_partner(self, uid: int, entry: Any, euclidean: bool = False) -> None:
         """Keep this gene's pair entry with the gene of entry ``uid``, a later slot's.
 
@@ -358,6 +366,8 @@ class GeneEntry:
             size += self.own_nn.nbytes + self.own_reach.nbytes
         if self.ctx_d2 is not None and self.own_d2 is not None:  # set together
             size += self.ctx_d2.nbytes + self.own_d2.nbytes
+        if self._points_t is not None:
+            size += self._points_t.nbytes
         return size
 
 

@@ -51,7 +51,7 @@ import numpy as np
 
 __all__ = ["GRID_DIMS", "PLAN_WORK", "SWITCH_WORK", "available", "col_means", "dense_scan",
            "grid_overlap_flags", "native", "operands32", "own_nn_sweep", "pivot_hits", "plan",
-           "set_compiled", "sgemm", "silhouette_points", "sweep_hits"]
+           "set_compiled", "sgemm", "silhouette_genes", "silhouette_points", "sweep_hits"]
 
 ENV = "HAWKS_DEAP_COMPILED"
 
@@ -287,6 +287,31 @@ def silhouette_points(X: np.ndarray, offs: np.ndarray, centroids: np.ndarray,
         X, np.ascontiguousarray(offs, dtype=np.int64),
         np.ascontiguousarray(centroids, dtype=np.float64), scatter / counts, scatter, counts,
         out, n, k)
+    return out
+
+
+def silhouette_genes(points_t: list[np.ndarray], ctx: list[np.ndarray], own: list[np.ndarray],
+                     mask: np.ndarray, centroids: np.ndarray, scatter: np.ndarray,
+                     counts: np.ndarray) -> np.ndarray:
+    """Per-point squared-Euclidean silhouette from each gene's distance block, compiled.
+
+    Gene j's points, transposed (``points_t[j]``, D x n_j, float64, C order), its block
+    ``ctx[j]`` (K x n_j: row m the points' squared distances to centroid m, its own row
+    +inf) and ``own[j]`` (n_j: to its own centroid). The rows m with ``mask[j, m]`` are
+    measured first, in place (m = j: ``own[j]``), with cdist's bits. Returns s(i) for
+    the genes' points in order, the values of `hawks_deap.evaluation._silhouette` bit
+    for bit (`_native.c`); the caller reduces them as the numpy path does. Requires
+    `native`.
+    """
+    k, dims = centroids.shape
+    out = np.empty(sum(p.shape[1] for p in points_t))
+    scatter = np.ascontiguousarray(scatter, dtype=np.float64)
+    counts = np.ascontiguousarray(counts, dtype=np.float64)
+    _state["native"].silhouette_genes(
+        points_t, ctx, own, np.array([p.shape[1] for p in points_t], dtype=np.int64),
+        np.ascontiguousarray(mask, dtype=np.uint8),
+        np.ascontiguousarray(centroids, dtype=np.float64), scatter / counts, scatter,
+        counts, out, k, dims)
     return out
 
 

@@ -509,6 +509,135 @@ static void col_means(const double *P, Py_ssize_t n, Py_ssize_t dims, double *ou
         out[d] /= (double)n;
 }
 
+/* ---- Above two dimensions: the silhouette from each gene's cached distance block ---- */
+
+/* out[i] = s(point i, c) for the n points of PT (dims x n: column i is point i), each
+ * summed coordinate by coordinate in order: the bits of scipy's cdist "sqeuclidean",
+ * which sums each pair in that order too. On processors with AVX2 (checked at the first
+ * call, where gcc or clang builds for x86), sixteen points at a time in four quadruples
+ * of lanes, each lane its own sum in the same order, so the same bits (measured faster
+ * than the same loop on SSE2 pairs and than the scalar loop below; BENCHMARKS.md, "The
+ * silhouette's blocks in C"). */
+#if !defined(HAWKS_DEAP_NO_SSE2) && (defined(__GNUC__) || defined(__clang__)) && \
+    (defined(__x86_64__) || defined(__i386__))
+#include <immintrin.h>
+#define HAVE_AVX2_TARGET 1
+__attribute__((target("avx2"))) static Py_ssize_t sq_points_t_avx2(
+    const double *PT, Py_ssize_t n, Py_ssize_t dims, const double *c, double *out)
+{
+    Py_ssize_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        __m256d s0 = _mm256_setzero_pd(), s1 = s0, s2 = s0, s3 = s0;
+        for (Py_ssize_t d = 0; d < dims; d++) {
+            const double *row = PT + d * n + i;
+            const __m256d cd = _mm256_set1_pd(c[d]);
+            __m256d t0 = _mm256_sub_pd(_mm256_loadu_pd(row), cd);
+            __m256d t1 = _mm256_sub_pd(_mm256_loadu_pd(row + 4), cd);
+            __m256d t2 = _mm256_sub_pd(_mm256_loadu_pd(row + 8), cd);
+            __m256d t3 = _mm256_sub_pd(_mm256_loadu_pd(row + 12), cd);
+            s0 = _mm256_add_pd(s0, _mm256_mul_pd(t0, t0));
+            s1 = _mm256_add_pd(s1, _mm256_mul_pd(t1, t1));
+            s2 = _mm256_add_pd(s2, _mm256_mul_pd(t2, t2));
+            s3 = _mm256_add_pd(s3, _mm256_mul_pd(t3, t3));
+        }
+        _mm256_storeu_pd(out + i, s0);
+        _mm256_storeu_pd(out + i + 4, s1);
+        _mm256_storeu_pd(out + i + 8, s2);
+        _mm256_storeu_pd(out + i + 12, s3);
+    }
+    return i;
+}
+static int has_avx2 = -1; /* unknown yet (a race on it writes the same value) */
+#endif
+
+static void sq_points_t(const double *PT, Py_ssize_t n, Py_ssize_t dims, const double *c,
+                        double *out)
+{
+    Py_ssize_t i = 0;
+#ifdef HAVE_AVX2_TARGET
+    if (has_avx2 < 0)
+        has_avx2 = __builtin_cpu_supports("avx2") != 0;
+    if (has_avx2)
+        i = sq_points_t_avx2(PT, n, dims, c, out);
+#endif
+    for (; i + 4 <= n; i += 4) { /* four independent sums: their latencies overlap */
+        double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0;
+        for (Py_ssize_t d = 0; d < dims; d++) {
+            const double *row = PT + d * n + i, cd = c[d];
+            double t0 = row[0] - cd, t1 = row[1] - cd, t2 = row[2] - cd, t3 = row[3] - cd;
+            a0 += t0 * t0;
+            a1 += t1 * t1;
+            a2 += t2 * t2;
+            a3 += t3 * t3;
+        }
+        out[i] = a0;
+        out[i + 1] = a1;
+        out[i + 2] = a2;
+        out[i + 3] = a3;
+    }
+    for (; i < n; i++) {
+        double acc = 0.0;
+        for (Py_ssize_t d = 0; d < dims; d++) {
+            double t = PT[d * n + i] - c[d];
+            acc += t * t;
+        }
+        out[i] = acc;
+    }
+}
+
+/* Per-point squared-Euclidean silhouette of a genotype from its genes' distance blocks.
+ *
+ * Gene j holds n = sizes[j] points, PT[j] (dims x n, transposed), its block ctx[j]
+ * (k x n: row m the points' s to centroid m, its own row +inf) and own[j] (n: s to its
+ * own centroid). Rows m with mask[j * k + m] are measured first (m = j: own[j], and the
+ * row set to +inf). Then, into out (the genes' points in order):
+ * b(i) = min_m (ctx[j][m, i] + spread[m]), a(i) = (own(i) n_j + scatter[j]) / (n_j - 1),
+ * s(i) = (b - a) / max(a, b), 0 where that maximum is not positive or the point is alone
+ * in its gene: each the operation of the numpy path (_silhouette.py) in its order. */
+static void silhouette_genes(Py_ssize_t k, Py_ssize_t dims, const double *const *PT,
+                             const int64_t *sizes, double *const *ctx, double *const *own,
+                             const uint8_t *mask, const double *centroids,
+                             const double *spread, const double *scatter,
+                             const double *counts, double *out)
+{
+    for (Py_ssize_t j = 0; j < k; j++) {
+        const Py_ssize_t n = (Py_ssize_t)sizes[j];
+        double *block = ctx[j], *o = out;
+        out += n;
+        for (Py_ssize_t m = 0; m < k; m++) {
+            if (!mask[j * k + m])
+                continue;
+            if (m != j) {
+                sq_points_t(PT[j], n, dims, centroids + m * dims, block + m * n);
+                continue;
+            }
+            sq_points_t(PT[j], n, dims, centroids + m * dims, own[j]);
+            for (Py_ssize_t i = 0; i < n; i++)
+                block[m * n + i] = INFINITY;
+        }
+        if (counts[j] < 2.0) {
+            for (Py_ssize_t i = 0; i < n; i++)
+                o[i] = 0.0; /* s = 0 for a point alone in its cluster */
+            continue;
+        }
+        for (Py_ssize_t i = 0; i < n; i++)
+            o[i] = INFINITY; /* b(i) first, then s(i) */
+        for (Py_ssize_t m = 0; m < k; m++) {
+            const double *row = block + m * n, sp = spread[m];
+            for (Py_ssize_t i = 0; i < n; i++)
+                o[i] = fmin2(o[i], row[i] + sp);
+        }
+        const double *d_own = own[j];
+        for (Py_ssize_t i = 0; i < n; i++) {
+            double a = d_own[i] * counts[j];
+            a += scatter[j];
+            a /= counts[j] - 1.0;
+            double b = o[i], denom = fmax2(a, b);
+            o[i] = denom > 0.0 ? (b - a) / denom : 0.0;
+        }
+    }
+}
+
 /* ---- Above two dimensions: the exact test of the overlap pairs' filtering blocks. ---- */
 
 /* Single-precision operands of the filtering products (hawks_deap.evaluation._kernels,
@@ -927,6 +1056,91 @@ done:
     return result;
 }
 
+PyDoc_STRVAR(py_silhouette_genes_doc,
+"silhouette_genes(PT, ctx, own, sizes, mask, centroids, spread, scatter, counts, out,\n"
+"                 k, dims)\n\n"
+"Per-point squared-Euclidean silhouette from the k genes' distance blocks into out\n"
+"(float64, sum of sizes): see silhouette_genes in _native.c. PT, ctx, own: lists of k\n"
+"float64 arrays (dims x n_j, k x n_j written, n_j written); sizes (int64, k); mask\n"
+"(uint8, k x k); centroids (float64, k x dims); spread, scatter, counts (float64, k).");
+
+static PyObject *py_silhouette_genes(PyObject *self, PyObject *args)
+{
+    PyObject *lists[3];
+    Py_buffer sizes, mask, centroids, spread, scatter, counts, out;
+    Py_ssize_t k, dims;
+    if (!PyArg_ParseTuple(args, "O!O!O!y*y*y*y*y*y*w*nn", &PyList_Type, &lists[0],
+                          &PyList_Type, &lists[1], &PyList_Type, &lists[2], &sizes, &mask,
+                          &centroids, &spread, &scatter, &counts, &out, &k, &dims))
+        return NULL;
+    PyObject *result = NULL;
+    Py_buffer *bufs = NULL;
+    const double **PT = NULL;
+    double **ctx = NULL, **own = NULL;
+    Py_ssize_t held = 0, total = 0;
+    if (k < 0 || dims < 1 || check_size(&sizes, k, 8, "sizes") < 0 ||
+        check_size(&mask, k * k, 1, "mask") < 0 ||
+        check_size(&centroids, k * dims, 8, "centroids") < 0 ||
+        check_size(&spread, k, 8, "spread") < 0 || check_size(&scatter, k, 8, "scatter") < 0 ||
+        check_size(&counts, k, 8, "counts") < 0)
+        goto done;
+    for (int l = 0; l < 3; l++) {
+        if (PyList_GET_SIZE(lists[l]) != k) {
+            PyErr_Format(PyExc_ValueError, "%s: %zd arrays, expected %zd",
+                         l == 0 ? "PT" : l == 1 ? "ctx" : "own", PyList_GET_SIZE(lists[l]), k);
+            goto done;
+        }
+    }
+    bufs = PyMem_Calloc(3 * (size_t)(k > 0 ? k : 1), sizeof(Py_buffer));
+    PT = PyMem_Calloc((size_t)(k > 0 ? k : 1), sizeof(double *));
+    ctx = PyMem_Calloc((size_t)(k > 0 ? k : 1), sizeof(double *));
+    own = PyMem_Calloc((size_t)(k > 0 ? k : 1), sizeof(double *));
+    if (bufs == NULL || PT == NULL || ctx == NULL || own == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    const int64_t *sz = sizes.buf;
+    for (Py_ssize_t j = 0; j < k; j++) {
+        if (sz[j] < 0) {
+            PyErr_SetString(PyExc_ValueError, "sizes: negative");
+            goto done;
+        }
+        total += sz[j];
+        const Py_ssize_t items[3] = {dims * sz[j], k * sz[j], sz[j]};
+        const char *names[3] = {"PT[j]", "ctx[j]", "own[j]"};
+        for (int l = 0; l < 3; l++) {
+            Py_buffer *b = &bufs[held];
+            if (PyObject_GetBuffer(PyList_GET_ITEM(lists[l], j), b,
+                                   l == 0 ? PyBUF_SIMPLE : PyBUF_WRITABLE) < 0)
+                goto done;
+            held++;
+            if (check_size(b, items[l], 8, names[l]) < 0)
+                goto done;
+        }
+        PT[j] = bufs[held - 3].buf;
+        ctx[j] = bufs[held - 2].buf;
+        own[j] = bufs[held - 1].buf;
+    }
+    if (check_size(&out, total, 8, "out") < 0)
+        goto done;
+    Py_BEGIN_ALLOW_THREADS
+    silhouette_genes(k, dims, PT, sz, ctx, own, mask.buf, centroids.buf, spread.buf,
+                     scatter.buf, counts.buf, out.buf);
+    Py_END_ALLOW_THREADS
+    result = Py_NewRef(Py_None);
+done:
+    for (Py_ssize_t h = 0; h < held; h++)
+        PyBuffer_Release(&bufs[h]);
+    PyMem_Free(bufs);
+    PyMem_Free(PT);
+    PyMem_Free(ctx);
+    PyMem_Free(own);
+    Py_buffer *const parsed[] = {&sizes, &mask, &centroids, &spread, &scatter, &counts, &out};
+    for (size_t p = 0; p < sizeof(parsed) / sizeof(parsed[0]); p++)
+        PyBuffer_Release(parsed[p]);
+    return result;
+}
+
 PyDoc_STRVAR(py_col_means_doc,
 "col_means(P, out, n, dims)\n\n"
 "Column means of P (float64, n x dims, C order, n >= 1, dims >= 2) into out (float64,\n"
@@ -1135,6 +1349,7 @@ done:
 static PyMethodDef methods[] = {
     {"grid_flags", py_grid_flags, METH_VARARGS, py_grid_flags_doc},
     {"silhouette_2d", py_silhouette_2d, METH_VARARGS, py_silhouette_2d_doc},
+    {"silhouette_genes", py_silhouette_genes, METH_VARARGS, py_silhouette_genes_doc},
     {"col_means", py_col_means, METH_VARARGS, py_col_means_doc},
     {"operands32", py_operands32, METH_VARARGS, py_operands32_doc},
     {"dense_scan", py_dense_scan, METH_VARARGS, py_dense_scan_doc},

@@ -58,14 +58,7 @@ def silhouette_sq(store: GeneStore, keys: list[str], genes: list[GeneEntry]) -> 
         # measured, and it keeps no cache (a pool's workers would each fill their own)
         s = _compiled.silhouette_points(store.points(genes), store.offsets_arr, centroids,
                                         scatter, store.counts)
-        if not slotwise:
-            return float(s.mean())
-        offs = store.offsets  # reduced as the slot-by-slot numpy path reduces: its bits
-        total = 0.0
-        for j in range(k):
-            if store.sizes[j] >= 2:
-                total += float(s[offs[j]:offs[j + 1]].sum())
-        return total / store.layout.n_samples
+        return _reduce(store, s, slotwise)
     if direct:
         # one K x N block from scratch is cheaper than the bookkeeping below
         d2 = cdist(centroids, store.points(genes), "sqeuclidean")
@@ -78,38 +71,60 @@ def silhouette_sq(store: GeneStore, keys: list[str], genes: list[GeneEntry]) -> 
 
 def _silhouette_cached(store: GeneStore, keys: list[str], genes: list[GeneEntry],
                        centroids: np.ndarray, scatter: np.ndarray, slotwise: bool) -> float:
-    """`silhouette_sq` from each gene's cached block against the centroids (numpy)."""
+    """`silhouette_sq` from each gene's cached block against the centroids.
+
+    Where the C kernels were built, one call measures the stale rows in place and gives
+    every point's value (`_compiled.silhouette_genes`, the same bits); numpy otherwise.
+    """
     k = len(keys)
+    native = _compiled.native()
+    stale = np.zeros((k, k), dtype=np.uint8) if native else None  # rows to measure again
     # stale genes grouped by their context: the genes last evaluated together share one
     # list of keys, hence the columns to measure again, and each group measures only its
     # own (not the union of every group's)
     groups: dict[int, tuple[list[str], list[int], list[int]]] = {}
+    fresh: list[tuple[int, str, GeneEntry]] = []  # put again once their blocks exist
     for j, e in enumerate(genes):
         ctx = e.ctx_keys
         if ctx is None:
-            e.ctx_d2 = cdist(centroids, e.points, "sqeuclidean")
-            e.own_d2 = e.ctx_d2[j].copy()
-            e.ctx_d2[j] = np.inf
+            fresh.append((j, keys[j], e))
+            if stale is not None:
+                e.ctx_d2 = np.empty((k, e.points.shape[0]))
+                e.own_d2 = np.empty(e.points.shape[0])
+                stale[j] = 1
+            else:
+                e.ctx_d2 = cdist(centroids, e.points, "sqeuclidean")
+                e.own_d2 = e.ctx_d2[j].copy()
+                e.ctx_d2[j] = np.inf
             e.ctx_keys = keys
-            store.put_gene(j, keys[j], e)
         elif ctx is not keys:
             group = groups.get(id(ctx))  # (the group holds ctx: its id is not reused)
             if group is None:
                 group = groups[id(ctx)] = (ctx, [m for m in range(k) if ctx[m] != keys[m]], [])
             group[2].append(j)
             e.ctx_keys = keys
+    if stale is not None:
+        for _, changed, slots in groups.values():
+            stale[np.ix_(slots, changed)] = 1
+        s = _compiled.silhouette_genes([e.points_t for e in genes],
+                                       [e.ctx_d2 for e in genes],  # type: ignore[misc]
+                                       [e.own_d2 for e in genes],  # type: ignore[misc]
+                                       stale, centroids, scatter, store.counts)
+        store.put_genes(fresh)
+        return _reduce(store, s, slotwise)
     for _, changed, slots in groups.values():
         if not changed:
             continue
-        fresh = cdist(centroids[changed], np.concatenate([genes[j].points for j in slots]),
-                      "sqeuclidean")
+        measured = cdist(centroids[changed],
+                         np.concatenate([genes[j].points for j in slots]), "sqeuclidean")
         start = 0
         for j in slots:
             stop = start + genes[j].points.shape[0]
             ctx_d2 = genes[j].ctx_d2
             assert ctx_d2 is not None  # every entry has its rows here
-            ctx_d2[changed] = fresh[:, start:stop]
+            ctx_d2[changed] = measured[:, start:stop]
             start = stop
+    store.put_genes(fresh)
     spread = scatter / store.counts
     if not slotwise:
         d2 = np.concatenate([e.ctx_d2 for e in genes], axis=1)
@@ -129,6 +144,22 @@ def _silhouette_cached(store: GeneStore, keys: list[str], genes: list[GeneEntry]
         denom = np.maximum(a, b)
         b -= a
         total += float(np.divide(b, denom, out=np.zeros_like(b), where=denom > 0).sum())
+    return total / store.layout.n_samples
+
+
+def _reduce(store: GeneStore, s: np.ndarray, slotwise: bool) -> float:
+    """Mean of the per-point values ``s`` (slot order) as the numpy path reduces them.
+
+    Whole (``s.mean()``), or slot by slot: each slot's sum, added in slot order, over N
+    (the bits of the slot-by-slot numpy path).
+    """
+    if not slotwise:
+        return float(s.mean())
+    offs = store.offsets
+    total = 0.0
+    for j in range(len(store.sizes)):
+        if store.sizes[j] >= 2:
+            total += float(s[offs[j]:offs[j + 1]].sum())
     return total / store.layout.n_samples
 
 def _silhouette_from_a_b(store: GeneStore, d_own: np.ndarray, b: np.ndarray,
