@@ -28,6 +28,8 @@ __all__ = ["ByteLRU", "GeneEntry", "GeneStore", "Shape", "Tuning"]
 
 def nbytes_of(value: Any) -> int:
     """Bytes held by a cache value: arrays, tuples of arrays, or objects with ``nbytes``."""
+    if isinstance(value, np.ndarray):  # the most frequent: pair entries
+        return value.nbytes
     if isinstance(value, (tuple, list)):
         return sum(nbytes_of(v) for v in value)
     return int(getattr(value, "nbytes", 0))
@@ -288,13 +290,14 @@ class GeneEntry:
 
     __slots__ = ("points", "mean", "centroid", "scatter", "_maxabs", "radius", "_maxnorm",
                  "own_nn", "own_reach", "own_max", "ctx_keys", "ctx_d2", "own_d2", "uid",
-                 "partners", "eu_partners", "partner_bytes", "_points_t")
+                 "partners", "eu_partners", "partner_bytes", "_points_t", "ckey")
 
     #: Bytes charged per pair entry on top of its array (dictionary slot, key).
     PAIR_OVERHEAD = 104
 
-    def __init__(self, mean: np.ndarray, shape: Shape, uid: int) -> None:
+    def __init__(self, mean: np.ndarray, shape: Shape, uid: int, ckey: tuple) -> None:
         self.uid = uid
+        self.ckey = ckey  # its key in the store's cache
         self.partners: dict[int, np.ndarray] = {}
         self.eu_partners: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         self.partner_bytes = 0
@@ -505,7 +508,7 @@ class GeneStore:
         ckey = ("g", slot, gene.key)
         entry = self.cache.get(ckey)
         if entry is None:
-            entry = GeneEntry(gene.mean, self.shape(slot, gene), self._uids)
+            entry = GeneEntry(gene.mean, self.shape(slot, gene), self._uids, ckey)
             self._uids += 1
             self.cache.put(ckey, entry)
         return entry
@@ -525,28 +528,28 @@ class GeneStore:
             out.extend(map(table.get, uids[j + 1:]))
         return out
 
-    def add_pairs(self, new: Iterable[tuple[int, str, GeneEntry, GeneEntry, Any]],
+    def add_pairs(self, owners: list[GeneEntry], partners: list[GeneEntry], values: list,
                   euclidean: bool = False) -> None:
         """Keep new pair entries on their lower slot's gene entry, counted in the budget.
 
-        Each item is ``(slot, gene key, its entry, the partner's entry, value)``: the value
-        goes to `GeneEntry.add_partner` (the overlap entry, or with ``euclidean`` the
-        distance sums), and every entry that grew is put in the cache again.
+        Pair i is ``owners[i]`` (the lower slot's gene entry) with ``partners[i]``; its
+        value goes to the owner (`GeneEntry.add_partner`: the overlap entry, or with
+        ``euclidean`` the distance sums), and every entry that grew is put in the cache
+        again.
         """
-        grown: dict[int, tuple[int, str, GeneEntry]] = {}
-        for slot, key, owner, partner, value in new:
+        grown: dict[int, GeneEntry] = {}
+        for owner, partner, value in zip(owners, partners, values, strict=True):
             owner.add_partner(partner.uid, value, euclidean)
-            grown[id(owner)] = (slot, key, owner)
+            grown[owner.uid] = owner
         self.put_genes(list(grown.values()))
 
-    def put_gene(self, slot: int, key: str, entry: GeneEntry) -> None:
+    def put_gene(self, entry: GeneEntry) -> None:
         """Store a gene entry again after it grew."""
-        self.put_genes([(slot, key, entry)])
+        self.put_genes([entry])
 
-    def put_genes(self, grown: Sequence[tuple[int, str, GeneEntry]]) -> None:
-        """Store gene entries ``(slot, gene key, entry)`` again after they grew."""
-        self.cache.put_many([("g", slot, key) for slot, key, _ in grown],
-                            [entry for *_, entry in grown])
+    def put_genes(self, grown: Sequence[GeneEntry]) -> None:
+        """Store gene entries again after they grew."""
+        self.cache.put_many([e.ckey for e in grown], grown)
 
     def genes(self, genotype: Sequence) -> tuple[list[str], list[GeneEntry]]:
         """Gene keys and entries of a genotype (the last one's and prefetched ones' reused)."""

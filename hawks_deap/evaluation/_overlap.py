@@ -273,8 +273,7 @@ def overlap_pairs(store: GeneStore, t: Table, missing: list[tuple[int, int]]
             return None
         for p, entry in zip(near.tolist(), found, strict=True):
             entries[p] = entry
-    store.add_pairs((t.slots[u], t.genes[u].key, genes[u], genes[v], entry)
-                    for (u, v), entry in zip(missing, entries, strict=True))
+    store.add_pairs([genes[u] for u, _ in missing], [genes[v] for _, v in missing], entries)
     return entries
 
 def _side_hits(store: GeneStore, t: Table, own: dict[int, np.ndarray], J: np.ndarray,

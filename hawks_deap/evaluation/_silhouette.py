@@ -77,44 +77,27 @@ def _silhouette_cached(store: GeneStore, keys: list[str], genes: list[GeneEntry]
     every point's value (`_compiled.silhouette_genes`, the same bits); numpy otherwise.
     """
     k = len(keys)
-    native = _compiled.native()
-    stale = np.zeros((k, k), dtype=np.uint8) if native else None  # rows to measure again
-    # stale genes grouped by their context: the genes last evaluated together share one
-    # list of keys, hence the columns to measure again, and each group measures only its
-    # own (not the union of every group's)
-    groups: dict[int, tuple[list[str], list[int], list[int]]] = {}
-    fresh: list[tuple[int, str, GeneEntry]] = []  # put again once their blocks exist
-    for j, e in enumerate(genes):
-        ctx = e.ctx_keys
-        if ctx is None:
-            fresh.append((j, keys[j], e))
-            if stale is not None:
-                e.ctx_d2 = np.empty((k, e.points.shape[0]))
-                e.own_d2 = np.empty(e.points.shape[0])
-                stale[j] = 1
-            else:
-                e.ctx_d2 = cdist(centroids, e.points, "sqeuclidean")
-                e.own_d2 = e.ctx_d2[j].copy()
-                e.ctx_d2[j] = np.inf
-            e.ctx_keys = keys
-        elif ctx is not keys:
-            group = groups.get(id(ctx))  # (the group holds ctx: its id is not reused)
-            if group is None:
-                group = groups[id(ctx)] = (ctx, [m for m in range(k) if ctx[m] != keys[m]], [])
-            group[2].append(j)
-            e.ctx_keys = keys
-    if stale is not None:
-        for _, changed, slots in groups.values():
+    fresh, groups = _stale_rows(keys, genes)
+    if _compiled.native():
+        stale = np.zeros((k, k), dtype=np.uint8)  # rows to measure
+        for j in fresh:
+            n_j = genes[j].points.shape[0]
+            genes[j].ctx_d2, genes[j].own_d2 = np.empty((k, n_j)), np.empty(n_j)
+            stale[j] = 1
+        for changed, slots in groups:
             stale[np.ix_(slots, changed)] = 1
         s = _compiled.silhouette_genes([e.points_t for e in genes],
                                        [e.ctx_d2 for e in genes],  # type: ignore[misc]
                                        [e.own_d2 for e in genes],  # type: ignore[misc]
                                        stale, centroids, scatter, store.counts)
-        store.put_genes(fresh)
+        store.put_genes([genes[j] for j in fresh])  # once their blocks exist
         return _reduce(store, s, slotwise)
-    for _, changed, slots in groups.values():
-        if not changed:
-            continue
+    for j in fresh:
+        e = genes[j]
+        e.ctx_d2 = cdist(centroids, e.points, "sqeuclidean")
+        e.own_d2 = e.ctx_d2[j].copy()
+        e.ctx_d2[j] = np.inf
+    for changed, slots in groups:
         measured = cdist(centroids[changed],
                          np.concatenate([genes[j].points for j in slots]), "sqeuclidean")
         start = 0
@@ -124,7 +107,7 @@ def _silhouette_cached(store: GeneStore, keys: list[str], genes: list[GeneEntry]
             assert ctx_d2 is not None  # every entry has its rows here
             ctx_d2[changed] = measured[:, start:stop]
             start = stop
-    store.put_genes(fresh)
+    store.put_genes([genes[j] for j in fresh])
     spread = scatter / store.counts
     if not slotwise:
         d2 = np.concatenate([e.ctx_d2 for e in genes], axis=1)
@@ -145,6 +128,33 @@ def _silhouette_cached(store: GeneStore, keys: list[str], genes: list[GeneEntry]
         b -= a
         total += float(np.divide(b, denom, out=np.zeros_like(b), where=denom > 0).sum())
     return total / store.layout.n_samples
+
+
+def _stale_rows(keys: list[str], genes: list[GeneEntry]
+                ) -> tuple[list[int], list[tuple[list[int], list[int]]]]:
+    """What a genotype's cached blocks lack, and every gene's context set to ``keys``.
+
+    Returns the slots of genes without a block (all rows to measure), and groups
+    ``(changed slots, gene slots)`` of rows to measure again. The genes last evaluated
+    together share one list of keys (their context), hence the rows to measure again,
+    and each group measures only its own (not the union of every group's).
+    """
+    k = len(keys)
+    fresh: list[int] = []
+    groups: dict[int, tuple[list[int], list[int]]] = {}
+    holders = []  # each group's context: its id is not reused while held here
+    for j, e in enumerate(genes):
+        ctx = e.ctx_keys
+        if ctx is None:
+            fresh.append(j)
+        elif ctx is not keys:
+            group = groups.get(id(ctx))
+            if group is None:
+                holders.append(ctx)
+                group = groups[id(ctx)] = ([m for m in range(k) if ctx[m] != keys[m]], [])
+            group[1].append(j)
+        e.ctx_keys = keys
+    return fresh, [g for g in groups.values() if g[0]]
 
 
 def _reduce(store: GeneStore, s: np.ndarray, slotwise: bool) -> float:
@@ -178,8 +188,7 @@ def _mean_silhouette(store: GeneStore, a: np.ndarray, b: np.ndarray) -> float:
     s = np.divide(b, denom, out=np.zeros_like(b), where=store.multi & (denom > 0))
     return float(s.mean())
 
-def silhouette_eu(store: GeneStore, genotype: Sequence, keys: list[str],
-                  genes: list[GeneEntry]) -> float:
+def silhouette_eu(store: GeneStore, genotype: Sequence, genes: list[GeneEntry]) -> float:
     """Euclidean silhouette from per-pair row sums, measured where needed.
 
     ``a(i)`` comes from the intra-cluster row sums (cached per shape), ``b(i)`` from
@@ -207,15 +216,17 @@ def silhouette_eu(store: GeneStore, genotype: Sequence, keys: list[str],
     means = np.full((n, k), np.nan)
     pairs = store.pairs
     table = store.pair_entries(genes, euclidean=True)
-    new = []
+    owners, partners, new = [], [], []
     for p, (j, m) in enumerate(pairs):
         entry = table[p]
         if entry is None:
             entry = table[p] = (np.full(sizes[j], np.nan), np.full(sizes[m], np.nan))
-            new.append((j, keys[j], genes[j], genes[m], entry))
+            owners.append(genes[j])
+            partners.append(genes[m])
+            new.append(entry)
         means[offs[j]:offs[j + 1], m] = entry[0] / float(sizes[m])
         means[offs[m]:offs[m + 1], j] = entry[1] / float(sizes[j])
-    store.add_pairs(new, euclidean=True)
+    store.add_pairs(owners, partners, new, euclidean=True)
     rows = store.rows
     means[rows, store.codes] = np.inf  # never a candidate for b(i)
     unknown = np.isnan(means)

@@ -85,7 +85,7 @@ def _set_own(store: GeneStore, slot: int, gene: Any, entry: GeneEntry, own: np.n
     entry.own_nn = own
     entry.own_reach = np.sqrt(own * (1.0 + REL)) / (1.0 - REL)
     entry.own_max = float(own.max()) if own.size else 0.0
-    store.put_gene(slot, gene.key, entry)
+    store.put_gene(entry)
 
 def reach_bound(store: GeneStore, slot: int, gene: Any, entry: GeneEntry) -> float:
     """An upper bound on a gene's largest own-cluster threshold ``max o(i)``.

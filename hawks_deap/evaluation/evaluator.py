@@ -159,7 +159,7 @@ class Evaluator:
             keys, genes = store.genes(data)
             if self.metric == "sqeuclidean":
                 return silhouette_sq(store, keys, genes)
-            return silhouette_eu(store, data, keys, genes)
+            return silhouette_eu(store, data, genes)
 
     def overlap(self, data: Any) -> float:
         """Overlap (Eq. 5) of a genotype: fraction of points with a foreign nearest neighbour.
