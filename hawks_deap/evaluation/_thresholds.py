@@ -52,7 +52,7 @@ def own_thresholds(store: GeneStore, slot: int, gene: Any, entry: GeneEntry) -> 
     """
     if entry.own_nn is None and store.low_dims and _compiled.available():
         # the exact minima directly, one compiled sweep (no shape certificate needed)
-        _set_own(store, slot, gene, entry, _compiled.own_nn_sweep(entry.points))
+        _set_own(store, entry, _compiled.own_nn_sweep(entry.points))
     if entry.own_nn is None:
         P = entry.points
         shape = store.shape(slot, gene)
@@ -76,11 +76,11 @@ def own_thresholds(store: GeneStore, slot: int, gene: Any, entry: GeneEntry) -> 
                 own[rest] = [row_min_positive(P, i) for i in rest.tolist()]
         if not had_own:
             store.put_shape(slot, gene, shape)
-        _set_own(store, slot, gene, entry, own)
+        _set_own(store, entry, own)
     assert entry.own_nn is not None  # set above
     return entry.own_nn
 
-def _set_own(store: GeneStore, slot: int, gene: Any, entry: GeneEntry, own: np.ndarray) -> None:
+def _set_own(store: GeneStore, entry: GeneEntry, own: np.ndarray) -> None:
     """Store a gene's thresholds with their derived values, and the entry again."""
     entry.own_nn = own
     entry.own_reach = np.sqrt(own * (1.0 + REL)) / (1.0 - REL)
