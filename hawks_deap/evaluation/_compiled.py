@@ -1,4 +1,4 @@
-"""Compiled exact kernels for the low-dimensional overlap and the 2-D silhouette, optional.
+"""Compiled exact kernels for the overlap and the squared-Euclidean silhouette, optional.
 
 Two kinds, for two costs of loading:
 
@@ -8,9 +8,10 @@ Two kinds, for two costs of loading:
   squared-Euclidean silhouette at any size (`silhouette_points`). Above two dimensions,
   the overlap pairs' matrix-product filter runs in single precision (`operands32`), and
   one call per pass (`pivot_hits`) makes its products through BLAS's ``sgemm`` and
-  tests each block's candidates exactly (`dense_scan`). The
-  extension imports in about a millisecond, so every evaluation uses it, from a run's
-  first.
+  tests each block's candidates exactly (`dense_scan`); the silhouette measures its
+  genes' stale centroid rows in place and gives every point's value in one call per
+  evaluation (`silhouette_genes`). The extension imports in about a millisecond, so
+  every evaluation uses it, from a run's first.
 - **numba** (the ``fast`` extra): sweeps for the pairs of genes at D <= 8, the capture
   test (`sweep_hits`) and the own-cluster thresholds (`own_nn_sweep`). Importing numba and
   loading its cached code costs about 0.4-0.5 s of CPU per process, about what the

@@ -2,8 +2,8 @@
  * overlap pass and the silhouette of two-dimensional runs, and, above two dimensions, the
  * overlap pairs' pivots (their single-precision filtering products through BLAS's sgemm,
  * whose pointer scipy's cython_blas exports, and the exact test of each block's
- * candidates); and the column means of a gene's points (numpy's bits, without its
- * per-row calls).
+ * candidates) and the silhouette from the genes' cached centroid blocks; and the column
+ * means of a gene's points (numpy's bits, without its per-row calls).
  *
  * Why C and not numba here: these kernels run in every evaluation of a D = 2 run, which
  * `hawks-deap generate` is by default; a C extension imports in about a millisecond,
