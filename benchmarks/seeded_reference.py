@@ -1,11 +1,11 @@
 """Seeded Index-mode runs: their recorded path and values, and their exact bytes here.
 
 The reproducibility contract (README, "Reproducibility") has two parts, and this script
-checks both on 27 seeded ``evolve`` runs (every mean mutation, both silhouette metrics,
+checks both on 28 seeded ``evolve`` runs (every mean mutation, both silhouette metrics,
 with and without an eccentricity constraint, NSGA-II, and the sizes that send the
 evaluator down each of its paths: KD-trees in 2-D, matrix products in 20-D, per-gene
-centroid blocks and slot-by-slot reduction of large N K, the two-dimensional shape
-certificates, a whole-dataset overlap pass):
+centroid blocks above 2-D (``cached-d16``) and slot-by-slot reduction of large N K, the
+two-dimensional shape certificates, a whole-dataset overlap pass):
 
 - **Everywhere: the same path, values to a tolerance.** A case's *trace* is its
   evolutionary path, compared exactly (which genes make up the population after each
