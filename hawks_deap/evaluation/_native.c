@@ -451,12 +451,24 @@ static inline double sq2(const double *X, Py_ssize_t i, double c0, double c1)
     return e0 * e0 + e1 * e1;
 }
 
+/* s(i) of a point at squared distance d_own from its cluster's centroid, with b(i) = b,
+ * in a cluster of n >= 2 points whose scatter is `scatter`: a = (d_own n + scatter) /
+ * (n - 1), s = (b - a) / max(a, b), 0 where that maximum is not positive; each the
+ * operation of the numpy path (_silhouette.py) in its order. */
+static inline double silhouette_value(double d_own, double b, double n, double scatter)
+{
+    double a = d_own * n;
+    a += scatter;
+    a /= n - 1.0;
+    double denom = fmax2(a, b);
+    return denom > 0.0 ? (b - a) / denom : 0.0;
+}
+
 /* Per-point squared-Euclidean silhouette s(i) in two dimensions, closed form.
  *
  * Slot m holds rows offs[m]:offs[m + 1] of X. b(i) = min_{m != own} (d_m(i) + spread[m]),
- * a(i) = (d_own(i) n_own + scatter[own]) / (n_own - 1), s(i) = (b - a) / max(a, b), 0
- * where that maximum is not positive or the point is alone in its slot: each the
- * operation of the numpy path in its order. b: scratch for n values. */
+ * then s(i) (`silhouette_value`; 0 for a point alone in its slot). b: scratch for n
+ * values. */
 static void silhouette_2d(const double *X, Py_ssize_t n, const int64_t *offs, Py_ssize_t k,
                           const double *centroids, const double *spread,
                           const double *scatter, const double *counts, double *b,
@@ -464,7 +476,7 @@ static void silhouette_2d(const double *X, Py_ssize_t n, const int64_t *offs, Py
 {
     for (Py_ssize_t i = 0; i < n; i++) {
         b[i] = INFINITY;
-        out[i] = 0.0; /* a(i) first, then s(i) */
+        out[i] = 0.0; /* the distance to its own centroid first, then s(i) */
     }
     for (Py_ssize_t m = 0; m < k; m++) {
         double c0 = centroids[2 * m], c1 = centroids[2 * m + 1], sp = spread[m];
@@ -475,19 +487,14 @@ static void silhouette_2d(const double *X, Py_ssize_t n, const int64_t *offs, Py
             b[i] = fmin2(b[i], sq2(X, i, c0, c1) + sp);
         if (counts[m] < 2.0)
             continue; /* s = 0 for a point alone in its cluster */
-        for (Py_ssize_t i = lo; i < hi; i++) {
-            double own = sq2(X, i, c0, c1) * counts[m];
-            own += scatter[m];
-            out[i] = own / (counts[m] - 1.0);
-        }
+        for (Py_ssize_t i = lo; i < hi; i++)
+            out[i] = sq2(X, i, c0, c1);
     }
     for (Py_ssize_t m = 0; m < k; m++) {
         if (counts[m] < 2.0)
             continue;
-        for (Py_ssize_t i = offs[m]; i < offs[m + 1]; i++) {
-            double a = out[i], denom = fmax2(a, b[i]);
-            out[i] = denom > 0.0 ? (b[i] - a) / denom : 0.0;
-        }
+        for (Py_ssize_t i = offs[m]; i < offs[m + 1]; i++)
+            out[i] = silhouette_value(out[i], b[i], counts[m], scatter[m]);
     }
 }
 
@@ -590,10 +597,9 @@ static void sq_points_t(const double *PT, Py_ssize_t n, Py_ssize_t dims, const d
  * Gene j holds n = sizes[j] points, PT[j] (dims x n, transposed), its block ctx[j]
  * (k x n: row m the points' s to centroid m, its own row +inf) and own[j] (n: s to its
  * own centroid). Rows m with mask[j * k + m] are measured first (m = j: own[j], and the
- * row set to +inf). Then, into out (the genes' points in order):
- * b(i) = min_m (ctx[j][m, i] + spread[m]), a(i) = (own(i) n_j + scatter[j]) / (n_j - 1),
- * s(i) = (b - a) / max(a, b), 0 where that maximum is not positive or the point is alone
- * in its gene: each the operation of the numpy path (_silhouette.py) in its order. */
+ * row set to +inf). Then, into out (the genes' points in order), b(i) = min_m
+ * (ctx[j][m, i] + spread[m]) and s(i) (`silhouette_value`; 0 for a point alone in its
+ * gene). */
 static void silhouette_genes(Py_ssize_t k, Py_ssize_t dims, const double *const *PT,
                              const int64_t *sizes, double *const *ctx, double *const *own,
                              const uint8_t *mask, const double *centroids,
@@ -627,14 +633,8 @@ static void silhouette_genes(Py_ssize_t k, Py_ssize_t dims, const double *const 
             for (Py_ssize_t i = 0; i < n; i++)
                 o[i] = fmin2(o[i], row[i] + sp);
         }
-        const double *d_own = own[j];
-        for (Py_ssize_t i = 0; i < n; i++) {
-            double a = d_own[i] * counts[j];
-            a += scatter[j];
-            a /= counts[j] - 1.0;
-            double b = o[i], denom = fmax2(a, b);
-            o[i] = denom > 0.0 ? (b - a) / denom : 0.0;
-        }
+        for (Py_ssize_t i = 0; i < n; i++)
+            o[i] = silhouette_value(own[j][i], o[i], counts[j], scatter[j]);
     }
 }
 
