@@ -18,7 +18,13 @@ bounds on the evaluation times: "warm", the serial run's own (its caches hold ev
 earlier gene), and "cold", each individual evaluated again by a fresh copy of the
 problem whose caches are empty (a worker that never saw its parents). Two what-ifs, not
 built: "split", an individual's two clusterings as two tasks, and "ordered", each
-generation's tasks longest first (a perfect cost estimate).
+generation's tasks longest first (a perfect cost estimate). "bound": no cost per task
+and idle cores, what the generational loop itself allows (a generation waits for its
+slowest evaluation, and evaluates only its changed individuals). With ``--contention S``
+(two busy cores' slowdown, from ``bench_contention.py``) the 2-worker run's excess is
+split into that slowdown and a smaller cost per task: "idle" predicts with the smaller
+cost alone, "busy" with each evaluation S times as long on any core count, and the
+slowdown at which ``--target`` on ``--target-jobs`` still holds is printed.
 
 ``suite``: the grid of ``bench_suite.py`` (12 configurations, N = 1000, G = 100) with
 ``--runs`` runs each, run with 1 worker in this process to time each run (after a
@@ -30,6 +36,7 @@ predicted by drawing each configuration's durations from its measured ones (boot
 ``--draws`` times; median and 5-95% range).
 
     python benchmarks/predict_scaling.py versus [--generations 30] [--seeds 3]
+                                               [--contention S]
     python benchmarks/predict_scaling.py suite [--runs 4] [--draws 200] [--repeats 3]
     python benchmarks/predict_scaling.py {versus,suite} --quick      # smoke runs
 """
@@ -217,13 +224,32 @@ def versus_trace(args: argparse.Namespace, seed: int) -> dict[str, Any]:
             "warm": [c[2] for c in timing.calls], "cold": [c[3] for c in timing.calls]}
 
 
-def versus_model(trace: dict[str, Any], workers: int, c: float, which: str) -> float:
-    """Predicted wall time on ``workers`` idle cores (serial: the traced run's own)."""
+def versus_model(trace: dict[str, Any], workers: int, c: float, which: str,
+                 slow: float = 1.0) -> float:
+    """Predicted wall time on ``workers`` cores (serial: the traced run's own).
+
+    ``slow``: each evaluation's duration on busy cores over its duration alone (1: idle
+    cores that cost each other nothing; `bench_contention.py` measures it for two).
+    """
     generations = trace[which]
     if workers == 1:
         return trace["parent"] + sum(sum(g) for g in generations)
     return (trace["pool_start"] + trace["parent"]
-            + sum(makespan([d + c for d in g], workers) for g in generations))
+            + sum(makespan([slow * d + c for d in g], workers) for g in generations))
+
+
+def break_even_slowdown(trace: dict[str, Any], workers: int, c: float,
+                        speedup: float) -> float:
+    """The busy cores' slowdown at which the warm prediction on ``workers`` is ``speedup``
+    (bisection; the prediction falls as the slowdown rises); below 1: not even idle cores
+    reach it."""
+    base = versus_model(trace, 1, 0.0, "warm")
+    low, high = 0.5, 4.0
+    for _ in range(60):
+        mid = (low + high) / 2
+        faster = base / versus_model(trace, workers, c, "warm", mid) > speedup
+        low, high = (mid, high) if faster else (low, mid)
+    return (low + high) / 2
 
 
 def run_versus(args: argparse.Namespace) -> None:
@@ -247,10 +273,25 @@ def run_versus(args: argparse.Namespace) -> None:
         for which in KINDS if args.cold else KINDS[:1] + KINDS[2:]:
             for w in WORKERS[1:]:
                 row[f"{which}{w}"] = base / versus_model(trace, w, c, which)
+        for w in WORKERS[1:]:  # the generational loop's own bound: no cost, idle cores
+            row[f"bound{w}"] = base / versus_model(trace, w, 0.0, "warm")
+        if args.contention is not None:
+            # the 2-worker run's excess split: the measured slowdown of two busy cores,
+            # and what is left as the cost per task
+            s2 = args.contention
+            c_s = fit_overhead(
+                lambda c, trace=trace, s2=s2: versus_model(trace, 2, c, "warm", s2),
+                trace["walls"][2])
+            row["c_s"] = c_s
+            for w in WORKERS[1:]:
+                row[f"idle{w}"] = base / versus_model(trace, w, c_s, "warm")
+                row[f"busy{w}"] = base / versus_model(trace, w, c_s, "warm", s2)
+            row["even"] = break_even_slowdown(trace, args.target_jobs, c_s, args.target)
         rows.append(row)
         print(f"seed {seed}: serial {serial:.2f} s, n_jobs=2 {trace['walls'][2]:.2f} s "
               f"(measured x{serial / trace['walls'][2]:.2f}); traced {trace['traced']:.2f} s, "
-              f"parent {trace['parent']:.2f} s, {len(evals)} evaluations (median "
+              f"parent {trace['parent']:.2f} s, {len(evals)} evaluations in "
+              f"{len(trace['warm'])} maps (median "
               f"{1e3 * row['eval_median']:.1f} ms; a generation's slowest over its mean: "
               f"median {slowest:.2f}), pool start "
               f"{1e3 * trace['pool_start']:.0f} ms, fitted cost per task "
@@ -258,7 +299,10 @@ def run_versus(args: argparse.Namespace) -> None:
     print()
     print("| evaluation times | " + " | ".join(f"{w} jobs" for w in WORKERS[1:]) + " |")
     print("|---|" + "---|" * (len(WORKERS) - 1))
-    for which in KINDS if args.cold else KINDS[:1] + KINDS[2:]:
+    kinds = [*(KINDS if args.cold else KINDS[:1] + KINDS[2:]), "bound"]
+    if args.contention is not None:
+        kinds += ["idle", "busy"]
+    for which in kinds:
         cells = [statistics.median(r[f"{which}{w}"] for r in rows) for w in WORKERS[1:]]
         spread = [(min(r[f"{which}{w}"] for r in rows), max(r[f"{which}{w}"] for r in rows))
                   for w in WORKERS[1:]]
@@ -269,6 +313,17 @@ def run_versus(args: argparse.Namespace) -> None:
     print(f"\nmeasured n_jobs=2 here: median x{statistics.median(measured):.2f} "
           f"({', '.join(f'{m:.2f}' for m in measured)}); predicted speed-ups are of the "
           f"serial run's modelled wall time, median over seeds (min-max)")
+    if args.contention is not None:
+        costs = ", ".join(f"{1e3 * r['c_s']:.2f}" for r in rows)
+        evens = ", ".join(f"{r['even']:.3f}" for r in rows)
+        print(f"with two busy cores {args.contention:.3f}x as slow as one "
+              f"(`bench_contention.py`): cost per task "
+              f"{costs} ms; 'idle': busy cores "
+              f"cost each other nothing, 'busy': each evaluation {args.contention:.3f}x as "
+              f"long on every core count; x{args.target:g} on {args.target_jobs} jobs holds "
+              f"while busy cores are at most "
+              f"{statistics.median(r['even'] for r in rows):.3f}x as slow "
+              f"({evens})")
 
 
 # -- suites ---------------------------------------------------------------------------
@@ -415,6 +470,13 @@ def main() -> None:
     parser.add_argument("--pair", default="gmm:single-linkage")
     parser.add_argument("--no-cold", dest="cold", action="store_false",
                         help="skip the cold-cache evaluations")
+    parser.add_argument("--contention", type=float, default=None,
+                        help="versus: two busy cores' slowdown (bench_contention.py); "
+                             "adds the rows that separate it from the cost per task")
+    parser.add_argument("--target", type=float, default=7.0,
+                        help="versus, with --contention: the speed-up whose break-even "
+                             "slowdown is printed (default 7, the issue's)")
+    parser.add_argument("--target-jobs", type=int, default=10)
     parser.add_argument("--runs", type=int, default=4, help="suite: runs per configuration")
     parser.add_argument("--scale", type=int, nargs="*", default=[4],
                         help="suite: also predict this many times the runs (drawn)")

@@ -121,6 +121,18 @@ def test_the_papers_table_i_shares_are_counts_of_448_datasets():
         assert abs(counts[name] / 448 - share) <= 0.0005 + 1e-12, name
 
 
+def test_bench_contention_times_a_run_alone_and_two_side_by_side(tmp_path):
+    root = Path(__file__).parent.parent
+    r = subprocess.run([sys.executable, str(root / "benchmarks" / "bench_contention.py"),
+                        "--workloads", "a", "--seeds", "1", "--generations", "2"],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    row = next(line for line in r.stdout.splitlines() if line.startswith("| a | 2 |"))
+    alone, pair = (float(cell) for cell in row.split("|")[3:5])
+    assert alone > 0 and pair > 0
+    assert row.rstrip().endswith("x |")  # the two-process ceiling
+
+
 def test_bench_startup_times_the_command_against_a_checkout(tmp_path):
     # this tree against itself: both sides must write the same dataset (the script checks)
     # and the table must hold both sides' medians

@@ -84,10 +84,26 @@ def test_fit_overhead_finds_the_cost_that_gives_the_measurement():
     assert ps.fit_overhead(lambda c: c, 5.0) == pytest.approx(5.0, abs=1e-9)  # widens
 
 
-@pytest.mark.parametrize("what", ["versus", "suite"])
-def test_quick_runs_print_the_tables(what, tmp_path):
-    r = subprocess.run([sys.executable, str(BENCH / "predict_scaling.py"), what, "--quick"],
-                       capture_output=True, text=True, cwd=tmp_path, timeout=600)
+def test_break_even_slowdown_gives_the_target_speed_up():
+    # 3 generations of 10 evaluations; the serial run is the parent plus their sum
+    trace = {"parent": 0.1, "pool_start": 0.05,
+             "warm": [[0.02 + 0.001 * i for i in range(10)] for _ in range(3)]}
+    base = ps.versus_model(trace, 1, 0.0, "warm")
+    assert base == pytest.approx(0.1 + 3 * sum(0.02 + 0.001 * i for i in range(10)))
+    slow = ps.break_even_slowdown(trace, 10, 0.001, 4.0)
+    assert base / ps.versus_model(trace, 10, 0.001, "warm", slow) == pytest.approx(4.0)
+    # by hand: on 10 workers a generation takes the slowest evaluation, 0.029 s
+    assert ps.versus_model(trace, 10, 0.0, "warm", 2.0) == pytest.approx(
+        0.15 + 3 * 2.0 * 0.029)
+
+
+@pytest.mark.parametrize(("what", "extra"), [("versus", ["--contention", "1.1"]),
+                                             ("suite", [])])
+def test_quick_runs_print_the_tables(what, extra, tmp_path):
+    r = subprocess.run([sys.executable, str(BENCH / "predict_scaling.py"), what, "--quick",
+                        *extra], capture_output=True, text=True, cwd=tmp_path, timeout=600)
     assert r.returncode == 0, r.stderr
     assert "| 16 workers |" in r.stdout or "| 16 jobs |" in r.stdout
     assert "fitted cost per" in r.stdout
+    if extra:
+        assert "| busy |" in r.stdout and "jobs holds while busy cores" in r.stdout

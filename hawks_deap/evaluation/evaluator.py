@@ -9,8 +9,8 @@ calls on the whole dataset at every evaluation.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 import numpy as np
@@ -34,6 +34,10 @@ __all__ = ["EVALUATORS", "Evaluator", "make_evaluator"]
 
 #: Evaluator names accepted by `make_evaluator` (and ``IndexProblem(evaluator=...)``).
 EVALUATORS = ("fast", "naive")
+
+# one stateless, re-entrant context for evaluators without a thread cap: every evaluation
+# enters it several times
+_NO_LIMIT: AbstractContextManager[None] = nullcontext()
 
 
 class Evaluator:
@@ -99,14 +103,9 @@ class Evaluator:
         """The cache of every entry (`ByteLRU.stats` for its figures)."""
         return self.store.cache
 
-    @contextmanager
-    def limit_threads(self) -> Iterator[None]:
+    def limit_threads(self) -> AbstractContextManager[None]:
         """Context in which BLAS uses at most ``threads`` threads (no-op if None)."""
-        if self.threads is None:
-            yield
-            return
-        with blas_thread_limit(self.threads):
-            yield
+        return _NO_LIMIT if self.threads is None else blas_thread_limit(self.threads)
 
     def _layout_data(self, X: np.ndarray) -> np.ndarray:
         """``X`` checked: finite, and one row per point of the layout."""
