@@ -84,22 +84,28 @@ def timed(workload: str, seed: int, generations: int, copies: int) -> list[dict]
                                str(generations)], stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, text=True, env=env)
              for _ in range(copies)]
-    for proc in procs:
-        assert proc.stdout is not None
-        line = proc.stdout.readline().strip()
-        if line != "ready":
-            raise RuntimeError(f"child of {workload} failed before its run: {line!r}")
-    for proc in procs:
-        assert proc.stdin is not None
-        proc.stdin.write("go\n")
-        proc.stdin.flush()
-    reports = []
-    for proc in procs:
-        out, _ = proc.communicate()
-        if proc.returncode != 0:
-            raise RuntimeError(f"child of {workload} failed (exit {proc.returncode})")
-        reports.append(json.loads(out.strip().splitlines()[-1]))
-    return reports
+    try:
+        for proc in procs:
+            assert proc.stdout is not None
+            line = proc.stdout.readline().strip()
+            if line != "ready":
+                raise RuntimeError(f"child of {workload} failed before its run: {line!r}")
+        for proc in procs:
+            assert proc.stdin is not None
+            proc.stdin.write("go\n")
+            proc.stdin.flush()
+        reports = []
+        for proc in procs:
+            out, _ = proc.communicate()
+            if proc.returncode != 0:
+                raise RuntimeError(f"child of {workload} failed (exit {proc.returncode})")
+            reports.append(json.loads(out.strip().splitlines()[-1]))
+        return reports
+    finally:
+        for proc in procs:  # a child still waiting for its go, after another failed
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
 
 
 def main() -> None:
@@ -113,6 +119,10 @@ def main() -> None:
     parser.add_argument("--child", nargs=3, metavar=("WORKLOAD", "SEED", "G"),
                         help=argparse.SUPPRESS)
     args = parser.parse_args()
+    for name in ("seeds", "repeats", "generations"):
+        value = getattr(args, name)
+        if value is not None and value < 1:
+            parser.error(f"--{name} must be at least 1, got {value}")
     if args.child:
         child(args.child[0], int(args.child[1]), int(args.child[2]))
         return

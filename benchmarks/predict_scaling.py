@@ -485,6 +485,11 @@ def main() -> None:
                         help="suite: rounds of measurement (medians over them)")
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args()
+    if args.contention is not None and not args.contention > 0:
+        parser.error(f"--contention must be a positive slowdown, got {args.contention}")
+    if not args.target > 1 or args.target_jobs < 2:
+        parser.error(f"--target must exceed 1 and --target-jobs be at least 2, got "
+                     f"{args.target} and {args.target_jobs}")
     if args.quick:
         args.seeds, args.generations, args.n_samples = 1, 2, 300
         args.runs, args.draws, args.repeats = 1, 5, 1
