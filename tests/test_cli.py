@@ -180,6 +180,23 @@ def test_progress_bar_only_on_a_terminal_and_not_quiet(tmp_path, capsys, monkeyp
     assert seen == [True, False, False]
 
 
+def test_n_jobs_above_one_says_when_the_run_evaluates_in_this_process(tmp_path, capsys):
+    import logging
+
+    base = ["generate", "--n-samples", "150", "--n-clusters", "3", "--generations", "2",
+            "--population-size", "4", "--seed", "0"]
+    code, _, err = main(capsys, *base, "--n-jobs", "2", "--out", tmp_path / "a")
+    assert code == 0
+    assert "hawks-deap generate: note: n_jobs=2: P x N x (K + D) = 4 x 150 x (3 + 2)" in err
+    assert "evaluates serially" in err
+    for extra, name in ((["--n-jobs", "2", "--quiet"], "b"), (["--n-jobs", "1"], "c")):
+        code, _, err = main(capsys, *base, *extra, "--out", tmp_path / name)
+        assert code == 0 and "note:" not in err
+    assert (tmp_path / "a" / "data.csv").read_bytes() == (tmp_path / "c" / "data.csv").read_bytes()
+    logger = logging.getLogger("hawks_deap.algorithms.loop")
+    assert logger.handlers == [] and logger.level == logging.NOTSET  # left as it was
+
+
 @pytest.mark.parametrize("command", [[], ["generate"], ["versus"], ["features"], ["plot"],
                                      ["suite"]])
 def test_help_everywhere(capsys, command):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import logging
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -215,8 +216,9 @@ def prepare_run(args: argparse.Namespace, command: str,
 
     def run() -> int:
         progress = not args.quiet and sys.stderr.isatty()
-        done = runs.run_configuration(problem, values, seed=values["seed"],
-                                      progress=progress, metadata=metadata)
+        with loop_notes(command, quiet=args.quiet):
+            done = runs.run_configuration(problem, values, seed=values["seed"],
+                                          progress=progress, metadata=metadata)
         # checked before the run: what appeared at --out meanwhile is left as it is, and
         # the finished run kept beside it (OUT.kept-HEX), never thrown away
         done.save(out, overwrite=args.overwrite, format=args.format, keep_if_taken=True)
@@ -230,6 +232,35 @@ def prepare_run(args: argparse.Namespace, command: str,
         return EXIT_OK
 
     return run
+
+
+@contextlib.contextmanager
+def loop_notes(command: str, *, quiet: bool) -> Iterator[None]:
+    """The run loop's notes on stderr while a run goes on (none with ``--quiet``).
+
+    The loop logs at level INFO what the user should know of how the run is evaluated,
+    e.g. that ``--n-jobs`` above 1 evaluates in this process because a pool would be
+    slower (`hawks_deap.algorithms.pool.serial_reason`); a library leaves such records
+    to the caller's logging, the command line shows them.
+    """
+    if quiet:
+        yield
+        return
+    from hawks_deap.algorithms import loop
+
+    logger = logging.getLogger(loop.__name__)
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setLevel(logging.INFO)
+    handler.setFormatter(logging.Formatter(f"hawks-deap {command}: note: %(message)s"))
+    level = logger.level
+    logger.addHandler(handler)
+    if logger.getEffectiveLevel() > logging.INFO:
+        logger.setLevel(logging.INFO)
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
 
 
 def check_dask_options(args: argparse.Namespace, work: str) -> None:

@@ -510,7 +510,9 @@ class GASettings(_Section):
     n_jobs: int | None = _option("ga", "n_jobs", "int", None,
                                  "processes that evaluate (a pool of n_jobs workers, at most "
                                  "one per individual; 1: this process; none: one per core "
-                                 "in Versus mode, 1 otherwise, as hawks_deap.evolve)", low=1,
+                                 "in Versus mode, 1 otherwise, as hawks_deap.evolve; an "
+                                 "Index-mode run too small for a pool to pay evaluates in "
+                                 "this process and says so)", low=1,
                                  high=MAX_WORKERS, nullable=True)
     p_mean: float | None = _hawks_only("per-gene mean mutation probability")
     p_cov: float | None = _hawks_only("per-gene covariance mutation probability")
