@@ -42,25 +42,22 @@ DEFAULT_GENERATIONS = {"a": 100, "c": 100, "scale": 30, "versus": 30}
 
 
 def _run(workload: str, seed: int, generations: int) -> str:
-    """One serial run; the sha256 of its best dataset."""
-    import hashlib
-
-    import hawks_deap as hd
-
+    """One serial run, as ``bench_versus.py --speedup`` or ``bench_index.py`` runs it; the
+    sha256 of its best dataset."""
     if workload == "versus":
-        from hawks_deap.problems.versus import VersusProblem
+        import hashlib
 
-        problem = VersusProblem("gmm", "single-linkage", n_samples=2000, n_clusters=5,
-                                n_dims=2, score="ari", constraints=[hd.Overlap(max=0.1)],
-                                initial_mean_upper=10.0)
-        p_f = 0.75
-    else:
-        problem = hd.IndexProblem(**CONFIGS[workload], metric="sqeuclidean",
-                                  constraints=[hd.Overlap(max=0.1)])
-        p_f = 0.5
-    result = hd.evolve(problem, population_size=10, generations=generations,
-                       p_crossover=0.7, p_f=p_f, mean_mutation="pso", seed=seed, n_jobs=1)
-    return hashlib.sha256(result.best_dataset().X.tobytes()).hexdigest()
+        import bench_versus
+
+        args = argparse.Namespace(n_samples=2000, overlap=0.1, population=10,
+                                  generations=generations)
+        problem = bench_versus.make_problem("gmm", "single-linkage", args)
+        result, _ = bench_versus.evolve(problem, seed, 1, args)
+        return hashlib.sha256(result.best_dataset().X.tobytes()).hexdigest()
+    from bench_index import run_one
+
+    return run_one({"cfg": CONFIGS[workload], "metric": "sqeuclidean", "evaluator": "fast",
+                    "generations": generations, "seed": seed})["dataset"]
 
 
 def child(workload: str, seed: int, generations: int) -> None:

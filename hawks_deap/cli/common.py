@@ -47,10 +47,26 @@ def run_settings(args: argparse.Namespace, command: str
     return config.resolve(command, file_values, config.cli_values(args, command)), None
 
 
+def note(prog: str, line: str) -> None:
+    """One note on stderr: ``PROG: note: LINE``."""
+    print(f"{prog}: note: {line}", file=sys.stderr)
+
+
 def hawks_notes(prog: str, hawks: Any) -> None:
     """What a HAWKS config holds that is not used, on stderr (even with --quiet)."""
     for line in hawks.messages():
-        print(f"{prog}: note: {line}", file=sys.stderr)
+        note(prog, line)
+
+
+class _NoteHandler(logging.Handler):
+    """Log records as `note` lines of ``prog``."""
+
+    def __init__(self, prog: str) -> None:
+        super().__init__(logging.INFO)
+        self.prog = prog
+
+    def emit(self, record: logging.LogRecord) -> None:
+        note(self.prog, record.getMessage())
 
 
 def checked_items(args: argparse.Namespace) -> list[CollectionItem]:
@@ -249,9 +265,7 @@ def loop_notes(command: str, *, quiet: bool) -> Iterator[None]:
     from hawks_deap.algorithms import loop
 
     logger = logging.getLogger(loop.__name__)
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setLevel(logging.INFO)
-    handler.setFormatter(logging.Formatter(f"hawks-deap {command}: note: %(message)s"))
+    handler = _NoteHandler(f"hawks-deap {command}")
     level = logger.level
     logger.addHandler(handler)
     if logger.getEffectiveLevel() > logging.INFO:
