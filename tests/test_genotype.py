@@ -50,6 +50,33 @@ def test_cluster_key_is_content_based_and_stable_across_pickle():
     assert moved.shape_key == g.shape_key
 
 
+@pytest.mark.parametrize("d", [1, 2, 5])
+@pytest.mark.parametrize("keys_known", [False, True])
+def test_a_pickled_cluster_comes_back_equal_read_only_and_with_its_keys(d, keys_known):
+    g = make_gene(np.random.default_rng(d), d)
+    if keys_known:
+        g.key  # noqa: B018 - computed (and cached) before pickling
+    back = pickle.loads(pickle.dumps(g, protocol=pickle.HIGHEST_PROTOCOL))
+    assert back._key == g._key and back._shape_key == g._shape_key  # carried as they were
+    for name in ("mean", "variances", "rotation"):
+        ours, theirs = getattr(back, name), getattr(g, name)
+        assert theirs.shape == ours.shape and np.array_equal(theirs, ours)
+        assert ours.dtype == np.float64 and ours.dtype.isnative
+        assert not ours.flags.writeable
+        with pytest.raises(ValueError):
+            ours[0] = 1.0
+    assert back.key == g.key and back.shape_key == g.shape_key
+    assert back.with_mean(g.mean + 1.0).key == g.with_mean(g.mean + 1.0).key
+    # a gene pickled as earlier versions did (the checked constructor) still loads
+
+    class AsBefore:
+        def __reduce__(self):
+            return (hd.genome.Cluster, (g.mean, g.variances, g.rotation))
+
+    old = pickle.loads(pickle.dumps(AsBefore()))
+    assert type(old) is hd.genome.Cluster and old._key is None and old.key == g.key
+
+
 def test_cluster_rejects_bad_arrays():
     with pytest.raises(ValueError, match="variances"):
         hd.genome.Cluster([0.0, 0.0], [1.0, 0.0], np.eye(2))

@@ -113,7 +113,13 @@ class Cluster:
         return new
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (Cluster, (self.mean, self.variances, self.rotation))
+        # one buffer and the keys already computed: a pool's worker rebuilds a genotype's
+        # genes without the checks, the three array pickles and the hashing of `Cluster`,
+        # which took most of a task's transport (BENCHMARKS.md, "A pool's messages")
+        d = self.n_dims
+        buffer = np.concatenate([self.mean, self.variances, self.rotation.reshape(d * d)])
+        return (_rebuild_cluster, (buffer.astype("<f8", copy=False).tobytes(), d,
+                                   self._key, self._shape_key))
 
     def __repr__(self) -> str:
         return f"Cluster(D={self.n_dims}, key={self.key[:12]})"
@@ -437,6 +443,20 @@ def _check_weights(weights: tuple[float, ...]) -> tuple[float, ...]:
     if not weights or not all(math.isfinite(w) for w in weights):
         raise ValueError(f"weights must be one finite number per objective, got {weights}")
     return weights
+
+
+def _rebuild_cluster(buffer: bytes, d: int, key: str | None,
+                     shape_key: str | None) -> Cluster:
+    """A pickled `Cluster`: mean, variances and rotation in one little-endian buffer.
+
+    The keys are those the gene had when pickled (None: computed when first asked); the
+    arrays are read-only views of the buffer, native float64.
+    """
+    values = np.frombuffer(buffer, dtype="<f8")
+    if not values.dtype.isnative:
+        values = values.astype(np.float64)
+    return Cluster._trusted(values[:d], values[d:2 * d], values[2 * d:].reshape(d, d),
+                            key, shape_key)
 
 
 @cache
