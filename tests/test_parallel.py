@@ -211,6 +211,126 @@ def test_task_errors_are_raised_and_the_pool_goes_on():
                                            for i, ind in enumerate(pop)]
 
 
+class _NeedsTwo(Exception):
+    """An exception pickle cannot rebuild (its ``__init__`` takes two arguments)."""
+
+    def __init__(self, a, b):
+        super().__init__(f"{a} and {b}")
+
+
+def _raise_needs_two(x):
+    raise _NeedsTwo(x, "more")
+
+
+def _fail_on_two(x):
+    if x == 2:
+        raise KeyError(f"item {x}")
+    return x * 10
+
+
+def test_a_task_error_carries_the_workers_traceback_and_the_first_one_is_raised():
+    from hawks_deap.algorithms.pool import ProblemPool, WorkerTraceback
+
+    def run():
+        with ProblemPool(None, 2) as pool:
+            with pytest.raises(KeyError, match="item 2") as raised:
+                pool.map(_fail_on_two, range(6))
+            cause = raised.value.__cause__
+            assert isinstance(cause, WorkerTraceback)
+            assert "_fail_on_two" in str(cause) and "raise KeyError" in str(cause)
+            # rebuilt where the pickling in use can (tblib's, once dask is imported), else
+            # a RuntimeError that says so
+            with pytest.raises((RuntimeError, _NeedsTwo)) as unloadable:
+                pool.map(_raise_needs_two, [1])
+            assert isinstance(unloadable.value, _NeedsTwo) or "could not be rebuilt here" \
+                in str(unloadable.value)
+            return pool.map(_fail_on_two, [0, 1, 3])  # every pipe still in step
+
+    assert run_with_timeout(run) == [0, 10, 30]
+
+
+def test_an_idle_worker_that_died_is_reported_by_the_next_call_and_the_pool_closes():
+    import signal
+
+    from hawks_deap.algorithms.pool import ProblemPool
+
+    def run():
+        pool = ProblemPool(None, 2)
+        assert pool.map(abs, [-1, -2]) == [1, 2]
+        os.kill(pool._workers[1].pid, signal.SIGKILL)
+        pool._workers[1].join(timeout=10)
+        with pytest.raises(RuntimeError, match=r"\(pid \d+\) died \(killed by signal 9"):
+            pool.map(abs, [-3, -4, -5])
+        with pytest.raises(RuntimeError, match="died"):  # the pool takes no more work
+            pool.map(abs, [-6])
+        pool.close()
+        assert all(w.exitcode is not None for w in pool._workers)
+
+    run_with_timeout(run)
+
+
+def test_an_interrupted_call_leaves_a_pool_that_refuses_more_work(monkeypatch):
+    """A Ctrl-C while tasks run: their answers would reach the next call, so none comes."""
+    import multiprocess.connection as connection
+
+    from hawks_deap.algorithms.pool import ProblemPool
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    def run():
+        with ProblemPool(None, 2) as pool:
+            monkeypatch.setattr(connection, "wait", interrupted)
+            with pytest.raises(KeyboardInterrupt):
+                pool.map(abs, [-1, -2, -3])
+            monkeypatch.undo()
+            with pytest.raises(RuntimeError, match="interrupted"):
+                pool.map(abs, [-1])
+
+    run_with_timeout(run)
+
+
+def test_the_workers_of_a_parent_that_died_end():
+    """A parent killed with its pool open (no close, no atexit) leaves no worker behind:
+    each sees its pipe closed."""
+    code = textwrap.dedent("""
+        import os
+        from hawks_deap.algorithms.pool import ProblemPool
+        pool = ProblemPool(None, 2)
+        assert pool.map(abs, [-1, -2]) == [1, 2]
+        print(" ".join(str(w.pid) for w in pool._workers), flush=True)
+        os._exit(0)
+    """)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    pids = [int(pid) for pid in done.stdout.split()]
+    assert len(pids) == 2
+    import time
+
+    deadline = time.monotonic() + 20
+    alive = pids
+    while alive and time.monotonic() < deadline:
+        alive = [pid for pid in pids if _running(pid)]
+        time.sleep(0.05)
+    assert not alive
+
+
+def _running(pid):
+    """Whether process ``pid`` exists and is not a zombie."""
+    if not os.path.isdir("/proc"):  # no /proc here: ask the kernel (a zombie counts)
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        return True
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().split(")")[-1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
 def test_killed_worker_is_reported_not_waited_for():
     from hawks_deap.algorithms.pool import ProblemPool
 
@@ -392,9 +512,9 @@ def test_genotypes_travel_as_plain_pickle_and_results_come_back(monkeypatch):
     wired = []
     real = pool_module._wire
 
-    def spy(value):
-        out = real(value)
-        wired.append(type(out))
+    def spy(value, plain=True):
+        out = real(value, plain)
+        wired.append(out[:1])
         return out
 
     monkeypatch.setattr(pool_module, "_wire", spy)  # parent side only (fork copies it)
@@ -406,7 +526,7 @@ def test_genotypes_travel_as_plain_pickle_and_results_come_back(monkeypatch):
             return pool.evaluate([(ind, i) for i, ind in enumerate(pop)])
 
     results = run_with_timeout(run)
-    assert wired == [bytes, bytes]  # one batch per worker, each as bytes
+    assert wired == [b"P", b"P"]  # one batch per worker, each by the C pickler
     assert [r.record for r in results] == [p.evaluate(ind, i).record
                                            for i, ind in enumerate(pop)]
     assert [tuple(r) for r in results] == [tuple(p.evaluate(ind, i))
@@ -446,7 +566,7 @@ def test_a_pool_whose_idle_workers_were_killed_closes():
         pool.map(problem.evaluate,
                  [problem.random_individual(np.random.default_rng(i)) for i in range(4)])
         time.sleep(0.5)  # idle: a worker waits for a task, holding the read lock
-        for worker in pool._watch.workers:
+        for worker in pool._workers:
             os.kill(worker.pid, signal.SIGTERM)
         time.sleep(0.5)
         pool.close()

@@ -276,8 +276,16 @@ def test_no_more_workers_start_than_runs_or_individuals(tmp_path, monkeypatch):
     # (a run this small evaluates serially: pool.serial_reason; forced here)
     monkeypatch.setattr("hawks_deap.algorithms.pool.POOL_MIN_WORK", 0)
     monkeypatch.setattr("hawks_deap.algorithms.pool.POOL_MIN_WORK_C2D", 0)
+    started = []
+    pool_init = ProblemPool.__init__
+
+    def recording_pool(self, *args, **kwargs):
+        pool_init(self, *args, **kwargs)
+        started.append(len(self._workers))
+
+    monkeypatch.setattr(ProblemPool, "__init__", recording_pool)
     hd.evolve(problem, generations=1, population_size=4, n_jobs=64, seed=0)
-    assert sizes == [2, 4]
+    assert started == [4] and sizes == [2]
 
 
 def test_a_local_dask_cluster_has_no_more_workers_than_runs(tmp_path, monkeypatch):

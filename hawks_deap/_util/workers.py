@@ -21,7 +21,7 @@ from hawks_deap._util.validation import check_int
 T = TypeVar("T")
 
 __all__ = ["MAX_WORKERS", "POLL_SECONDS", "PoolWatch", "check_not_reimported",
-           "check_workers",
+           "check_workers", "death_message",
            "default_threads_per_worker", "main_not_reimported", "orphan_check",
            "quiet_worker", "suite_worker", "usable_cores"]
 
@@ -178,6 +178,24 @@ def check_not_reimported(what: str) -> None:
             "multiprocessing documentation)")
 
 
+def death_message(process: Any, what: str, consequence: str) -> str:
+    """How a worker process that exited (``exitcode`` set) died, for a RuntimeError.
+
+    Parameters
+    ----------
+    process : multiprocess.Process
+        The worker, exited.
+    what : str
+        What the workers do (e.g. ``"the evaluation pool"``).
+    consequence : str
+        What the death means for the caller.
+    """
+    code = process.exitcode
+    how = f"killed by signal {-code}" if code < 0 else f"exit code {code}"
+    hint = " (SIGKILL: often the out-of-memory killer)" if code == -9 else ""
+    return f"a worker process of {what} (pid {process.pid}) died ({how}{hint}); {consequence}"
+
+
 class PoolWatch:
     """The workers of a ``multiprocess`` pool, watched: one that dies stops the work.
 
@@ -209,12 +227,8 @@ class PoolWatch:
             if all(process is not p for p in self.workers):
                 self.workers.append(process)
         for process in self.workers:
-            code = process.exitcode
-            if code is not None:
-                how = (f"killed by signal {-code}" if code < 0 else f"exit code {code}")
-                hint = " (SIGKILL: often the out-of-memory killer)" if code == -9 else ""
-                raise RuntimeError(f"a worker process of {self.what} (pid {process.pid}) "
-                                   f"died ({how}{hint}); {self.consequence}")
+            if process.exitcode is not None:
+                raise RuntimeError(death_message(process, self.what, self.consequence))
 
     def wait(self, get: Callable[[float], T], timeout: float | None = None) -> T:
         """``get(POLL_SECONDS)`` until it returns, the workers checked between tries.

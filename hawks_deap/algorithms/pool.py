@@ -8,20 +8,24 @@ depends on which worker evaluates what.
 
 What the pool adds to a plain ``multiprocess`` pool:
 
-- the problem is sent once to each worker (pool initializer), not with every task; it
+- the problem is sent once to each worker (at its start), not with every task; it
   travels as ``dill`` bytes and is rebuilt inside the worker, where a failure to rebuild
   it is reported with the first evaluation instead of killing the worker. ``map`` of an
   evaluation of that very problem (`EvaluateTask`, or its bound ``evaluate``) ships the
-  individuals alone, one batch per worker written by the C pickler (``dill``'s pure-Python
-  pickler, ``multiprocess``'s transport, took 25x longer on ten genotypes), and their
-  evaluations come back the same way;
+  individuals alone, written by the C pickler (``dill``'s pure-Python pickler took 25x
+  longer on ten genotypes), and their evaluations come back the same way;
+- each worker has a pipe of its own, which the calling thread writes and reads: a task
+  is one message of bytes each way, with no queue, lock or helper thread between (a
+  ``multiprocess`` pool's took most of the time of a map of ten Versus evaluations
+  beside the work; BENCHMARKS.md, "A pool's messages"), and the next task goes to the
+  first worker that is free;
 - `serial_reason` says when a pool cannot pay (Index-mode runs below `POOL_MIN_WORK`):
   ``evolve(n_jobs > 1)`` then evaluates serially;
-- it never hangs: an exception raised by a task is raised again by ``map``; a worker
-  that dies (out of memory, a crash in native code) is detected within
-  `hawks_deap._util.workers.POLL_SECONDS` and reported as a ``RuntimeError`` naming its
-  process id and exit code (`hawks_deap._util.workers.PoolWatch`; a plain pool
-  would wait forever for its task); an optional ``timeout`` bounds every call;
+- it never hangs: an exception raised by a task is raised again by ``map`` (once the
+  tasks already running have finished, so the pool goes on); a worker that dies (out of
+  memory, a crash in native code) is seen at once and reported as a ``RuntimeError``
+  naming its process id and exit code (a plain pool would wait forever for its task);
+  an optional ``timeout`` bounds every call;
 - threads: each worker caps its BLAS/OpenMP thread pools to ``threads_per_worker`` (1
   under fork, else ``cpu_count // n_jobs``), so that workers do not oversubscribe the
   cores. Forked workers must stay single-threaded: GNU OpenMP (scikit-learn's libgomp)
@@ -33,15 +37,17 @@ from __future__ import annotations
 
 import os
 import pickle
+import time
 import traceback
 from collections.abc import Callable, Iterable
 from functools import partial
-from typing import Any
+from typing import Any, NoReturn
 
 from hawks_deap._util.validation import check_choice, check_float, check_int
 from hawks_deap._util.workers import (
-    PoolWatch,
+    POLL_SECONDS,
     check_workers,
+    death_message,
     default_threads_per_worker,
     quiet_worker,
 )
@@ -169,8 +175,8 @@ class EvaluateTask:
         return self.problem.evaluate(individual, eval_seed)
 
 
-def _install(payload: bytes, threads: int | None) -> None:
-    """Pool initializer: cap the threads, then rebuild the problem from its bytes.
+def _install(payload: bytes | None, threads: int | None) -> None:
+    """A worker's start: cap the threads, then rebuild the problem from its bytes.
 
     The worker's signals are `quiet_worker`'s.
     """
@@ -179,58 +185,110 @@ def _install(payload: bytes, threads: int | None) -> None:
     if threads is not None:
         for name in _THREAD_VARIABLES:  # for libraries loaded after this point
             os.environ[name] = str(threads)
-    try:
-        import dill
+    if payload is not None:
+        try:
+            import dill
 
-        _WORKER_PROBLEM = dill.loads(payload)
-    except BaseException as error:  # noqa: BLE001 - reported by every task of this worker
-        _WORKER_ERROR = (f"{type(error).__name__}: {error}\n\nWorker traceback:\n"
-                         f"{traceback.format_exc()}")
-        return
+            _WORKER_PROBLEM = dill.loads(payload)
+        except BaseException as error:  # noqa: BLE001 - reported by each task of this worker
+            _WORKER_ERROR = (f"{type(error).__name__}: {error}\n\nWorker traceback:\n"
+                             f"{traceback.format_exc()}")
+            return
     if threads is not None:
         from threadpoolctl import threadpool_limits
 
         _WORKER_LIMITS = threadpool_limits(limits=threads)  # kept for the worker's life
 
 
-def _evaluate_batch(items: list[tuple[Any, int | None]] | bytes) -> list | bytes:
-    """The installed problem's evaluations of a batch (its caches filled together first).
-
-    A batch that came as plain-pickle bytes (`_wire`) goes back as plain-pickle bytes.
-    """
+def _evaluate_batch(pairs: list[tuple[Any, int | None]]) -> list:
+    """The installed problem's evaluations of a batch (its caches filled together first)."""
     if _WORKER_ERROR is not None:
         raise RuntimeError(f"the problem could not be rebuilt in a worker process: "
                            f"{_WORKER_ERROR}")
-    wired = isinstance(items, bytes)
-    pairs = _unwire(items)
     if len(pairs) > 1:
         _WORKER_PROBLEM.prefetch([individual for individual, _ in pairs])
-    values = [_WORKER_PROBLEM.evaluate(individual, seed) for individual, seed in pairs]
-    return _wire(values) if wired else values
+    return [_WORKER_PROBLEM.evaluate(individual, seed) for individual, seed in pairs]
 
 
-def _wire(value: Any) -> Any:
-    """``value`` as plain-pickle bytes, or ``value`` itself if plain pickle refuses it.
+# The first byte of a message: how the rest is written (plain pickle or dill), and what a
+# worker's answer is (a value or the exception its task raised).
+_PLAIN, _DILL = b"P", b"D"
+_VALUE, _RAISED = b"V", b"E"
 
-    The pool's transport (``multiprocess``) pickles with ``dill``, whose pure-Python
-    pickler is far slower than the C pickler on genotypes (BENCHMARKS.md, "n_jobs=2 in
-    Index mode"); the C pickler writes the same objects, and ``dill`` then only copies
-    one bytes object. What plain pickle cannot write (a user's
-    fitness class made in ``__main__`` by a lambda, say) travels by ``dill`` as before.
+
+def _wire(value: Any, plain: bool = True) -> bytes:
+    """``value`` as bytes: the C pickler's, else (or if ``plain`` is False) ``dill``'s.
+
+    ``dill``'s pure-Python pickler is far slower than the C pickler on genotypes
+    (BENCHMARKS.md, "n_jobs=2 in Index mode"); what plain pickle cannot write (a user's
+    function, a fitness class made in ``__main__`` by a lambda) travels by ``dill``.
+    """
+    if plain:
+        try:
+            return _PLAIN + pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        except (pickle.PicklingError, TypeError, AttributeError):
+            pass
+    import dill
+
+    return _DILL + dill.dumps(value, protocol=dill.HIGHEST_PROTOCOL)
+
+
+def _unwire(data: bytes | memoryview) -> Any:
+    """The inverse of `_wire`."""
+    if data[:1] == _PLAIN:
+        return pickle.loads(data[1:])
+    import dill
+
+    return dill.loads(data[1:])
+
+
+def _answer(message: bytes) -> bytes:
+    """A worker's answer to one message (`_wire` of ``(func, item)``).
+
+    `_VALUE` and the value, or `_RAISED` and the exception (as itself where it pickles,
+    else as a RuntimeError with its text) with the worker's traceback. ``func`` None: an
+    evaluation batch of the installed problem, answered in the message's pickle.
     """
     try:
-        return pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
-    except (pickle.PicklingError, TypeError, AttributeError):
-        return value
+        func, item = _unwire(message)
+        if func is None:  # an evaluation batch of the installed problem
+            plain = message[:1] == _PLAIN
+            return _VALUE + _wire(_evaluate_batch(item), plain)
+        return _VALUE + _wire(func(item), plain=False)
+    except BaseException as error:  # noqa: BLE001 - sent to the parent, raised there
+        text = traceback.format_exc()
+        try:
+            return _RAISED + _wire((error, text))
+        except BaseException:  # noqa: BLE001 - an exception that does not pickle
+            return _RAISED + _wire((RuntimeError(f"{type(error).__name__}: {error}"), text))
 
 
-def _identity(value: Any) -> Any:
-    return value
+def _serve(conn: Any, parent_ends: list[Any], payload: bytes | None,
+           threads: int | None) -> None:
+    """A worker's life: `_install`, then `_answer` each message.
+
+    It ends at an empty message, or when the parent is gone: the parent's ends of the
+    pipes (which a forked worker holds copies of) are closed here first, so that the
+    parent's death closes this worker's pipe.
+    """
+    for end in parent_ends:
+        end.close()
+    _install(payload, threads)
+    while True:
+        try:
+            message = conn.recv_bytes()
+            if not message:
+                return
+            conn.send_bytes(_answer(message))
+        except (EOFError, OSError):
+            return
 
 
-def _unwire(value: Any) -> Any:
-    """The inverse of `_wire`."""
-    return pickle.loads(value) if isinstance(value, bytes) else value
+class WorkerTraceback(Exception):
+    """The traceback, in the worker, of an exception a pool's task raised (its cause)."""
+
+    def __str__(self) -> str:
+        return f"\n\nWorker traceback:\n{self.args[0]}"
 
 
 class ProblemPool:
@@ -301,12 +359,25 @@ class ProblemPool:
         # worker, since the pool's per-task cost would dominate
         self.per_item = (problem is None or problem.parallel_by_default
                          or (evaluation_work(problem) or 0) >= ITEM_MIN_WORK)
-        payload = dill.dumps(problem, protocol=dill.HIGHEST_PROTOCOL)
-        self._pool = ctx.Pool(self.n_jobs, initializer=_install,
-                              initargs=(payload, self.threads_per_worker))
-        self._watch = PoolWatch(self._pool, "the evaluation pool",
-                                "its tasks are lost and the run stops")
+        payload = (None if problem is None
+                   else dill.dumps(problem, protocol=dill.HIGHEST_PROTOCOL))
         self._closed = False
+        self._broken: str | None = None  # why the pool can take no more work
+        self._workers: list[Any] = []
+        self._conns: list[Any] = []
+        try:
+            for _ in range(self.n_jobs):
+                parent_end, child_end = ctx.Pipe()
+                self._conns.append(parent_end)
+                worker = ctx.Process(target=_serve, daemon=True,
+                                     args=(child_end, self._conns, payload,
+                                           self.threads_per_worker))
+                worker.start()
+                child_end.close()  # the worker's alone: its death closes the pipe
+                self._workers.append(worker)
+        except BaseException:
+            self.close(abandon=True)
+            raise
 
     def __enter__(self) -> ProblemPool:
         return self
@@ -349,7 +420,8 @@ class ProblemPool:
         ------
         Exception
             Whatever a task raised (e.g. the ``RuntimeError`` of a failing clustering
-            algorithm).
+            algorithm), with the worker's traceback as its cause; the first of them, in
+            the order of ``iterable``.
         RuntimeError
             If a worker process died, or the pool is closed.
         TimeoutError
@@ -365,12 +437,12 @@ class ProblemPool:
         cuts = [len(pairs) * i // n_chunks for i in range(n_chunks + 1)]
         # classes of __main__ pickle by reference, which a spawned worker cannot follow:
         # dill sends them by value
-        wire = _wire if all(type(ind).__module__ != "__main__" and
-                            type(getattr(ind, "fitness", None)).__module__ != "__main__"
-                            for ind, _ in pairs) else _identity
-        chunks = [wire(pairs[a:b]) for a, b in zip(cuts[:-1], cuts[1:], strict=True)]
-        return [value for chunk in self._run(_evaluate_batch, chunks)
-                for value in _unwire(chunk)]
+        plain = all(type(ind).__module__ != "__main__" and
+                    type(getattr(ind, "fitness", None)).__module__ != "__main__"
+                    for ind, _ in pairs)
+        chunks = [_wire((None, pairs[a:b]), plain)
+                  for a, b in zip(cuts[:-1], cuts[1:], strict=True)]
+        return [value for chunk in self._run(None, chunks) for value in chunk]
 
     def evaluate(self, items: Iterable[tuple[Any, int | None]]) -> list:
         """Evaluate ``(individual, eval_seed)`` pairs with the installed problem, in order.
@@ -391,16 +463,86 @@ class ProblemPool:
                                "use map(func, items)")
         return self.map(EvaluateTask(self.problem), items)
 
-    def _run(self, func: Callable, items: list) -> list:
+    def _run(self, func: Callable | None, items: list) -> list:
+        """``func`` of each item as one task, each task to the first free worker.
+
+        ``func`` None: the items are messages already (`_wire` of evaluation batches).
+        """
+        from multiprocess.connection import wait
+
         if self._closed:
             raise RuntimeError("the evaluation pool is closed")
-        self._watch.check()
-        result = self._pool.map_async(func, items, chunksize=1)
+        if self._broken is not None:
+            raise RuntimeError(self._broken)
+        self._check_alive()
+        messages = items if func is None else [_wire((func, item), plain=False)
+                                               for item in items]
+        results: list[Any] = [None] * len(messages)
+        raised: dict[int, bytes] = {}
+        busy: dict[Any, int] = {}  # a worker's end of the pipe -> the task it holds
+        queue = iter(range(len(messages)))
+        deadline = None if self.timeout is None else time.monotonic() + self.timeout
+
+        def give(conn: Any) -> None:
+            index = None if raised else next(queue, None)  # none after a task raised
+            if index is not None:
+                conn.send_bytes(messages[index])
+                busy[conn] = index
+
         try:
-            return self._watch.wait(lambda seconds: result.get(timeout=seconds), self.timeout)
-        except TimeoutError:
-            raise TimeoutError(f"{len(items)} tasks of the evaluation pool took more than "
-                               f"{self.timeout:g} s") from None
+            for conn in self._conns:
+                give(conn)
+            sentinels = {w.sentinel: w for w in self._workers}
+            while busy:
+                seconds = POLL_SECONDS if deadline is None else max(
+                    0.0, min(POLL_SECONDS, deadline - time.monotonic()))
+                ready = wait([*busy, *sentinels], seconds)
+                if not ready and deadline is not None and time.monotonic() >= deadline:
+                    self._broken = "the evaluation pool stopped at a timeout"
+                    raise TimeoutError(f"{len(messages)} tasks of the evaluation pool took "
+                                       f"more than {self.timeout:g} s")
+                for conn in [r for r in ready if r in busy]:
+                    index = busy.pop(conn)
+                    answer = conn.recv_bytes()
+                    if answer[:1] == _VALUE:
+                        results[index] = answer[1:]
+                    else:
+                        raised[index] = answer[1:]
+                    give(conn)
+                if any(r in sentinels for r in ready):
+                    self._dead()
+        except TimeoutError:  # (an OSError)
+            raise
+        except (EOFError, OSError):  # a pipe closed: a worker died
+            self._dead()
+        except BaseException:  # a Ctrl-C: the tasks running would answer the next call
+            self._broken = self._broken or "the evaluation pool was interrupted"
+            raise
+        if raised:
+            try:
+                error, text = _unwire(raised[min(raised)])
+            except Exception as unloadable:  # e.g. a class whose __init__ pickle cannot call
+                raise RuntimeError(f"a task of the evaluation pool raised an exception that "
+                                   f"could not be rebuilt here ({unloadable})") from None
+            raise error from WorkerTraceback(text)
+        return [_unwire(data) for data in results]
+
+    def _check_alive(self) -> None:
+        """RuntimeError if a worker has exited (workers never exit while the pool runs)."""
+        for worker in self._workers:
+            if worker.exitcode is not None:
+                self._broken = death_message(worker, "the evaluation pool",
+                                             "its tasks are lost and the run stops")
+                raise RuntimeError(self._broken)
+
+    def _dead(self) -> NoReturn:
+        """Raise the RuntimeError of a worker that died (its exit awaited a moment)."""
+        wait_until = time.monotonic() + 1.0  # a closed pipe comes a moment before the exit
+        while time.monotonic() < wait_until and all(w.exitcode is None for w in self._workers):
+            time.sleep(0.01)
+        self._check_alive()
+        self._broken = "a worker process of the evaluation pool closed its pipe"
+        raise RuntimeError(self._broken)
 
     def close(self, *, abandon: bool = False) -> None:
         """Stop the workers (idempotent).
@@ -408,9 +550,24 @@ class ProblemPool:
         Parameters
         ----------
         abandon : bool
-            Stopped by an exception (a Ctrl-C, SIGTERM): `PoolWatch.stop`'s.
+            Stopped by an exception (a Ctrl-C, SIGTERM) or a failure: the workers are
+            killed at once instead of being asked to stop.
         """
         if self._closed:
             return
         self._closed = True
-        self._watch.stop(abandon=abandon)
+        if not abandon and self._broken is None:
+            for conn in self._conns:
+                try:
+                    conn.send_bytes(b"")  # stop
+                except OSError:  # a worker already gone
+                    pass
+            for worker in self._workers:
+                worker.join(timeout=POLL_SECONDS * 5)
+        for worker in self._workers:
+            if worker.exitcode is None:
+                worker.kill()
+        for worker in self._workers:
+            worker.join()
+        for conn in self._conns:
+            conn.close()
