@@ -133,6 +133,23 @@ def test_bench_contention_times_a_run_alone_and_two_side_by_side(tmp_path):
     assert row.rstrip().endswith("x |")  # the two-process ceiling
 
 
+def test_bench_pool_messages_times_empty_maps_against_a_checkout(tmp_path):
+    root = Path(__file__).parent.parent
+    script = str(root / "benchmarks" / "bench_pool_messages.py")
+    r = subprocess.run([sys.executable, script, "--baseline", str(root), "--rounds", "1",
+                        "--maps", "3", "--population", "4"],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    rows = [line for line in r.stdout.splitlines() if line.startswith(("| this", "| base"))]
+    assert len(rows) == 2
+    for row in rows:
+        medians = [float(cell.split()[0]) for cell in row.split("|")[2:7]]
+        assert all(m > 0 for m in medians)
+    bad = subprocess.run([sys.executable, script, "--baseline", str(tmp_path)],
+                         capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    assert bad.returncode == 2 and "no hawks_deap/ folder" in bad.stderr
+
+
 def test_bench_startup_times_the_command_against_a_checkout(tmp_path):
     # this tree against itself: both sides must write the same dataset (the script checks)
     # and the table must hold both sides' medians
