@@ -249,6 +249,19 @@ def test_a_task_error_carries_the_workers_traceback_and_the_first_one_is_raised(
     assert run_with_timeout(run) == [0, 10, 30]
 
 
+def test_threads_sharing_a_pool_each_get_their_own_results():
+    from hawks_deap.algorithms.pool import ProblemPool
+
+    def run():
+        with ProblemPool(None, 2) as pool, ThreadPoolExecutor(4) as threads:
+            calls = [threads.submit(pool.map, abs, range(-k * 10, -k * 10 + 7))
+                     for k in range(8)]
+            return [call.result(timeout=TIMEOUT) for call in calls]
+
+    assert run_with_timeout(run) == [[abs(x) for x in range(-k * 10, -k * 10 + 7)]
+                                     for k in range(8)]
+
+
 def test_an_idle_worker_that_died_is_reported_by_the_next_call_and_the_pool_closes():
     import signal
 

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import threading
 import time
 import traceback
 from collections.abc import Callable, Iterable
@@ -363,6 +364,7 @@ class ProblemPool:
                    else dill.dumps(problem, protocol=dill.HIGHEST_PROTOCOL))
         self._closed = False
         self._broken: str | None = None  # why the pool can take no more work
+        self._lock = threading.Lock()  # one call at a time on the pipes (threads may share)
         self._workers: list[Any] = []
         self._conns: list[Any] = []
         try:
@@ -468,6 +470,10 @@ class ProblemPool:
 
         ``func`` None: the items are messages already (`_wire` of evaluation batches).
         """
+        with self._lock:
+            return self._run_locked(func, items)
+
+    def _run_locked(self, func: Callable | None, items: list) -> list:
         from multiprocess.connection import wait
 
         if self._closed:
