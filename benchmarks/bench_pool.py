@@ -1,7 +1,7 @@
 """What the evaluation pool costs and gives in Index mode, measured on a shared machine.
 
 Each seed runs three ways back to back in fresh interpreters: serially (``n_jobs=1``), with
-the pool forced (``n_jobs=2``, ``POOL_MIN_WORK = POOL_MIN_WORK_C2D = 0``), and as
+the pool forced (``n_jobs=2``, ``POOL_MIN_WORK = 0``), and as
 ``evolve(n_jobs=2)`` decides (`hawks_deap.algorithms.pool.serial_reason`). Wall times are
 reported, but on a machine that other work loads they say little about a second core; so
 each pooled run also
@@ -134,7 +134,7 @@ def run_one(spec: dict) -> dict:
     from hawks_deap.algorithms import pool
 
     if spec["mode"] in ("pool", "batch", "item"):
-        pool.POOL_MIN_WORK = pool.POOL_MIN_WORK_C2D = 0
+        pool.POOL_MIN_WORK = 0
     if spec["mode"] == "batch":  # one batch per worker at any size
         pool.ITEM_MIN_WORK = 1 << 62
     elif spec["mode"] == "item":  # one evaluation per task at any size

@@ -130,7 +130,6 @@ def pool_always(monkeypatch):
     from hawks_deap.algorithms import pool
 
     monkeypatch.setattr(pool, "POOL_MIN_WORK", 0)
-    monkeypatch.setattr(pool, "POOL_MIN_WORK_C2D", 0)
 
 
 def test_n_jobs_registers_the_pool_map_and_ships_individuals(monkeypatch, pool_always):
@@ -398,18 +397,15 @@ def test_a_pool_made_before_the_problem_is_prepared_again_evaluates_the_new_layo
 
 
 def test_serial_reason_by_hand():
-    from hawks_deap.algorithms.pool import POOL_MIN_WORK, POOL_MIN_WORK_C2D, serial_reason
-    from hawks_deap.evaluation import _compiled
+    from hawks_deap.algorithms.pool import POOL_MIN_WORK, serial_reason
 
-    # two dimensions with the C kernels: their own bound
-    c2d = _compiled.native()
-    least = POOL_MIN_WORK_C2D if c2d else POOL_MIN_WORK
+    least = POOL_MIN_WORK  # one bound, with or without the C kernels
     small = hd.IndexProblem(2000, 5, 2, target=0.5)
     small.prepare(np.random.default_rng(0))
     reason = serial_reason(small, 10)
     # 10 x 2000 x (5 + 2) = 140,000, config a of benchmarks/bench_index.py
     assert reason is not None and "= 140,000 <" in reason and "serially" in reason
-    assert f"< {least:,} (POOL_MIN_WORK{'_C2D' if c2d else ''})" in reason
+    assert f"< {least:,} (POOL_MIN_WORK)" in reason
     # the same layout with enough individuals crosses the bound exactly where it says
     just = -(-least // (2000 * 7))
     assert serial_reason(small, just) is None
@@ -417,8 +413,9 @@ def test_serial_reason_by_hand():
     big = hd.IndexProblem(100_000, 20, 2, target=0.5)
     big.prepare(np.random.default_rng(0))
     assert serial_reason(big, 10) is None  # 22,000,000: the scale config
-    # measured faster with a pool (BENCHMARKS, "Where the pool starts to pay"), and c not
-    for n, k, d, pooled in [(10_000, 20, 2, not c2d), (20_000, 20, 2, not c2d),
+    # measured faster with a pool (BENCHMARKS, "Where the pool starts to pay", "A pool's
+    # messages"), and c not
+    for n, k, d, pooled in [(10_000, 20, 2, True), (20_000, 20, 2, True),
                             (50_000, 20, 2, True), (7_000, 10, 20, True),
                             (2_000, 30, 50, False)]:
         problem = hd.IndexProblem(n, k, d, target=0.5)

@@ -275,7 +275,6 @@ def test_no_more_workers_start_than_runs_or_individuals(tmp_path, monkeypatch):
     problem = hd.IndexProblem(60, 2, 2, target=0.5)
     # (a run this small evaluates serially: pool.serial_reason; forced here)
     monkeypatch.setattr("hawks_deap.algorithms.pool.POOL_MIN_WORK", 0)
-    monkeypatch.setattr("hawks_deap.algorithms.pool.POOL_MIN_WORK_C2D", 0)
     started = []
     pool_init = ProblemPool.__init__
 

@@ -164,9 +164,8 @@ def evolve(problem: Problem, *, population_size: int = 10, generations: int = 10
         beyond that is a ``ValueError`` naming how many fit). An
         Index-mode run too small
         for a pool to pay (``P x N x (K + D)`` below
-        `hawks_deap.algorithms.pool.POOL_MIN_WORK`, or ``POOL_MIN_WORK_C2D`` in two
-        dimensions with the C kernels: measured slower with two processes than with
-        one) evaluates serially whatever ``n_jobs``, and logs why (logger
+        `hawks_deap.algorithms.pool.POOL_MIN_WORK`: measured slower with two processes
+        than with one) evaluates serially whatever ``n_jobs``, and logs why (logger
         ``hawks_deap.algorithms.loop``, level INFO). With n_jobs > 1 the run
         registers the ``map`` of a `hawks_deap.algorithms.ProblemPool` as ``toolbox.map``,
         as a user would; each worker keeps its own caches (the evaluator's byte budget

@@ -16,9 +16,9 @@ What the pool adds to a plain ``multiprocess`` pool:
   longer on ten genotypes), and their evaluations come back the same way;
 - each worker has a pipe of its own, which the calling thread writes and reads: a task
   is one message of bytes each way, with no queue, lock or helper thread between (a
-  ``multiprocess`` pool's took most of the time of a map of ten Versus evaluations
-  beside the work; BENCHMARKS.md, "A pool's messages"), and the next task goes to the
-  first worker that is free;
+  ``multiprocess`` pool's cost several times what the messages themselves do, and its
+  helper threads compete with the workers for the cores; BENCHMARKS.md, "A pool's
+  messages"), and the next task goes to the first worker that is free;
 - `serial_reason` says when a pool cannot pay (Index-mode runs below `POOL_MIN_WORK`):
   ``evolve(n_jobs > 1)`` then evaluates serially;
 - it never hangs: an exception raised by a task is raised again by ``map`` (once the
@@ -52,9 +52,8 @@ from hawks_deap._util.workers import (
     default_threads_per_worker,
     quiet_worker,
 )
-from hawks_deap.evaluation import _compiled
 
-__all__ = ["POOL_MIN_WORK", "POOL_MIN_WORK_C2D", "EvaluateTask", "ProblemPool",
+__all__ = ["POOL_MIN_WORK", "EvaluateTask", "ProblemPool",
            "serial_reason"]
 
 #: Start method used when none is given (None: the platform's default).
@@ -74,15 +73,11 @@ DEFAULT_START_METHOD: str | None = None
 #: and scale, on an idle machine (wall time, serial against a forced pool, 3 seeds):
 #: N=10,000, K=20, D=2 (2,200,000) 1.17x, N=7,000, K=10, D=20 (2,200,000) 1.11x,
 #: N=20,000, K=20, D=2 (4,400,000) 1.09x and 1.27x (two runs); every seed faster.
+#: With the C kernels of two-dimensional runs (cheaper evaluations, no cache) a pool
+#: needed 8,000,000 until each worker had a pipe of its own (BENCHMARKS.md, "A pool's
+#: messages"): since, N=10,000, K=20, D=2 (2,200,000) 1.27x, N=20,000 (4,400,000) 1.24x,
+#: while a, b and c still lose with one. One bound for every dimension again.
 POOL_MIN_WORK = 2_000_000
-
-#: `POOL_MIN_WORK` for two-dimensional problems where the C kernels are built
-#: (`hawks_deap.evaluation._compiled.native`): their evaluations cost less per unit of
-#: work and keep no cache, so a pool pays from more work. Idle, with them (wall time, a
-#: forced pool against serial, 3 seeds; BENCHMARKS.md, "The overlap and silhouette
-#: kernels in C"): N=10,000, K=20 (2,200,000) 0.67x, N=20,000, K=20 (4,400,000) 0.98x,
-#: N=50,000, K=20 (11,000,000) 1.46x.
-POOL_MIN_WORK_C2D = 8_000_000
 
 
 #: Work of one evaluation, N x (K + D), from which an Index-mode pool sends evaluations one
@@ -117,8 +112,7 @@ def serial_reason(problem: Any, population_size: int) -> str | None:
     Problems with ``parallel_by_default`` (Versus: clustering calls) always may; so may a
     problem whose layout does not give N and D (its cost is unknown). An Index-mode run
     whose work per generation, ``population_size x N x (K + D)``, is below
-    `POOL_MIN_WORK` (`POOL_MIN_WORK_C2D` in two dimensions with the C kernels) gets a
-    reason.
+    `POOL_MIN_WORK` gets a reason.
 
     Parameters
     ----------
@@ -138,15 +132,11 @@ def serial_reason(problem: Any, population_size: int) -> str | None:
     if each is None:
         return None
     work = population_size * each
-    n_samples, n_dims = problem.layout.n_samples, problem.layout.n_dims
-    least, name = POOL_MIN_WORK, "POOL_MIN_WORK"
-    if n_dims == _compiled.GRID_DIMS and _compiled.native():
-        least, name = POOL_MIN_WORK_C2D, "POOL_MIN_WORK_C2D"
-    if work >= least:
+    if work >= POOL_MIN_WORK:
         return None
-    return (f"P x N x (K + D) = {population_size} x {n_samples} x "
-            f"({problem.n_clusters} + {n_dims}) = {work:,} < {least:,} "
-            f"({name}): evaluations this "
+    return (f"P x N x (K + D) = {population_size} x {problem.layout.n_samples} x "
+            f"({problem.n_clusters} + {problem.layout.n_dims}) = {work:,} < "
+            f"{POOL_MIN_WORK:,} (POOL_MIN_WORK): evaluations this "
             f"cheap run faster in one process than a pool's messages and split caches "
             f"allow, so the run evaluates serially (results never depend on n_jobs)")
 
@@ -293,7 +283,7 @@ class WorkerTraceback(Exception):
 
 
 class ProblemPool:
-    """A ``multiprocess`` pool with a problem installed in every worker.
+    """Worker processes (``multiprocess``'s) with a problem installed in each, one pipe each.
 
     Parameters
     ----------
