@@ -73,10 +73,9 @@ DEFAULT_START_METHOD: str | None = None
 #: and scale, on an idle machine (wall time, serial against a forced pool, 3 seeds):
 #: N=10,000, K=20, D=2 (2,200,000) 1.17x, N=7,000, K=10, D=20 (2,200,000) 1.11x,
 #: N=20,000, K=20, D=2 (4,400,000) 1.09x and 1.27x (two runs); every seed faster.
-#: With the C kernels of two-dimensional runs (cheaper evaluations, no cache) a pool
-#: needed 8,000,000 until each worker had a pipe of its own (BENCHMARKS.md, "A pool's
-#: messages"): since, N=10,000, K=20, D=2 (2,200,000) 1.27x, N=20,000 (4,400,000) 1.24x,
-#: while a, b and c still lose with one. One bound for every dimension again.
+#: Two-dimensional runs with the C kernels (cheaper evaluations, no cache) had a higher
+#: bound of their own until each worker had a pipe of its own; since, they pay from this
+#: one too, while a, b and c still lose with a pool (BENCHMARKS.md, "A pool's messages").
 POOL_MIN_WORK = 2_000_000
 
 
