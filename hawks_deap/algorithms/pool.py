@@ -487,7 +487,7 @@ class ProblemPool:
         try:
             for conn in self._conns:
                 give(conn)
-            sentinels = {w.sentinel: w for w in self._workers}
+            sentinels = {w.sentinel for w in self._workers}
             while busy:
                 seconds = POLL_SECONDS if deadline is None else max(
                     0.0, min(POLL_SECONDS, deadline - time.monotonic()))
@@ -532,7 +532,9 @@ class ProblemPool:
 
     def _dead(self) -> NoReturn:
         """Raise the RuntimeError of a worker that died (its exit awaited a moment)."""
-        wait_until = time.monotonic() + 1.0  # a closed pipe comes a moment before the exit
+        # a dead worker's pipe and sentinel close a moment before the kernel lets it be
+        # reaped (its exit code), so the exit code is polled for, a second at most
+        wait_until = time.monotonic() + 1.0
         while time.monotonic() < wait_until and all(w.exitcode is None for w in self._workers):
             time.sleep(0.01)
         self._check_alive()
