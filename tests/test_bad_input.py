@@ -113,6 +113,12 @@ def test_a_refused_call_does_not_draw_from_random_and_legacy_numpy_sources_work(
             [], 1, random)),
         (ValueError, "ref_points", lambda: operators.sel_nsga3([ind], 1, random,
                                                                ref_points=None)),
+        (ValueError, r"must be evaluated before selection: 1 of 1 .*positions 0\)",
+         lambda: operators.sel_stochastic_ranking([ind], 1, random)),
+        (ValueError, "must be evaluated before selection", lambda: operators.sel_nsga3(
+            [ind], 1, random, ref_points=[[1.0]])),
+        (ValueError, "must be evaluated before selection",
+         lambda: operators.sel_tournament_crowded([ind], 1, random)),
         (ValueError, "p_cov", lambda: operators.mutate(ind, random, p_cov=-1.0)),
         (ValueError, "low must be <= high", lambda: operators.mut_mean_rails(
             ind, 0, random, low=1.0, high=0.0)),
@@ -135,6 +141,8 @@ def test_a_refused_call_does_not_draw_from_random_and_legacy_numpy_sources_work(
         child, other = operators.cx_uniform(ind.clone(), _individual(), legacy)
         assert len(child) == 3
         operators.mut_cov_haar(child, 0, legacy)
+        for evaluated in (child, other):
+            evaluated.fitness.values = hd.genome.Evaluation((0.1,), {"penalty": 0.0})
         assert len(operators.sel_stochastic_ranking([child, other], 1, legacy)) == 1
 
 

@@ -365,3 +365,30 @@ def test_a_plain_deap_fitness_is_refused_by_name_by_pso_informed():
     with pytest.raises(TypeError, match="FitnessMinR2"):  # under a DEAP algorithm too
         algorithms.eaMuPlusLambda(population, toolbox, mu=6, lambda_=6, cxpb=0.0, mutpb=1.0,
                                   ngen=1, verbose=False)
+
+
+def test_an_invalid_fitness_reads_as_deaps_does_and_selection_refuses_it():
+    """``ind.fitness.values`` of a fitness never evaluated, or deleted by ``varAnd``, is
+    ``()`` as DEAP's own ``base.Fitness`` gives (the oracle); our selections refuse such
+    individuals instead of ranking them on nothing."""
+    creator.create("ConventionsFitnessMin", base.Fitness, weights=(-1.0,))
+    try:
+        oracle = creator.ConventionsFitnessMin()
+        toolbox = hd.make_toolbox(index_problem(), seed=0)
+        population = toolbox.population(n=4)
+        assert population[0].fitness.values == oracle.values == ()
+        population[0].fitness.values = toolbox.evaluate(population[0])
+        oracle.values = population[0].fitness.values
+        offspring = algorithms.varAnd([toolbox.clone(population[0])], toolbox, 1.0, 1.0)
+        del oracle.values
+        assert offspring[0].fitness.values == oracle.values == ()
+        assert not offspring[0].fitness.valid
+        for select in (toolbox.select, toolbox.rank):
+            with pytest.raises(ValueError, match=r"3 of 4 have no valid fitness "
+                                                 r"\(positions 1, 2, 3\)"):
+                select(population, 2)
+        for ind in population[1:]:
+            ind.fitness.values = toolbox.evaluate(ind)
+        assert len(toolbox.select(population, 2)) == 2
+    finally:
+        del creator.ConventionsFitnessMin

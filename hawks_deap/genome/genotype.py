@@ -28,7 +28,7 @@ import numbers
 import sys
 from collections.abc import Iterable, Sequence
 from functools import cache
-from operator import mul
+from operator import mul, truediv
 from typing import Any
 
 import numpy as np
@@ -320,7 +320,8 @@ class RecordFitness(base.Fitness):
         super().__init__(values)
 
     def _get(self) -> tuple[float, ...]:
-        return tuple(v / w for v, w in zip(self.wvalues, self.weights, strict=True))
+        # DEAP's own: an invalid fitness (no wvalues) has the values ()
+        return tuple(map(truediv, self.wvalues, self.weights))
 
     def _set(self, values: Sequence[float]) -> None:
         if not hasattr(values, "__len__") or isinstance(values, (str, bytes)):

@@ -11,6 +11,7 @@ from hawks_deap._util.validation import check_int, check_probability
 from hawks_deap.operators._rng import numpy_rng
 
 __all__ = [
+    "check_evaluated",
     "check_same_layout",
     "record_penalty",
     "sel_hawks",
@@ -102,6 +103,31 @@ def check_same_layout(individuals: Sequence[Any], layout_key: str | None = None)
             "joins: ind.fitness.values = toolbox.evaluate(ind)")
 
 
+def check_evaluated(individuals: Sequence[Any]) -> None:
+    """Refuse a pool with an individual that has no valid fitness (never evaluated).
+
+    Ranking it would take its penalty as 0 and compare its empty values: a loop that
+    forgot an evaluation would select silently on nothing.
+
+    Parameters
+    ----------
+    individuals : sequence
+        Individuals with a ``fitness``; not changed.
+
+    Raises
+    ------
+    ValueError
+        Naming the positions of the unevaluated individuals.
+    """
+    missing = [i for i, ind in enumerate(individuals) if not ind.fitness.valid]
+    if missing:
+        shown = ", ".join(map(str, missing[:10])) + (", ..." if len(missing) > 10 else "")
+        raise ValueError(
+            f"individuals must be evaluated before selection: {len(missing)} of "
+            f"{len(individuals)} have no valid fitness (positions {shown}); evaluate them "
+            "first: ind.fitness.values = toolbox.evaluate(ind)")
+
+
 def sel_stochastic_ranking(individuals: Sequence[Any], k: int, rng: Any = None, *,
                            p_f: float = 0.5, n_sweeps: int | None = None,
                            penalty: Callable[[Any], float] = record_penalty) -> list[Any]:
@@ -137,6 +163,7 @@ def sel_stochastic_ranking(individuals: Sequence[Any], k: int, rng: Any = None, 
     p_f = check_probability("p_f", p_f)
     k = check_int("k", k, minimum=0, maximum=len(individuals))
     check_same_layout(individuals)
+    check_evaluated(individuals)
     rng = numpy_rng(rng)  # after the checks: it may draw from Python's random
     ranked = list(individuals)
     n = len(ranked)
@@ -303,6 +330,7 @@ def sel_nsga3(individuals: Sequence[Any], k: int, rng: Any = None, *,
         raise ValueError(f"ref_points must be a finite 2-D array with one column per "
                          f"objective ({n_obj}), e.g. deap.tools.uniform_reference_points"
                          f"({n_obj}, p)")
+    check_evaluated(individuals)
     rng = numpy_rng(rng)  # after the checks: it may draw from Python's random
     if k == 0:  # nothing to choose (the niching below needs a front)
         return []
@@ -368,6 +396,7 @@ def sel_tournament_crowded(individuals: Sequence[Any], k: int,
     k = check_int("k", k, minimum=0)
     if not individuals:
         raise ValueError("individuals must not be empty")
+    check_evaluated(individuals)
     rng = numpy_rng(rng)  # after the checks: it may draw from Python's random
     pool = list(individuals)
     rank = {}
