@@ -76,13 +76,44 @@ def test_overwrite_never_deletes_files_hawks_deap_did_not_write(tmp_path):
 
 
 def test_overwrite_replaces_a_previous_output_with_its_logbook_and_figures(tmp_path):
+    import matplotlib.pyplot as plt
+
+    from hawks_deap.analysis.plotting import figure_bytes
+
     ds, path = _saved(tmp_path)
-    (path / "dataset.png").write_bytes(b"png")
+    fig = plt.figure()
+    (path / "dataset.png").write_bytes(figure_bytes(fig, "dataset.png"))  # plot's own
+    plt.close(fig)
     hd.Dataset(np.ones((3, 2)), [1, 0, 0]).save(path, overwrite=True,
                                                  extra_files={"logbook.csv": "gen\n0\n"})
     assert sorted(p.name for p in path.iterdir()) == ["data.csv", "genes.json", "logbook.csv",
                                                       "metadata.json"]
     np.testing.assert_array_equal(hd.Dataset.load(path).X, np.ones((3, 2)))
+
+
+@pytest.mark.parametrize("name, content", [
+    ("data.npz", None),  # a CSV run writes data.csv only: this one is the user's
+    ("partitions.csv", "cluster,size\n0,3\n"),
+    ("logbook.csv", "epoch,loss\n0,1.0\n"),
+    ("versus.png", b"\x89PNG\r\n\x1a\n" + b"\0\0\0\rIHDR" + bytes(17)),  # not plot's
+    ("dataset.png", b"fake"),
+])
+def test_overwrite_keeps_a_users_file_under_one_of_hawks_deaps_names(tmp_path, name, content):
+    """A file named as hawks-deap names its own, holding what hawks-deap does not write
+    there (found from outside: a user's data.npz beside a CSV run, their own
+    partitions.csv or figure), keeps its folder from an overwrite."""
+    ds, path = _saved(tmp_path)
+    if content is None:
+        np.savez(path / name, X=np.arange(6.0).reshape(3, 2))
+    elif isinstance(content, str):
+        (path / name).write_text(content)
+    else:
+        (path / name).write_bytes(content)
+    before = sorted((p.name, p.read_bytes()) for p in path.iterdir())
+    with pytest.raises(ValueError, match=rf"did not write \([^)]*{re.escape(name)}"):
+        ds.save(path, overwrite=True)
+    assert sorted((p.name, p.read_bytes()) for p in path.iterdir()) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["d"]  # nothing left over
 
 
 @pytest.mark.parametrize("swap", [True, False])

@@ -127,8 +127,20 @@ def figure_bytes(fig: Any, name: str | os.PathLike, *, dpi: int = 150) -> bytes:
     fmt = Path(name).suffix.lstrip(".").lower() or "png"
     dpi = check_dpi(dpi, None if fmt in ("pdf", "svg", "svgz", "eps", "ps") else fig)  # pixels
     buffer = io.BytesIO()
-    fig.savefig(buffer, format=fmt, dpi=dpi, bbox_inches="tight")
+    # a PNG names hawks-deap as its software: an overwrite of a run's folder replaces
+    # only the figures that carry the mark (`hawks_deap.io.dataset.check_replaceable`)
+    metadata = {"Software": _figure_software()} if fmt == "png" else None
+    fig.savefig(buffer, format=fmt, dpi=dpi, bbox_inches="tight", metadata=metadata)
     return buffer.getvalue()
+
+
+def _figure_software() -> str:
+    """The ``Software`` text of the PNG figures hawks-deap writes."""
+    import matplotlib
+
+    from hawks_deap.io.dataset import FIGURE_MARK, package_version
+
+    return f"{FIGURE_MARK} {package_version()} (matplotlib {matplotlib.__version__})"
 
 
 def save_figure(fig: Any, path: str | os.PathLike, *, dpi: int = 150) -> Path:

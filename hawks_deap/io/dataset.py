@@ -248,6 +248,8 @@ def check_replaceable(path: str | os.PathLike, *, shown: str | os.PathLike | Non
                          f"does not say hawks-deap wrote it); {by} only replaces those")
     others = sorted(p.name for p in entries if p.name not in OWN_FILES or not p.is_file()
                     or p.is_symlink())
+    if not others:  # hawks-deap's names: each must also hold what hawks-deap writes there
+        others = _not_written_by_us(path, [p.name for p in entries])
     if others:
         listed = ", ".join(others[:5]) + (f" and {len(others) - 5} more" if len(others) > 5
                                           else "")
@@ -255,6 +257,62 @@ def check_replaceable(path: str | os.PathLike, *, shown: str | os.PathLike | Non
                          f"{by} only replaces a directory that holds nothing else")
     if not os.access(path, os.W_OK | os.X_OK):
         raise ValueError(f"{shown} is not writable: {by} could not delete its files")
+
+
+#: PNG figures hawks-deap writes carry this text under their ``Software`` key
+#: (`hawks_deap.analysis.plotting.figure_bytes`).
+FIGURE_MARK = "hawks-deap"
+_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def _not_written_by_us(path: Path, names: list[str]) -> list[str]:
+    """Which of a folder's files under hawks-deap's names hold what hawks-deap does not write.
+
+    A user's own ``data.npz`` beside a CSV run's ``data.csv`` (a run writes one of the
+    two), ``partitions.csv`` or ``logbook.csv`` of other columns, or a figure that
+    ``hawks-deap plot`` did not draw: the name alone would let an overwrite delete them.
+    """
+    odd = [n for n in (DATA_FILE, DATA_NPZ) if n in names] if (
+        DATA_FILE in names and DATA_NPZ in names) else []
+    # the first column of the header each writes (`hawks_deap.io.run_files`)
+    for name, column in ((PARTITIONS_FILE, b"winner"), (LOGBOOK_FILE, b"gen")):
+        if name in names:
+            try:
+                with open(path / name, "rb") as fh:
+                    first = fh.read(len(column) + 1)
+            except OSError:
+                first = b"?"  # unreadable: not known to be ours
+            if first and first not in (column + b",", column + b"\n", column + b"\r"):
+                odd.append(name)
+    odd.extend(n for n in FIGURE_FILES if n in names and not _marked_png(path / n))
+    return sorted(odd)
+
+
+def _marked_png(path: Path) -> bool:
+    """Whether a PNG's text chunks, before its image data, name hawks-deap as its software."""
+    try:
+        return _png_software(path).startswith(FIGURE_MARK.encode())
+    except OSError:
+        return False
+
+
+def _png_software(path: Path) -> bytes:
+    """The ``Software`` text of a PNG (b"" if it has none, or is no PNG)."""
+    with open(path, "rb") as fh:
+        if fh.read(8) != _PNG_SIGNATURE:
+            return b""
+        while True:
+            head = fh.read(8)
+            if len(head) < 8 or head[4:] in (b"IDAT", b"IEND"):
+                return b""
+            size = int.from_bytes(head[:4], "big")
+            if head[4:] == b"tEXt" and size < 4096:
+                key, _, text = fh.read(size).partition(b"\0")
+                if key == b"Software":
+                    return text
+                fh.seek(4, os.SEEK_CUR)  # the chunk's CRC
+            else:
+                fh.seek(size + 4, os.SEEK_CUR)
 
 
 def write_bytes_atomic(path: str | os.PathLike, data: bytes) -> None:
