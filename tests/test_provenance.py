@@ -110,7 +110,7 @@ def test_environment_differences_names_each_changed_entry():
                                  f"{env['native'][0]['architecture']} -> Elsewhere")
                    for line in lines)
     assert provenance.environment_differences(None) == [
-        "no environment recorded (written by hawks-deap before 0.2)"]
+        "no environment recorded (its metadata.json has no environment entry)"]
 
 
 def test_verify_reports_identical_here(run_dir, capsys):
@@ -156,6 +156,27 @@ def test_verify_finds_a_changed_point_and_changed_labels(run_dir, tmp_path, caps
     (relabelled / "data.csv").write_text("\n".join(lines) + "\n")
     outcome = provenance.verify(relabelled)
     assert not outcome.same_path and not outcome.within_tolerance
+
+    # one label changed: the cluster sizes no longer match genes.json, so the folder no
+    # longer loads as a dataset; it is still a verdict, and the other runs get theirs
+    # (found from outside: the whole command stopped with "error while running")
+    resized = tmp_path / "resized"
+    shutil.copytree(run_dir, resized)
+    lines = (resized / "data.csv").read_text().splitlines()
+    row = lines[1].split(",")
+    row[-1] = str(1 - int(row[-1]) if row[-1] in ("0", "1") else 0)
+    lines[1] = ",".join(row)
+    (resized / "data.csv").write_text("\n".join(lines) + "\n")
+    with pytest.raises(ValueError, match="do not match the data file's labels"):
+        hd.Dataset.load(resized)
+    outcome = provenance.verify(resized)
+    assert not outcome.identical and not outcome.same_path and not outcome.within_tolerance
+    assert outcome.differing == ("data.csv",)
+    capsys.readouterr()
+    assert main(["verify", str(resized), str(run_dir)]) == 1
+    out = capsys.readouterr().out
+    assert f"{resized}: DIFFERENT path in data.csv" in out
+    assert f"{run_dir}: identical" in out
 
 
 def _edited(run_dir, tmp_path, name, edit):

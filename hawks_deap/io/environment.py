@@ -216,7 +216,7 @@ def environment_differences(recorded: Any, current: Mapping[str, Any] | None = N
         A run without a record gives ``["no environment recorded"]``.
     """
     if not isinstance(recorded, Mapping):
-        return ["no environment recorded (written by hawks-deap before 0.2)"]
+        return ["no environment recorded (its metadata.json has no environment entry)"]
     before, after = _flatten(recorded), _flatten(environment() if current is None
                                                  else current)
     return [f"{key}: {before.get(key)} -> {after.get(key)}"
