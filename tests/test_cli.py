@@ -734,3 +734,44 @@ def test_errors_of_a_fill_config_and_a_grid_mode_name_their_file(tmp_path, capsy
     assert code == 2 and "unknown [suite] mode 'indx' (did you mean 'index'?)" in err
     assert err.strip().endswith(f"({tmp_path / 'g.toml'})")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["d", "f.toml", "g.toml"]
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="reads /proc (Linux)")
+def test_ctrl_c_while_a_suites_workers_start_prints_one_line(tmp_path):
+    """Ctrl-C (here to the process group, as a terminal or ``timeout`` sends it) while the
+    spawned workers still import: found from outside, a worker printed its own
+    KeyboardInterrupt traceback in 2 of 3 tries, since it handles the signal until its
+    initializer ignores it. They now ignore it from their first instruction."""
+    import signal
+    import time
+
+    (tmp_path / "grid.toml").write_text(
+        "[suite]\nruns = 6\n[dataset]\nn_samples = 2000\n[ga]\ngenerations = 300\n")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "hawks_deap.cli", "suite", "grid.toml", "--out", "s",
+         "--workers", "2", "--quiet"], cwd=tmp_path, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+
+    def ignores_sigint(pid: str) -> bool:
+        with open(f"/proc/{pid}/status") as status:
+            line = next(row for row in status if row.startswith("SigIgn:"))
+        return bool(int(line.split()[1], 16) & (1 << (signal.SIGINT - 1)))
+
+    try:
+        deadline, workers = time.monotonic() + 120, []
+        while len(workers) < 2 and time.monotonic() < deadline:
+            time.sleep(0.02)
+            workers = subprocess.run(["pgrep", "-P", str(process.pid), "-f", "spawn_main"],
+                                     capture_output=True, text=True).stdout.split()
+        assert len(workers) == 2, "the suite's workers did not start"
+        assert all(ignores_sigint(pid) for pid in workers)  # still importing, already deaf
+        assert not ignores_sigint(str(process.pid))  # the suite itself hears it
+        os.killpg(process.pid, signal.SIGINT)
+        _, err = process.communicate(timeout=90)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.communicate()
+    assert process.returncode == 130
+    assert err.splitlines() == ["hawks-deap suite: interrupted"], err

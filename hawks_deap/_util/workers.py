@@ -22,7 +22,8 @@ T = TypeVar("T")
 
 __all__ = ["MAX_WORKERS", "POLL_SECONDS", "PoolWatch", "check_not_reimported",
            "check_workers", "death_message",
-           "default_threads_per_worker", "main_not_reimported", "orphan_check",
+           "default_threads_per_worker", "interrupts_ignored_by_workers",
+           "main_not_reimported", "orphan_check",
            "quiet_worker", "suite_worker", "usable_cores"]
 
 #: Seconds between two checks that the workers are alive while `ProblemPool.map` waits.
@@ -43,6 +44,33 @@ def quiet_worker() -> None:
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+@contextlib.contextmanager
+def interrupts_ignored_by_workers() -> Iterator[None]:
+    """Start worker processes inside: they ignore Ctrl-C from their first instruction.
+
+    A terminal's Ctrl-C (or ``timeout``'s signal) reaches every process of the group,
+    and a spawned worker that gets it while it imports, before its initializer
+    (`quiet_worker`) ignores it, printed a KeyboardInterrupt traceback of its own while
+    this process stopped the workers anyway. An ignored signal stays ignored across
+    ``exec``, and Python then installs no handler; a handler does not. So SIGINT is
+    ignored here while the workers start: a Ctrl-C in those moments is lost (a process
+    pool's start returns once each worker is forked and executed; a dask cluster's once
+    its workers run). Blocking it instead did not keep it pending: spawned workers
+    started with an empty mask, and the signal reached another thread of this process.
+    Outside the main thread nothing changes.
+    """
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def check_workers(name: str, value: object) -> int:

@@ -50,6 +50,7 @@ from hawks_deap._util.workers import (
     check_workers,
     death_message,
     default_threads_per_worker,
+    interrupts_ignored_by_workers,
     quiet_worker,
 )
 
@@ -357,15 +358,16 @@ class ProblemPool:
         self._workers: list[Any] = []
         self._conns: list[Any] = []
         try:
-            for _ in range(self.n_jobs):
-                parent_end, child_end = ctx.Pipe()
-                self._conns.append(parent_end)
-                worker = ctx.Process(target=_serve, daemon=True,
-                                     args=(child_end, self._conns, payload,
-                                           self.threads_per_worker))
-                worker.start()
-                child_end.close()  # the worker's alone: its death closes the pipe
-                self._workers.append(worker)
+            with interrupts_ignored_by_workers():
+                for _ in range(self.n_jobs):
+                    parent_end, child_end = ctx.Pipe()
+                    self._conns.append(parent_end)
+                    worker = ctx.Process(target=_serve, daemon=True,
+                                         args=(child_end, self._conns, payload,
+                                               self.threads_per_worker))
+                    worker.start()
+                    child_end.close()  # the worker's alone: its death closes the pipe
+                    self._workers.append(worker)
         except BaseException:
             self.close(abandon=True)
             raise

@@ -5,9 +5,10 @@ from __future__ import annotations
 import contextlib
 import logging
 import signal
-import threading
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
+
+from hawks_deap._util.workers import interrupts_ignored_by_workers
 
 if TYPE_CHECKING:
     from dask.distributed import Client
@@ -44,7 +45,7 @@ def connect_dask(workers: int, scheduler: str | None, timeout: float = 10.0) -> 
         # no dashboard; the scheduler's HTTP server (health routes) still starts, on
         # port 8787 unless told otherwise, and warns on stderr when another cluster
         # holds that port: a free port instead
-        with _sigint_ignored_by_workers():
+        with interrupts_ignored_by_workers():
             cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                    dashboard_address=None,
                                    scheduler_kwargs={"dashboard_address": ":0"})
@@ -54,27 +55,6 @@ def connect_dask(workers: int, scheduler: str | None, timeout: float = 10.0) -> 
     except (OSError, TimeoutError) as error:
         raise ValueError(f"--scheduler {scheduler}: cannot reach the dask scheduler within "
                          f"{timeout:g} s ({type(error).__name__}: {error})") from None
-
-
-@contextlib.contextmanager
-def _sigint_ignored_by_workers() -> Iterator[None]:
-    """SIGINT ignored while a LocalCluster starts its workers: they keep ignoring it.
-
-    A terminal's Ctrl-C reaches every process of its group: each worker printed its
-    KeyboardInterrupt traceback (70-80 lines in all) while this process stopped them
-    anyway (`close_dask`). An ignored signal stays ignored across ``exec``, and Python
-    then installs no handler; a handler does not. A Ctrl-C during those moments (a
-    second or two) is lost: blocking SIGINT meanwhile did not keep it pending in the
-    command (it reached another thread). Outside the main thread nothing changes.
-    """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
 
 
 def close_dask(client: Any, timeout: float = 30.0, *, abandon: bool = False) -> None:

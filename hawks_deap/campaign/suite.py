@@ -53,6 +53,7 @@ from hawks_deap._util.workers import (
     PoolWatch,
     check_not_reimported,
     check_workers,
+    interrupts_ignored_by_workers,
     main_not_reimported,
     orphan_check,
     suite_worker,
@@ -726,7 +727,7 @@ def _iter_processes(tasks: list[SuiteTask], out: str, workers: int
     # spawn: a forked child of a process that already ran OpenMP code (scikit-learn)
     # can deadlock in libgomp; fresh interpreters cannot.
     context = multiprocess.get_context("spawn")
-    with main_not_reimported():  # the workers start here (and only here)
+    with main_not_reimported(), interrupts_ignored_by_workers():  # the workers start here
         pool = context.Pool(workers, initializer=suite_worker, initargs=(os.getpid(),))
     # a worker that dies (the out-of-memory killer) loses its run: waiting for it would
     # wait forever, so the suite stops there, its finished runs kept
