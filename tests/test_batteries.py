@@ -155,6 +155,20 @@ def test_overwrite_only_replaces_what_hawks_deap_wrote(tmp_path, monkeypatch):
     (folder / "x.labels1.gz").write_bytes(b"")
     with pytest.raises(ValueError, match="x.labels1.gz, which hawks-deap did not write"):
         write_battery([ds], tmp_path, battery="b", names=["x"], overwrite=True)
+    # symbolic links (found from outside: an overwrite replaced a user's link, and wrote
+    # through a linked battery folder) are neither replaced nor written through
+    write_battery([ds], tmp_path, battery="b", names=["w"])
+    (tmp_path / "elsewhere").mkdir()
+    moved = tmp_path / "elsewhere" / "w.data.gz"
+    (folder / "w.data.gz").rename(moved)
+    (folder / "w.data.gz").symlink_to(moved)
+    with pytest.raises(ValueError, match=r"symbolic links \(w.data.gz\)"):
+        write_battery([ds], tmp_path, battery="b", names=["w"], overwrite=True)
+    assert (folder / "w.data.gz").is_symlink()
+    (tmp_path / "linked").symlink_to(folder)
+    with pytest.raises(ValueError, match="linked is a symbolic link"):
+        write_battery([ds], tmp_path, battery="linked", names=["v"])
+    assert not (folder / "v.txt").exists()
     # a battery's own README is kept
     (folder / "README.txt").write_text("mine\n")
     write_battery([ds], tmp_path, battery="b", names=["y"])

@@ -397,16 +397,18 @@ def test_export_clean_up_never_reaches_through_a_link(tmp_path, monkeypatch):
         batteries.write_battery([_dataset(), _dataset(1.0)], tmp_path / "root", battery="bat",
                                 names=["a", "b"])
     assert _tree(theirs) == before
-    # an overwrite replaces a link the battery holds, never the file it leads to
+    # an overwrite refuses a dataset with a link among its files (as a run's folder with
+    # a link in it is refused): neither the link nor the file it leads to is replaced
     folder.unlink()
     shutil.rmtree(tmp_path / "moved")
     monkeypatch.setattr(batteries, "_data_lines", real)
     batteries.write_battery([_dataset()], tmp_path / "root", battery="bat", names=["a"])
     (folder / "a.labels0.gz").unlink()
     (folder / "a.labels0.gz").symlink_to(theirs / "a.labels0.gz")
-    batteries.write_battery([_dataset()], tmp_path / "root", battery="bat", names=["a"],
-                            overwrite=True)
-    assert _tree(theirs) == before and not (folder / "a.labels0.gz").is_symlink()
+    with pytest.raises(ValueError, match=r"symbolic links \(a.labels0.gz\)"):
+        batteries.write_battery([_dataset()], tmp_path / "root", battery="bat", names=["a"],
+                                overwrite=True)
+    assert _tree(theirs) == before and (folder / "a.labels0.gz").is_symlink()
 
 
 def test_a_file_appearing_at_features_out_during_the_run_is_kept(tmp_path, monkeypatch,

@@ -347,8 +347,9 @@ def _delete_replaced(old: Path, target: Path, names: Iterable[str],
     """
     if not remove_tree(old, names=names):
         kept = _shown(shown, _visible(target, "replaced", old))
-        warnings.warn(f"{shown} was replaced, but files appeared in the replaced folder "
-                      f"meanwhile; they are in {kept}", RuntimeWarning, stacklevel=2 + depth)
+        warnings.warn(f"{shown} was replaced, but the replaced folder still holds files "
+                      f"(they appeared meanwhile, or could not be deleted); they are in "
+                      f"{kept}", RuntimeWarning, stacklevel=2 + depth)
 
 
 def before_final_rename(tmp: Path, target: Path) -> None:

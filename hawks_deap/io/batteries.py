@@ -447,9 +447,10 @@ def check_battery_output(out: str | os.PathLike, battery: str, names: Sequence[s
         If a file of one of the datasets exists and ``overwrite`` is false.
     ValueError
         If ``battery`` or a name is not a plain file name, names repeat, ``out`` or the
-        battery folder is not a directory, or an existing dataset's files were not
-        written by hawks-deap (its ``NAME.txt`` lacks our first line) or include label
-        vectors ``labels1..`` (never written by hawks-deap): those are never replaced.
+        battery folder is not a directory, the battery folder is a symbolic link, or an
+        existing dataset's files were not written by hawks-deap (its ``NAME.txt`` lacks
+        our first line), include label vectors ``labels1..`` (never written by
+        hawks-deap) or symbolic links: those are never replaced.
     """
     overwrite = check_bool("overwrite", overwrite)
     battery = _check_name("battery", battery)
@@ -458,6 +459,9 @@ def check_battery_output(out: str | os.PathLike, battery: str, names: Sequence[s
     if repeated:
         raise ValueError(f"dataset names must be distinct; repeated: {', '.join(repeated)}")
     folder = Path(out) / battery
+    if folder.is_symlink():  # (as a run's --out: written into, never through a link)
+        raise ValueError(f"{folder} is a symbolic link; hawks-deap writes a battery into a "
+                         "real folder only: give out the folder the link points to")
     for path in (Path(out), folder):
         if path.exists() and not path.is_dir():
             raise ValueError(f"{path} exists and is not a directory")
@@ -472,6 +476,10 @@ def check_battery_output(out: str | os.PathLike, battery: str, names: Sequence[s
         if not overwrite:
             raise FileExistsError(f"{folder}: dataset {name} exists ({', '.join(present)}); "
                                   "pass overwrite=True (--overwrite) to replace it")
+        links = [e for e in present if (folder / e).is_symlink()]
+        if links:
+            raise ValueError(f"{folder}: dataset {name} has symbolic links "
+                             f"({', '.join(links)}); an overwrite never replaces a link")
         if not _written_by_us(folder / f"{name}.txt"):
             raise ValueError(f"{folder}: dataset {name} was not written by hawks-deap (its "
                              f"{name}.txt does not say so); an overwrite only replaces "
