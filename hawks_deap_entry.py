@@ -26,7 +26,7 @@ def main() -> int:
     previous = {sig: signal.signal(sig, on_sigint) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         try:
-            from hawks_deap.cli import main as cli_main
+            from hawks_deap.cli.app import main_process as cli_main
         finally:
             for sig, handler in previous.items():
                 signal.signal(sig, handler)

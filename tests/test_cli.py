@@ -775,3 +775,49 @@ def test_ctrl_c_while_a_suites_workers_start_prints_one_line(tmp_path):
             process.communicate()
     assert process.returncode == 130
     assert err.splitlines() == ["hawks-deap suite: interrupted"], err
+
+
+def test_an_interrupted_command_process_says_one_line_and_nothing_after(monkeypatch,
+                                                                         capsys):
+    """After its "interrupted" line the command's own process drops what libraries leave
+    half started (found from outside: a SIGTERM while a dask LocalCluster started printed
+    distributed's failed atexit hook and asyncio's "Task exception was never retrieved",
+    about 30 lines); an in-process `main` leaves the caller's hooks alone."""
+    import logging
+
+    from hawks_deap.cli import app
+
+    def interrupted(args):
+        def run():
+            raise KeyboardInterrupt
+        return run
+
+    monkeypatch.setitem(app.SUBCOMMANDS, "verify",
+                        app.SUBCOMMANDS["verify"]._replace(prepare=interrupted))
+    monkeypatch.setattr(sys, "unraisablehook", sys.unraisablehook)  # restored after
+    loggers = [logging.getLogger(name) for name in ("asyncio", "distributed")]
+    levels = [logger.level for logger in loggers]
+    try:
+        _interrupted_process_checks(app, loggers, capsys)
+    finally:  # (setLevel: it clears the loggers' caches)
+        for logger, level in zip(loggers, levels, strict=True):
+            logger.setLevel(level)
+
+
+def _interrupted_process_checks(app, loggers, capsys):
+    import logging
+    from types import SimpleNamespace
+
+    hook = sys.unraisablehook
+    assert app.main(["verify", "somewhere"]) == app.EXIT_INTERRUPTED
+    assert sys.unraisablehook is hook and capsys.readouterr().err == (
+        "hawks-deap verify: interrupted\n")
+
+    assert all(logger.isEnabledFor(logging.ERROR) for logger in loggers)
+    assert app.main_process(["verify", "somewhere"]) == app.EXIT_INTERRUPTED
+    assert sys.unraisablehook is not hook
+    assert not any(logger.isEnabledFor(logging.CRITICAL) for logger in loggers)
+    sys.unraisablehook(SimpleNamespace(  # (an atexit hook's failure: dropped)
+        exc_type=RuntimeError, exc_value=RuntimeError("half started"), exc_traceback=None,
+        err_msg="Exception ignored in atexit callback", object=None))
+    assert capsys.readouterr().err == "hawks-deap verify: interrupted\n"

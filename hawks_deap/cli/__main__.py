@@ -2,7 +2,7 @@
 
 import sys
 
-from hawks_deap.cli.app import main
+from hawks_deap.cli.app import main_process
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    sys.exit(main_process())

@@ -46,6 +46,7 @@ the table of commands (`SUBCOMMANDS`), the parser and `main`.
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import signal
 import sys
@@ -67,7 +68,7 @@ from hawks_deap.cli.common import (
 from hawks_deap.settings import config
 
 __all__ = ["EPILOG", "EXIT_FAILURE", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_USAGE", "SUBCOMMANDS",
-           "Subcommand", "UsageError", "build_parser", "main"]
+           "Subcommand", "UsageError", "build_parser", "main", "main_process"]
 
 class Subcommand(NamedTuple):
     """A command's row: its help line, its description, and its ``prepare(args)``."""
@@ -280,3 +281,40 @@ def _terminate(signum: int, frame: Any) -> None:
     """SIGTERM as Ctrl-C: the command stops its workers and keeps no half-written file."""
     raise KeyboardInterrupt
 
+
+def main_process(argv: Sequence[str] | None = None) -> int:
+    """`main` as the command's own process runs it (the entry point, ``python -m``).
+
+    After an interrupt the process is ending and has said why in one line: what
+    libraries leave half started is kept quiet (`_quiet_after_interrupt`). In-process
+    callers of `main` keep their hooks.
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        The arguments (default ``sys.argv[1:]``), as `main` takes them.
+
+    Returns
+    -------
+    int
+        The exit code.
+    """
+    code = main(argv)
+    if code == EXIT_INTERRUPTED:
+        _quiet_after_interrupt()
+    return code
+
+
+def _quiet_after_interrupt() -> None:
+    """An interrupted command says one line: not what libraries leave half started.
+
+    A SIGTERM while a dask LocalCluster starts leaves it, never returned to us, to
+    distributed's exit hook, which fails on it ("Exception ignored in atexit callback"
+    and an AssertionError), and its nannies' failed start to asyncio's "Task exception
+    was never retrieved" (about 30 lines, found from outside). The process is ending and
+    has said why: exceptions that cannot be raised any more, and asyncio's and
+    distributed's logs, are dropped from here on.
+    """
+    sys.unraisablehook = lambda unraisable: None
+    for name in ("asyncio", "distributed"):  # (its nannies restarting killed workers)
+        logging.getLogger(name).setLevel(logging.CRITICAL + 1)
