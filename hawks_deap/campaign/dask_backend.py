@@ -42,48 +42,19 @@ def connect_dask(workers: int, scheduler: str | None, timeout: float = 10.0) -> 
         raise ImportError("the dask backend needs dask.distributed: install "
                           f"hawks-deap[distributed] ({error})") from None
     if scheduler is None:
-        import multiprocessing
-
         # no dashboard; the scheduler's HTTP server (health routes) still starts, on
         # port 8787 unless told otherwise, and warns on stderr when another cluster
         # holds that port: a free port instead
         with interrupts_ignored_by_workers():
-            cluster = LocalCluster(n_workers=0, threads_per_worker=1, processes=True,
+            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                    dashboard_address=None,
                                    scheduler_kwargs={"dashboard_address": ":0"})
-            before = set(multiprocessing.active_children())
-            cluster.scale(workers)
-            # Ctrl-C is ignored only until the workers' processes exist (they ignore it
-            # from then on), not while they import: a Ctrl-C then stops the suite, where
-            # the whole start (a second or two) used to lose it
-            _wait_for(lambda: len(set(multiprocessing.active_children()) - before)
-                      >= workers, WORKER_SPAWN_SECONDS)
-        client = Client(cluster)
-        try:
-            client.wait_for_workers(workers)
-        except BaseException:
-            close_dask(client, abandon=True)
-            raise
-        return client
+        return Client(cluster)
     try:
         return Client(scheduler, timeout=f"{timeout}s")
     except (OSError, TimeoutError) as error:
         raise ValueError(f"--scheduler {scheduler}: cannot reach the dask scheduler within "
                          f"{timeout:g} s ({type(error).__name__}: {error})") from None
-
-
-#: Seconds a LocalCluster's worker processes may take to be spawned (not to start:
-#: their imports come after) before `connect_dask` stops ignoring Ctrl-C anyway.
-WORKER_SPAWN_SECONDS = 30.0
-
-
-def _wait_for(condition: Callable[[], bool], seconds: float) -> None:
-    """Return once ``condition()`` holds, or ``seconds`` later."""
-    import time
-
-    deadline = time.monotonic() + seconds
-    while not condition() and time.monotonic() < deadline:
-        time.sleep(0.005)
 
 
 def close_dask(client: Any, timeout: float = 30.0, *, abandon: bool = False) -> None:
