@@ -172,3 +172,23 @@ def test_a_ctrl_c_to_a_dask_suite_prints_one_line(tmp_path):
     assert err.splitlines() == ["hawks-deap suite: interrupted"], err
     for pid in workers:  # stopped with the suite
         assert subprocess.run(["ps", "-p", pid], capture_output=True).returncode != 0
+
+
+def test_a_dask_worker_that_cannot_start_fails_the_suite_instead_of_hanging(tmp_path):
+    """The LocalCluster starts empty and is scaled (so that Ctrl-C is ignored only while
+    its worker processes are spawned, not while they import); a worker that cannot start
+    must still end the suite with an error, as LocalCluster(n_workers=...) raised, not
+    leave it waiting for workers that never come."""
+    import os
+
+    pytest.importorskip("dask.distributed")
+    (tmp_path / "grid.toml").write_text(GRID)
+    env = {**os.environ, "DASK_DISTRIBUTED__WORKER__PRELOAD": '["no_such_module_hawks"]'}
+    done = subprocess.run(
+        [sys.executable, "-m", "hawks_deap.cli", "suite", "grid.toml", "--out", "s",
+         "--backend", "dask", "--workers", "2", "--quiet"], cwd=tmp_path, env=env,
+        capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1
+    assert ("hawks-deap suite: error while running: RuntimeError: a worker of the dask "
+            "LocalCluster failed to start") in done.stderr.splitlines()[-1]
+    assert "no_such_module_hawks" in done.stderr

@@ -56,10 +56,11 @@ def interrupts_ignored_by_workers() -> Iterator[None]:
     this process stopped the workers anyway. An ignored signal stays ignored across
     ``exec``, and Python then installs no handler; a handler does not. So SIGINT is
     ignored here while the workers start: a Ctrl-C in those moments is lost (a process
-    pool's start returns once each worker is forked and executed; a dask cluster's once
-    its workers run). Blocking it instead did not keep it pending: spawned workers
-    started with an empty mask, and the signal reached another thread of this process.
-    Outside the main thread nothing changes.
+    pool's start returns once each worker is forked and executed; `connect_dask` waits
+    only until a dask cluster's worker processes exist, not for their imports).
+    Blocking it instead did not keep it pending: spawned workers started with an empty
+    mask, and the signal reached another thread of this process. Outside the main
+    thread nothing changes.
     """
     import threading
 

@@ -45,16 +45,66 @@ def connect_dask(workers: int, scheduler: str | None, timeout: float = 10.0) -> 
         # no dashboard; the scheduler's HTTP server (health routes) still starts, on
         # port 8787 unless told otherwise, and warns on stderr when another cluster
         # holds that port: a free port instead
-        with interrupts_ignored_by_workers():
-            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                   dashboard_address=None,
-                                   scheduler_kwargs={"dashboard_address": ":0"})
-        return Client(cluster)
+        cluster = LocalCluster(n_workers=0, threads_per_worker=1, processes=True,
+                               dashboard_address=None,
+                               scheduler_kwargs={"dashboard_address": ":0"})
+        client = Client(cluster)
+        try:
+            # Ctrl-C is ignored only until the workers' processes exist (they ignore it
+            # from then on), not while the scheduler starts or they import: the whole
+            # start of a LocalCluster(n_workers=...) lost it
+            with interrupts_ignored_by_workers():
+                spawned = _children_counter()
+                cluster.scale(workers)
+                _wait_until(lambda: spawned() >= workers or bool(_failed(cluster)),
+                            WORKER_SPAWN_SECONDS)
+            # (the cluster's own view of its workers, kept by a stream: a call to the
+            # scheduler interrupted by Ctrl-C makes distributed log its own error)
+            _wait_until(lambda: len(cluster.scheduler_info.get("workers", {})) >= workers
+                        or bool(_failed(cluster)))
+            failed = _failed(cluster)
+            if failed:  # (LocalCluster(n_workers=...) raises so; scale() only logs it)
+                raise RuntimeError(f"a worker of the dask LocalCluster failed to start "
+                                   f"({failed[0]}; its error above)")
+        except BaseException:
+            close_dask(client, abandon=True)
+            raise
+        return client
     try:
         return Client(scheduler, timeout=f"{timeout}s")
     except (OSError, TimeoutError) as error:
         raise ValueError(f"--scheduler {scheduler}: cannot reach the dask scheduler within "
                          f"{timeout:g} s ({type(error).__name__}: {error})") from None
+
+
+#: Seconds a LocalCluster's worker processes may take to be spawned (not to start:
+#: their imports come after) before `connect_dask` hears Ctrl-C again anyway.
+WORKER_SPAWN_SECONDS = 30.0
+
+
+def _children_counter() -> Callable[[], int]:
+    """How many processes this one has started through multiprocessing since the call."""
+    import multiprocessing
+
+    before = set(multiprocessing.active_children())
+    return lambda: len(set(multiprocessing.active_children()) - before)
+
+
+def _failed(cluster: Any) -> list[str]:
+    """The nannies of a LocalCluster that failed to start their workers."""
+    from distributed.core import Status
+
+    return [repr(nanny) for nanny in list(getattr(cluster, "workers", {}).values())
+            if getattr(nanny, "status", None) == Status.failed]
+
+
+def _wait_until(condition: Callable[[], bool], seconds: float | None = None) -> None:
+    """Return once ``condition()`` holds, or ``seconds`` later (None: no bound)."""
+    import time
+
+    deadline = None if seconds is None else time.monotonic() + seconds
+    while not condition() and (deadline is None or time.monotonic() < deadline):
+        time.sleep(0.005)
 
 
 def close_dask(client: Any, timeout: float = 30.0, *, abandon: bool = False) -> None:
