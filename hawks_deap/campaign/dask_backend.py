@@ -53,15 +53,16 @@ def connect_dask(workers: int, scheduler: str | None, timeout: float = 10.0) -> 
             # Ctrl-C is ignored only until the workers' processes exist (they ignore it
             # from then on), not while the scheduler starts or they import: the whole
             # start of a LocalCluster(n_workers=...) lost it
+            def up() -> bool:  # (the cluster's own view of its workers, kept by a
+                # stream: a call to the scheduler cut by Ctrl-C makes distributed log)
+                return (len(cluster.scheduler_info.get("workers", {})) >= workers
+                        or bool(_failed(cluster)))
+
             with interrupts_ignored_by_workers():
                 spawned = _children_counter()
                 cluster.scale(workers)
-                _wait_until(lambda: spawned() >= workers or bool(_failed(cluster)),
-                            WORKER_SPAWN_SECONDS)
-            # (the cluster's own view of its workers, kept by a stream: a call to the
-            # scheduler interrupted by Ctrl-C makes distributed log its own error)
-            _wait_until(lambda: len(cluster.scheduler_info.get("workers", {})) >= workers
-                        or bool(_failed(cluster)))
+                _wait_until(lambda: spawned() >= workers or up(), WORKER_SPAWN_SECONDS)
+            _wait_until(up)
             failed = _failed(cluster)
             if failed:  # (LocalCluster(n_workers=...) raises so; scale() only logs it)
                 raise RuntimeError(f"a worker of the dask LocalCluster failed to start "
