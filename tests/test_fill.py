@@ -440,6 +440,16 @@ def test_fill_command_line(small_collection, tmp_path):
                        cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "2 of 2 gaps run; coverage" in done.stdout
+    # another plan in that folder: refused once the targets are known, as the command
+    # line refuses a folder (exit 2, one line; found from outside: exit 1), untouched
+    before = sorted((p, p.read_bytes()) for p in (tmp_path / "f").rglob("*") if p.is_file())
+    again = _hawks_deap("fill", *map(str, small_collection), "--n", "3", "--cell", "0.5",
+                        "--min-margin", "-2", "--config", "quick.toml", "--out", "f",
+                        cwd=tmp_path)
+    assert again.returncode == 2 and "holds a different suite" in again.stderr, again.stderr
+    assert len(again.stderr.strip().splitlines()) == 1
+    assert sorted((p, p.read_bytes()) for p in (tmp_path / "f").rglob("*")
+                  if p.is_file()) == before
     bad = _hawks_deap("fill", str(small_collection[0]), "--n", "0", "--out", "g",
                       cwd=tmp_path)
     assert bad.returncode == 2 and "--n" in bad.stderr

@@ -578,7 +578,9 @@ def _run_task_star(args: tuple[SuiteTask, str]) -> dict[str, str]:
 def check_output(out: Path, suite: Suite, *, locked: bool = False) -> None:
     """Refuse a directory holding another suite (resuming needs the same grid).
 
-    Raises ``ValueError`` when ``out`` is a file, a symbolic link or cannot be created,
+    Raises `OutputRefused` (a ``ValueError``: the command line's exit code 2, also where
+    the check comes only once the work runs, as in ``hawks-deap fill``) when ``out`` is a
+    file, a symbolic link or cannot be created,
     when its ``suite.json`` cannot be read or describes another suite (only ``[suite]
     runs`` may grow), when it is a non-empty folder that is not a suite's, or when its
     ``.suite.lock``, ``runs/`` or ``set-aside/`` is a symbolic link (or not what
@@ -598,6 +600,16 @@ def check_output(out: Path, suite: Suite, *, locked: bool = False) -> None:
         (a stray lock beside a user's files, or another suite's folder whose
         ``suite.json`` went missing, is refused).
     """
+    try:
+        _check_output(out, suite, locked)
+    except OutputRefused:
+        raise
+    except ValueError as error:
+        raise OutputRefused(str(error)) from None
+
+
+def _check_output(out: Path, suite: Suite, locked: bool) -> None:
+    """`check_output`'s checks, each raising a ``ValueError``."""
     if out.is_symlink():  # (a suite deletes its own leftovers there: never through a link)
         raise ValueError(f"--out {out} is a symbolic link (to {os.path.realpath(out)}); give "
                          "the folder itself")
@@ -869,10 +881,7 @@ def run_suite(suite: Suite, out: str | os.PathLike, *, workers: int = 1,
     abandon = True  # (a Ctrl-C or an error: the runs still running are not wanted)
     try:
         with suite_lock(out):
-            try:  # again: no other process writes now
-                check_output(out, suite, locked=True)
-            except ValueError as error:  # e.g. a stray lock beside a user's own files
-                raise OutputRefused(str(error)) from None
+            check_output(out, suite, locked=True)  # again: no other process writes now
             _run_locked(suite, out, workers, backend, client, progress, on_row)
         abandon = False
     finally:

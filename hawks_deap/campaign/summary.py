@@ -333,7 +333,7 @@ class SuiteBusy(ValueError):
 
 
 class OutputRefused(ValueError):
-    """The folder, seen with its lock held, cannot take this suite (not a suite's folder)."""
+    """The folder cannot take this suite (not a suite's folder, or another suite's)."""
 
 
 def check_runs_dir(out: Path) -> None:
