@@ -53,8 +53,9 @@ def connect_dask(workers: int, scheduler: str | None, timeout: float = 10.0) -> 
             # Ctrl-C is ignored only until the workers' processes exist (they ignore it
             # from then on), not while the scheduler starts or they import: the whole
             # start of a LocalCluster(n_workers=...) lost it
-            def up() -> bool:  # (the cluster's own view of its workers, kept by a
-                # stream: a call to the scheduler cut by Ctrl-C makes distributed log)
+            # the cluster's own view of its workers, kept by a stream: a call to the
+            # scheduler cut short by Ctrl-C makes distributed log an error of its own
+            def up() -> bool:
                 return (len(cluster.scheduler_info.get("workers", {})) >= workers
                         or bool(_failed(cluster)))
 

@@ -602,8 +602,6 @@ def check_output(out: Path, suite: Suite, *, locked: bool = False) -> None:
     """
     try:
         _check_output(out, suite, locked)
-    except OutputRefused:
-        raise
     except ValueError as error:
         raise OutputRefused(str(error)) from None
 
