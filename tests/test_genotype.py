@@ -84,6 +84,26 @@ def test_cluster_rejects_bad_arrays():
         hd.genome.Cluster([0.0, 0.0], [1.0, 1.0], np.eye(3))
 
 
+def test_new_shapes_and_swapped_means_are_checked_genes_of_the_same_keys():
+    """`with_shape` checks as the constructor does; `with_mean_of` is `with_mean` of the
+    other gene's mean (crossover's swap), without a copy, read-only."""
+    rng = np.random.default_rng(5)
+    a, b = make_gene(rng, 2), make_gene(rng, 2)
+    swapped = a.with_mean_of(b)
+    assert swapped.key == a.with_mean(b.mean).key == hd.genome.Cluster(
+        b.mean, a.variances, a.rotation).key
+    assert swapped.shape_key == a.shape_key and not swapped.mean.flags.writeable
+    reshaped = a.with_shape(b.variances * 2.0, b.rotation)
+    assert reshaped.key == hd.genome.Cluster(a.mean, b.variances * 2.0, b.rotation).key
+    assert not reshaped.variances.flags.writeable and not reshaped.rotation.flags.writeable
+    with pytest.raises(ValueError, match="variances must be > 0"):
+        a.with_shape([1.0, -1.0], np.eye(2))
+    with pytest.raises(ValueError, match="rotation must be finite"):
+        a.with_shape([1.0, 1.0], [[1.0, np.nan], [0.0, 1.0]])
+    with pytest.raises(ValueError, match="other must be a gene of dimension 2"):
+        a.with_mean_of(hd.genome.Cluster([0.0, 0.0, 0.0], [1.0] * 3, np.eye(3)))
+
+
 def test_clone_shares_genes_and_copies_fitness():
     rng = np.random.default_rng(2)
     ind = hd.genome.Genotype([make_gene(rng) for _ in range(3)], hd.genome.IndexFitness())

@@ -23,8 +23,9 @@ from scipy.spatial.distance import cdist
 
 import hawks_deap as hd
 from hawks_deap.evaluation import _compiled, _kernels, _overlap
-from hawks_deap.evaluation._cache import GeneEntry
+from hawks_deap.evaluation._cache import GeneEntry, Shape
 from hawks_deap.evaluation.reference import overlap_flags
+from hawks_deap.genome.products import shape_points
 
 
 def _compiler_found() -> bool:
@@ -353,6 +354,54 @@ def test_column_means_have_numpys_bits(seed, n, d, kind):
 def test_column_means_check_numpys_order_once():
     assert _compiled.col_means(np.ones((3, 2))).tolist() == [1.0, 1.0]
     assert _compiled._state["rows_in_order"] is True  # this numpy: rows in order, from 0.0
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 3000),
+       st.sampled_from(["plain", "zeros", "negzero", "tiny", "huge", "zero-variance",
+                        "fortran"]))
+def test_a_new_shape_in_one_call_has_the_numpy_paths_bits(seed, n, kind):
+    """`Shape.of_gene` in two dimensions (`shape_2d` in C): p0, c0, scatter and radius of
+    `shape_points` and `Shape`'s numpy arithmetic, bit for bit."""
+    rng = np.random.default_rng(seed)
+    z = rng.normal(size=(n, 2))
+    variances = np.abs(rng.normal(size=2)) * 10.0 ** rng.integers(-8, 8, size=2)
+    rotation = np.linalg.qr(rng.normal(size=(2, 2)))[0]
+    if kind == "zeros":
+        z[rng.random((n, 2)) < 0.3] = 0.0
+    elif kind == "negzero":
+        z[rng.random((n, 2)) < 0.3] = -0.0
+        rotation[rng.random((2, 2)) < 0.5] = -0.0
+    elif kind == "tiny":
+        z *= 1e-160  # products underflow to subnormals and zeros
+    elif kind == "huge":
+        z *= 1e150  # squared distances overflow
+    elif kind == "zero-variance":
+        variances[rng.integers(0, 2)] = 0.0
+    elif kind == "fortran":
+        z, rotation = np.asfortranarray(z), np.asfortranarray(rotation)
+    with np.errstate(over="ignore", invalid="ignore"):
+        got = Shape.of_gene(z, variances, rotation)
+        want = Shape(shape_points(z, variances, rotation))
+    assert got.p0.tobytes() == want.p0.tobytes()
+    assert got.c0.tobytes() == want.c0.tobytes()
+    assert np.array_equal([got.scatter, got.radius], [want.scatter, want.radius],
+                          equal_nan=True)
+    assert np.copysign(1.0, got.scatter) == np.copysign(1.0, want.scatter)
+    assert not got.p0.flags.writeable
+
+
+def test_a_new_shape_takes_numpy_where_the_call_does_not_apply():
+    """One row or more, two dimensions, the C kernels: otherwise `shape_2d` declines."""
+    z = np.random.default_rng(0).normal(size=(5, 3))
+    assert _compiled.shape_2d(z, np.ones(3), np.eye(3)) is None
+    assert _compiled.shape_2d(np.empty((0, 2)), np.ones(2), np.eye(2)) is None
+    assert _compiled.shape_2d(z[:, :2], np.ones(2), np.eye(2)) is not None
+    _compiled.set_compiled(False)
+    assert _compiled.shape_2d(z[:, :2], np.ones(2), np.eye(2)) is None
+    with pytest.raises(ValueError, match="z: 64 bytes, expected 80"):
+        _native.shape_2d(np.zeros((4, 2)), np.ones(2), np.eye(2), np.empty((5, 2)),
+                         np.empty(2), np.empty(5), 5)
 
 
 @settings(max_examples=150, deadline=None)

@@ -20,8 +20,7 @@ libraries' own settings.
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextlib import AbstractContextManager, nullcontext
 
 from hawks_deap._util.validation import check_int
 
@@ -55,28 +54,37 @@ class _ThreadLimiter:
             self.modules_seen = len(sys.modules)
         return self.libs
 
-    @contextmanager
-    def __call__(self, threads: int) -> Iterator[None]:
-        if self.depth:
-            self.depth += 1
-            try:
-                yield
-            finally:
-                self.depth -= 1
-            return
-        changed = []
-        for lib in self._libraries():
-            n = lib.num_threads
-            if n > threads:
-                lib.set_num_threads(threads)
-                changed.append((lib, n))
-        self.depth += 1
-        try:
-            yield
-        finally:
-            self.depth -= 1
-            for lib, n in changed:
-                lib.set_num_threads(n)
+    def __call__(self, threads: int) -> _Cap:
+        return _Cap(self, threads)
+
+
+class _Cap:
+    """One entry of a `_ThreadLimiter`.
+
+    A class, not a generator: entered several times in every evaluation, where
+    ``contextlib.contextmanager``'s own cost showed.
+    """
+
+    __slots__ = ("changed", "limiter", "threads")
+
+    def __init__(self, limiter: _ThreadLimiter, threads: int) -> None:
+        self.limiter, self.threads = limiter, threads
+        self.changed: list = []
+
+    def __enter__(self) -> None:
+        limiter, self.changed = self.limiter, []
+        if not limiter.depth:
+            for lib in limiter._libraries():
+                n = lib.num_threads
+                if n > self.threads:
+                    lib.set_num_threads(self.threads)
+                    self.changed.append((lib, n))
+        limiter.depth += 1
+
+    def __exit__(self, *exc: object) -> None:
+        self.limiter.depth -= 1
+        for lib, n in self.changed:
+            lib.set_num_threads(n)
 
 
 _BLAS_LIMITER = _ThreadLimiter(("blas",))

@@ -203,12 +203,15 @@ class Shape:
     __slots__ = ("p0", "_maxabs", "c0", "scatter", "radius", "_maxnorm", "tree", "eu_intra",
                  "own_idx", "own_margin", "step_range")
 
-    def __init__(self, p0: np.ndarray) -> None:
+    def __init__(self, p0: np.ndarray, c0: np.ndarray | None = None,
+                 sq: np.ndarray | None = None) -> None:
         p0.setflags(write=False)
         self.p0 = p0
-        self.c0 = _compiled.col_means(p0)  # p0.mean(axis=0), its bits
-        diff = p0 - self.c0
-        sq = np.einsum("ij,ij->i", diff, diff)
+        if c0 is None or sq is None:
+            c0 = _compiled.col_means(p0)  # p0.mean(axis=0), its bits
+            diff = p0 - c0
+            sq = np.einsum("ij,ij->i", diff, diff)
+        self.c0 = c0
         self.scatter = float(sq.sum())
         self.radius = float(np.sqrt(sq.max()))
         # bounds that only the pairs of genes use (not the two-dimensional grid pass): on
@@ -222,6 +225,19 @@ class Shape:
         # (min, max) over points of the exact distance to a fixed other point of the
         # shape (`hawks_deap.evaluation._thresholds.reach_bound`)
         self.step_range: tuple[float, float] | None = None
+
+    @classmethod
+    def of_gene(cls, z: np.ndarray, variances: np.ndarray, rotation: np.ndarray) -> Shape:
+        """The shape of a gene's variances and rotation on the draws ``z`` of its slot.
+
+        In two dimensions one compiled call gives p0 with what `__init__` measures of it
+        (`_compiled.shape_2d`, the same bits): a covariance mutation's new shape cost
+        seven numpy calls (BENCHMARKS.md, "New shapes in one call").
+        """
+        compiled = _compiled.shape_2d(z, variances, rotation)
+        if compiled is not None:
+            return cls(*compiled)
+        return cls(shape_points(z, variances, rotation))
 
     @property
     def maxabs(self) -> float:
@@ -487,7 +503,7 @@ class GeneStore:
         shape = self.cache.get(ckey)
         if shape is None:
             z = self.layout.z[slot]
-            shape = Shape(shape_points(z, gene.variances, gene.rotation))
+            shape = Shape.of_gene(z, gene.variances, gene.rotation)
             self.cache.put(ckey, shape)
         return shape
 

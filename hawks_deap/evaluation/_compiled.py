@@ -419,6 +419,27 @@ def col_means(P: np.ndarray) -> np.ndarray:
     return out
 
 
+def shape_2d(z: np.ndarray, variances: np.ndarray, rotation: np.ndarray
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """A two-dimensional gene's ``p0 = z diag(sqrt(variances)) R^T``, its ``c0`` and ``sq``.
+
+    ``c0`` is ``p0.mean(axis=0)``, ``sq[i] = |p0_i - c0|^2``: the bits of
+    `hawks_deap.genome.products.shape_points` and `hawks_deap.evaluation._cache.Shape`'s
+    numpy arithmetic, in one compiled call (`_native.c`). None where it does not apply
+    (not `native`, not 2 x 2, no row, a numpy that means otherwise than `col_means`): the
+    caller takes the numpy path.
+    """
+    if (z.ndim != 2 or z.shape[0] == 0 or z.shape[1] != 2 or rotation.shape != (2, 2)
+            or not native() or not _numpy_sums_rows_in_order()):
+        return None
+    n = z.shape[0]
+    p0, c0, sq = np.empty((n, 2)), np.empty(2), np.empty(n)
+    _state["native"].shape_2d(np.ascontiguousarray(z, dtype=np.float64),
+                              np.ascontiguousarray(variances, dtype=np.float64),
+                              np.ascontiguousarray(rotation, dtype=np.float64), p0, c0, sq, n)
+    return p0, c0, sq
+
+
 def _numpy_sums_rows_in_order() -> bool:
     """Whether this numpy's ``mean(axis=0)`` has the bits of `col_means` (checked once).
 

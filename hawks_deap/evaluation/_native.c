@@ -516,6 +516,27 @@ static void col_means(const double *P, Py_ssize_t n, Py_ssize_t dims, double *ou
         out[d] /= (double)n;
 }
 
+/* A gene's mean-free points in two dimensions and what the cache keeps of them:
+ * p0 = z diag(sqrt(v)) R^T, each coordinate 0.0 + (t0 + t1) (the bits of numpy.einsum in
+ * `products.shape_points`: it adds the two products, then the sum to its 0.0 output),
+ * c0 = col_means(p0), and sq[i] = |p0_i - c0|^2, again 0.0 + (e0 e0 + e1 e1) (the
+ * einsum of `_cache.Shape`). One call instead of seven numpy calls a new shape. */
+static void shape_2d(const double *z, Py_ssize_t n, const double *v, const double *R,
+                     double *p0, double *c0, double *sq)
+{
+    const double s0 = sqrt(v[0]), s1 = sqrt(v[1]);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        const double a = z[2 * i] * s0, b = z[2 * i + 1] * s1;
+        p0[2 * i] = 0.0 + (a * R[0] + b * R[1]);
+        p0[2 * i + 1] = 0.0 + (a * R[2] + b * R[3]);
+    }
+    col_means(p0, n, 2, c0);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        const double e0 = p0[2 * i] - c0[0], e1 = p0[2 * i + 1] - c0[1];
+        sq[i] = 0.0 + (e0 * e0 + e1 * e1);
+    }
+}
+
 /* ---- Above two dimensions: the silhouette from each gene's cached distance block ---- */
 
 /* out[i] = s(point i, c) for the n points of PT (dims x n: column i is point i), each
@@ -1164,6 +1185,36 @@ done:
     return result;
 }
 
+PyDoc_STRVAR(py_shape_2d_doc,
+"shape_2d(z, v, R, p0, c0, sq, n)\n\n"
+"A two-dimensional gene's mean-free points p0 = z diag(sqrt(v)) R^T (float64, n x 2,\n"
+"C order, n >= 1; v: 2, R: 2 x 2 C order), their column means c0 (2) and each point's\n"
+"squared distance to them sq (n): the bits of numpy's shape_points, mean(axis=0) and\n"
+"einsum.");
+
+static PyObject *py_shape_2d(PyObject *self, PyObject *args)
+{
+    Py_buffer z, v, R, p0, c0, sq;
+    Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "y*y*y*w*w*w*n", &z, &v, &R, &p0, &c0, &sq, &n))
+        return NULL;
+    PyObject *result = NULL;
+    if (n < 1 || check_size(&z, 2 * n, 8, "z") < 0 || check_size(&v, 2, 8, "v") < 0 ||
+        check_size(&R, 4, 8, "R") < 0 || check_size(&p0, 2 * n, 8, "p0") < 0 ||
+        check_size(&c0, 2, 8, "c0") < 0 || check_size(&sq, n, 8, "sq") < 0)
+        goto done;
+    shape_2d(z.buf, n, v.buf, R.buf, p0.buf, c0.buf, sq.buf);
+    result = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&z);
+    PyBuffer_Release(&v);
+    PyBuffer_Release(&R);
+    PyBuffer_Release(&p0);
+    PyBuffer_Release(&c0);
+    PyBuffer_Release(&sq);
+    return result;
+}
+
 PyDoc_STRVAR(py_operands32_doc,
 "operands32(X, c, Q, qn, n, dims) -> float\n\n"
 "Q = float32(X - c) (n x dims) and qn = |X - c|^2 (float64, n) for the n rows of X\n"
@@ -1351,6 +1402,7 @@ static PyMethodDef methods[] = {
     {"silhouette_2d", py_silhouette_2d, METH_VARARGS, py_silhouette_2d_doc},
     {"silhouette_genes", py_silhouette_genes, METH_VARARGS, py_silhouette_genes_doc},
     {"col_means", py_col_means, METH_VARARGS, py_col_means_doc},
+    {"shape_2d", py_shape_2d, METH_VARARGS, py_shape_2d_doc},
     {"operands32", py_operands32, METH_VARARGS, py_operands32_doc},
     {"dense_scan", py_dense_scan, METH_VARARGS, py_dense_scan_doc},
     {"pivot_hits", py_pivot_hits, METH_VARARGS, py_pivot_hits_doc},

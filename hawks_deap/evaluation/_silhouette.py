@@ -49,7 +49,7 @@ def silhouette_sq(store: GeneStore, keys: list[str], genes: list[GeneEntry]) -> 
     "The overlap and silhouette kernels in C").
     """
     k = len(keys)
-    centroids = np.stack([e.centroid for e in genes])
+    centroids = np.array([e.centroid for e in genes])
     scatter = np.array([e.scatter for e in genes])
     direct = store.layout.n_samples * k * store.layout.n_dims <= store.tuning.direct_silhouette
     slotwise = store.layout.n_samples * k > store.tuning.slotwise_silhouette
@@ -164,7 +164,8 @@ def _reduce(store: GeneStore, s: np.ndarray, slotwise: bool) -> float:
     (the bits of the slot-by-slot numpy path).
     """
     if not slotwise:
-        return float(s.mean())
+        # s.mean()'s bits (numpy's sum, then one division) without its Python wrapper
+        return float(np.add.reduce(s)) / s.size
     offs = store.offsets
     total = 0.0
     for j in range(len(store.sizes)):

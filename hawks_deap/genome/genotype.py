@@ -53,6 +53,14 @@ def _frozen(array: Any, shape: tuple[int, ...], name: str) -> np.ndarray:
     return out
 
 
+def _checked_shape(variances: Any, rotation: Any, d: int) -> tuple[np.ndarray, np.ndarray]:
+    """A gene's variances (finite, > 0) and rotation (finite), as frozen copies."""
+    variances_arr = _frozen(variances, (d,), "variances")
+    if variances_arr.min() <= 0:  # (finite: the test of any value <= 0, cheaper)
+        raise ValueError(f"variances must be > 0, got min {variances_arr.min():g}")
+    return variances_arr, _frozen(rotation, (d, d), "rotation")
+
+
 class Cluster:
     """An immutable Gaussian cluster gene.
 
@@ -85,11 +93,9 @@ class Cluster:
             raise ValueError(f"mean must be a non-empty 1-D array, got shape {mean_arr.shape}")
         d = mean_arr.shape[0]
         object.__setattr__(self, "mean", _frozen(mean_arr, (d,), "mean"))
-        variances_arr = _frozen(variances, (d,), "variances")
-        if np.any(variances_arr <= 0):
-            raise ValueError(f"variances must be > 0, got min {variances_arr.min():g}")
+        variances_arr, rotation_arr = _checked_shape(variances, rotation, d)
         object.__setattr__(self, "variances", variances_arr)
-        object.__setattr__(self, "rotation", _frozen(rotation, (d, d), "rotation"))
+        object.__setattr__(self, "rotation", rotation_arr)
         object.__setattr__(self, "_key", None)
         object.__setattr__(self, "_shape_key", None)
 
@@ -196,6 +202,28 @@ class Cluster:
         return Cluster._trusted(_frozen(mean, (self.n_dims,), "mean"), self.variances,
                                 self.rotation, None, self._shape_key)
 
+    def with_mean_of(self, other: Cluster) -> Cluster:
+        """Return a gene with ``other``'s mean and this gene's shape (crossover's swap).
+
+        As ``self.with_mean(other.mean)``, without copying or checking the mean again:
+        both genes are immutable, so the new gene shares their arrays.
+
+        Parameters
+        ----------
+        other : Cluster
+            A gene of the same dimension (ValueError otherwise).
+
+        Returns
+        -------
+        Cluster
+            A new gene; both are unchanged.
+        """
+        if not isinstance(other, Cluster) or other.n_dims != self.n_dims:
+            raise ValueError(f"other must be a gene of dimension {self.n_dims}, got "
+                             f"{other!r}")
+        return Cluster._trusted(other.mean, self.variances, self.rotation, None,
+                                self._shape_key)
+
     def with_shape(self, variances: Any, rotation: Any) -> Cluster:
         """Return a gene with this gene's mean and a new shape (variances, rotation).
 
@@ -211,7 +239,8 @@ class Cluster:
         Cluster
             A new gene (ValueError for a wrong shape or value); this one is unchanged.
         """
-        return Cluster(self.mean, variances, rotation)
+        variances_arr, rotation_arr = _checked_shape(variances, rotation, self.n_dims)
+        return Cluster._trusted(self.mean, variances_arr, rotation_arr, None, None)
 
     def sample(self, z: np.ndarray) -> np.ndarray:
         """Points ``mean + z diag(sqrt(variances)) R^T`` for standard-normal rows ``z``.

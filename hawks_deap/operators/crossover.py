@@ -57,7 +57,7 @@ def cx_uniform(ind1: Genotype, ind2: Genotype, rng: Any = None, *,
         if swap_mean and swap_cov:
             ind1[k], ind2[k] = b, a
         elif swap_mean:
-            ind1[k], ind2[k] = a.with_mean(b.mean), b.with_mean(a.mean)
+            ind1[k], ind2[k] = a.with_mean_of(b), b.with_mean_of(a)
         else:
-            ind1[k], ind2[k] = b.with_mean(a.mean), a.with_mean(b.mean)
+            ind1[k], ind2[k] = b.with_mean_of(a), a.with_mean_of(b)
     return ind1, ind2
