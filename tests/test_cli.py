@@ -248,6 +248,12 @@ def test_features_and_plot_bad_paths(tmp_path, capsys):
     code, _, err = main(capsys, "features", tmp_path / "d", "--out", tmp_path / "t.csv")
     assert code == 2 and "already exists" in err
     assert (tmp_path / "t.csv").read_text() == "x"
+    # a link at --out: even with --overwrite, neither deleted nor written through
+    (tmp_path / "link.csv").symlink_to(tmp_path / "t.csv")
+    code, _, err = main(capsys, "features", tmp_path / "d", "--out", tmp_path / "link.csv",
+                        "--overwrite")
+    assert code == 2 and "link.csv is a symbolic link" in err
+    assert (tmp_path / "link.csv").is_symlink() and (tmp_path / "t.csv").read_text() == "x"
     # --format and the file's suffix disagree: refused, not written silently as the suffix
     code, _, err = main(capsys, "features", tmp_path / "d", "--format", "json",
                         "--out", tmp_path / "f.csv")

@@ -449,14 +449,34 @@ def test_rename_no_replace_without_hard_links_still_refuses_and_atomic_replace_s
     assert (tmp_path / "mine").read_text() == "mine" and (tmp_path / "f").exists()
     rename_no_replace(tmp_path / "f", tmp_path / "free")
     assert (tmp_path / "free").read_text() == "new" and not (tmp_path / "f").exists()
-    # a replacing write (an --overwrite) over a link replaces the link, never its target
+    # a replacing write (an --overwrite) over a link refuses: it neither writes through
+    # the link nor deletes it (the link is the user's name, not one hawks-deap created)
     victim = tmp_path / "victim.txt"
     victim.write_text("precious")
     (tmp_path / "fig.png").symlink_to(victim)
-    _writes.write_file_atomic(tmp_path / "fig.png", b"figure", replace=True)
+    with pytest.raises(ValueError, match="fig.png is a symbolic link"):
+        _writes.write_file_atomic(tmp_path / "fig.png", b"figure", replace=True)
     assert victim.read_text() == "precious"
-    assert not (tmp_path / "fig.png").is_symlink()
-    assert (tmp_path / "fig.png").read_bytes() == b"figure"
+    assert (tmp_path / "fig.png").is_symlink()
+    assert not list(tmp_path.glob(".fig.png.*"))  # refused before any temporary file
+
+
+def test_a_link_that_appears_while_a_file_is_written_is_not_replaced(tmp_path, monkeypatch):
+    """The link check runs again right before the rename."""
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious")
+    real_fsync = _writes.os.fsync
+
+    def link_meanwhile(fd):
+        real_fsync(fd)
+        if not (tmp_path / "out.csv").is_symlink():
+            (tmp_path / "out.csv").symlink_to(victim)
+
+    monkeypatch.setattr(_writes.os, "fsync", link_meanwhile)
+    with pytest.raises(ValueError, match="out.csv is a symbolic link"):
+        _writes.write_file_atomic(tmp_path / "out.csv", b"table", replace=True)
+    assert (tmp_path / "out.csv").is_symlink() and victim.read_text() == "precious"
+    assert not list(tmp_path.glob(".out.csv.*"))  # its temporary file removed
 
 
 def test_an_overwrite_never_leaves_its_path_empty(tmp_path, monkeypatch):

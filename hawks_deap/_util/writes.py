@@ -179,10 +179,13 @@ def write_file_atomic(path: str | os.PathLike, data: bytes, *,
 
     Readers see the old content or the new one, never a part; an interrupted write
     leaves at most a hidden ``.NAME.*.tmp`` file behind. With ``replace=False`` the
-    rename never replaces anything (`rename_no_replace`: ``FileExistsError``).
+    rename never replaces anything (`rename_no_replace`: ``FileExistsError``). A symbolic
+    link at ``path`` is never replaced (the rename would delete the user's link):
+    ``ValueError``, checked before writing and again right before the rename.
     Returns the written file's `file_identity`.
     """
     path = Path(path)
+    _refuse_link(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = temp_file(path.parent, f".{path.name}.", ".tmp")
     try:
@@ -191,12 +194,19 @@ def write_file_atomic(path: str | os.PathLike, data: bytes, *,
             fh.flush()
             os.fsync(fh.fileno())
             st = os.fstat(fh.fileno())
+        _refuse_link(path)
         (os.replace if replace else rename_no_replace)(tmp, path)
     except BaseException:
         remove_own_file(tmp, None)
         raise
     sync_dir(path.parent)  # the rename itself, durable
     return st.st_dev, st.st_ino
+
+
+def _refuse_link(path: Path) -> None:
+    if path.is_symlink():
+        raise ValueError(f"{path} is a symbolic link (to {os.path.realpath(path)}); "
+                         "hawks-deap replaces regular files only, never a link")
 
 
 def remove_own_file(path: str | os.PathLike, identity: tuple[int, int] | None) -> bool:

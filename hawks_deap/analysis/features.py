@@ -883,7 +883,8 @@ class InstanceSpace:
         Parameters
         ----------
         path : str or os.PathLike
-            The file (replaced if it exists).
+            The file (replaced if it exists; a symbolic link there is refused with a
+            ValueError, neither replaced nor written through).
         """
         from hawks_deap._util.writes import write_file_atomic
 

@@ -168,7 +168,7 @@ def write_isa_metadata(path: str | os.PathLike[str], features: Table,
         ``path`` exists and ``overwrite`` is False.
     ValueError
         Rows that differ between the tables, empty or repeated names, ``sources`` not
-        one per instance.
+        one per instance; ``path`` is a symbolic link (never replaced).
     """
     path = Path(path)
     text = isa_metadata_text(features, performance, sources)

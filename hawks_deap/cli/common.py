@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import logging
+import os
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -188,6 +189,10 @@ def check_out_file(path: Path, overwrite: bool, option: str = "--out") -> None:
     """Refuse, before any work, an output file that exists (without ``--overwrite``)."""
     if (path.exists() or path.is_symlink()) and not overwrite:  # (a dangling link too)
         raise UsageError(f"{option} {path} already exists; pass --overwrite to replace it")
+    if path.is_symlink():  # an overwrite would delete the user's link (`write_file_atomic`)
+        raise UsageError(f"{option} {path} is a symbolic link (to {os.path.realpath(path)}); "
+                         "hawks-deap replaces regular files only: give the file's own path "
+                         "or another name")
     if path.exists() and path.is_dir():
         raise UsageError(f"{option} {path} is a directory")
     check_parent_dir(path, f"{option} {path}")  # before the work, not when writing it

@@ -197,7 +197,9 @@ class Shape:
     ``p0 = z_k diag(sqrt(lambda)) R^T``, with what translations leave unchanged: its
     centroid ``c0``, scatter, radius (largest distance to ``c0``) and largest norm;
     when needed, a KD-tree on p0 (`ensure_tree`), the nearest-neighbour certificate
-    (`set_own`) and the Euclidean intra-cluster row sums.
+    (`set_own`) and the Euclidean intra-cluster row sums. Built from p0 alone, or with
+    ``c0`` and ``sq`` (the squared distances to it) already measured with the same bits
+    (`of_gene`).
     """
 
     __slots__ = ("p0", "_maxabs", "c0", "scatter", "radius", "_maxnorm", "tree", "eu_intra",
