@@ -162,7 +162,7 @@ EPILOG = """examples:
   hawks-deap generate --seed 0 --out out/example
   hawks-deap generate --config run.toml --generations 50 --out out/run-1
   hawks-deap versus gmm single-linkage --n-jobs 2 --out out/gmm-vs-single
-  hawks-deap target --targets silhouette=0.3,connectivity=0.9 --out out/target
+  hawks-deap target --targets silhouette=0.3,connectivity=0.2 --out out/target
   hawks-deap features out/example out/gmm-vs-single
   hawks-deap plot out/example
   hawks-deap features clustering-data-v1/sipu clustering-data-v1/uci --out real.csv

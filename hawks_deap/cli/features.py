@@ -55,7 +55,8 @@ def prepare(args: argparse.Namespace) -> Callable[[], int]:
 
             # without --overwrite, a file that appeared meanwhile is never replaced
             write_file_atomic(out, text.encode("utf-8"), replace=args.overwrite)
-            print(f"wrote {out}: {len(table)} datasets x {len(table.columns)} columns")
+            rows = f"{len(table)} dataset{'s' if len(table) != 1 else ''}"
+            print(f"wrote {out}: {rows}, each with its name and {len(table.columns)} values")
         return EXIT_OK
 
     return run
