@@ -100,8 +100,11 @@ def test_new_shapes_and_swapped_means_are_checked_genes_of_the_same_keys():
         a.with_shape([1.0, -1.0], np.eye(2))
     with pytest.raises(ValueError, match="rotation must be finite"):
         a.with_shape([1.0, 1.0], [[1.0, np.nan], [0.0, 1.0]])
-    with pytest.raises(ValueError, match="other must be a gene of dimension 2"):
+    with pytest.raises(ValueError, match="other must be a gene of dimension 2, got one of "
+                       "dimension 3"):
         a.with_mean_of(hd.genome.Cluster([0.0, 0.0, 0.0], [1.0] * 3, np.eye(3)))
+    with pytest.raises(TypeError, match="other must be a Cluster, got ndarray"):
+        a.with_mean_of(b.mean)
 
 
 def test_clone_shares_genes_and_copies_fitness():

@@ -66,10 +66,10 @@ class _Cap:
     """
 
     __slots__ = ("changed", "limiter", "threads")
+    changed: list  # the libraries this entry capped, with their thread counts before
 
     def __init__(self, limiter: _ThreadLimiter, threads: int) -> None:
         self.limiter, self.threads = limiter, threads
-        self.changed: list = []
 
     def __enter__(self) -> None:
         limiter, self.changed = self.limiter, []

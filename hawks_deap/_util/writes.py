@@ -25,7 +25,8 @@ import warnings
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-__all__ = ["NotReplacedError", "before_final_rename", "exchange", "file_identity", "publish_dir",
+__all__ = ["NotReplacedError", "before_final_rename", "check_not_link", "exchange",
+           "file_identity", "publish_dir",
            "remove_own_file", "remove_tree", "rename_no_replace", "sync_dir", "temp_dir",
            "temp_file", "write_file_atomic", "write_synced"]
 
@@ -185,7 +186,7 @@ def write_file_atomic(path: str | os.PathLike, data: bytes, *,
     Returns the written file's `file_identity`.
     """
     path = Path(path)
-    _refuse_link(path)
+    check_not_link(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = temp_file(path.parent, f".{path.name}.", ".tmp")
     try:
@@ -194,7 +195,7 @@ def write_file_atomic(path: str | os.PathLike, data: bytes, *,
             fh.flush()
             os.fsync(fh.fileno())
             st = os.fstat(fh.fileno())
-        _refuse_link(path)
+        check_not_link(path)
         (os.replace if replace else rename_no_replace)(tmp, path)
     except BaseException:
         remove_own_file(tmp, None)
@@ -203,7 +204,13 @@ def write_file_atomic(path: str | os.PathLike, data: bytes, *,
     return st.st_dev, st.st_ino
 
 
-def _refuse_link(path: Path) -> None:
+def check_not_link(path: Path) -> None:
+    """Refuse (``ValueError``) an output file's path that is a symbolic link.
+
+    The one rule of every file hawks-deap replaces (`write_file_atomic`, and the command
+    line before any work): a rename over a link would delete the user's link, and
+    writing through it would change a file elsewhere.
+    """
     if path.is_symlink():
         raise ValueError(f"{path} is a symbolic link (to {os.path.realpath(path)}); "
                          "hawks-deap replaces regular files only, never a link")

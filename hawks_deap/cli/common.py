@@ -5,13 +5,13 @@ from __future__ import annotations
 import argparse
 import contextlib
 import logging
-import os
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from hawks_deap._util.validation import check_parent_dir
+from hawks_deap._util.writes import check_not_link
 from hawks_deap.campaign import runs
 from hawks_deap.io.collection import CollectionItem, collection_items, load_items
 from hawks_deap.settings import config
@@ -189,10 +189,11 @@ def check_out_file(path: Path, overwrite: bool, option: str = "--out") -> None:
     """Refuse, before any work, an output file that exists (without ``--overwrite``)."""
     if (path.exists() or path.is_symlink()) and not overwrite:  # (a dangling link too)
         raise UsageError(f"{option} {path} already exists; pass --overwrite to replace it")
-    if path.is_symlink():  # an overwrite would delete the user's link (`write_file_atomic`)
-        raise UsageError(f"{option} {path} is a symbolic link (to {os.path.realpath(path)}); "
-                         "hawks-deap replaces regular files only: give the file's own path "
-                         "or another name")
+    try:
+        check_not_link(path)  # the rule `write_file_atomic` applies, before the work
+    except ValueError as error:
+        raise UsageError(f"{option} {error}: give the file's own path or another name"
+                         ) from None
     if path.exists() and path.is_dir():
         raise UsageError(f"{option} {path} is a directory")
     check_parent_dir(path, f"{option} {path}")  # before the work, not when writing it

@@ -211,16 +211,18 @@ class Cluster:
         Parameters
         ----------
         other : Cluster
-            A gene of the same dimension (ValueError otherwise).
+            A gene (TypeError otherwise) of the same dimension (ValueError otherwise).
 
         Returns
         -------
         Cluster
             A new gene; both are unchanged.
         """
-        if not isinstance(other, Cluster) or other.n_dims != self.n_dims:
-            raise ValueError(f"other must be a gene of dimension {self.n_dims}, got "
-                             f"{other!r}")
+        if not isinstance(other, Cluster):
+            raise TypeError(f"other must be a Cluster, got {type(other).__name__}")
+        if other.n_dims != self.n_dims:
+            raise ValueError(f"other must be a gene of dimension {self.n_dims}, got one of "
+                             f"dimension {other.n_dims}")
         return Cluster._trusted(other.mean, self.variances, self.rotation, None,
                                 self._shape_key)
 
