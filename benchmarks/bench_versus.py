@@ -15,6 +15,7 @@ outside them (variation, selection, overlap, scores, bookkeeping).
     python benchmarks/bench_versus.py --json versus.json        # the full benchmark
     python benchmarks/bench_versus.py --quick                    # a smoke run
     python benchmarks/bench_versus.py --speedup 6 --generations 30   # n_jobs 1 vs 2 only
+    python benchmarks/bench_versus.py --speedup 6 --baseline OTHER_CHECKOUT  # pool vs pool
     python benchmarks/bench_versus.py --threads 5                # thread caps on / off
 """
 
@@ -143,6 +144,72 @@ def speedup_experiment(args: argparse.Namespace, repeats: int) -> None:
           f"x{statistics.median(estimates):.2f}")
 
 
+def child_run(args: argparse.Namespace) -> None:
+    """One timed run in this process (after a one-generation warm-up), as a JSON line:
+    wall, the workers' CPU (children), the parent's CPU, the best dataset's digest."""
+    import hashlib
+    import resource
+
+    winner, loser = args.speedup_pair.split(":")
+    evolve(make_problem(winner, loser, args), args.child_run, args.n_jobs,
+           argparse.Namespace(**{**vars(args), "generations": 1}))
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    parent = time.process_time()
+    result, wall = evolve(make_problem(winner, loser, args), args.child_run, args.n_jobs, args)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    workers = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    print(json.dumps({"wall": wall, "workers": workers, "parent": time.process_time() - parent,
+                      "digest": hashlib.sha256(result.best_dataset().X.tobytes()).hexdigest()}))
+
+
+def baseline_experiment(args: argparse.Namespace, repeats: int) -> None:
+    """This tree's ``n_jobs`` runs side by side with a baseline checkout's, alternating.
+
+    Each run is a fresh process (`child_run`) importing one tree's ``hawks_deap``; both
+    must give the same dataset. "busy": the workers' CPU over ``n_jobs`` times the wall
+    time, the share of the run the workers computed (a machine whose speed moves scales
+    both alike).
+    """
+    import subprocess
+    import sys
+
+    trees = {"baseline": os.path.abspath(args.baseline),
+             "this": os.path.dirname(os.path.dirname(os.path.abspath(__file__)))}
+    print(f"# {args.speedup_pair}, G={args.generations}, n_jobs={args.n_jobs}, this tree "
+          f"against {trees['baseline']}, {repeats} alternating seeds, load average "
+          f"{os.getloadavg()[0]:.2f}", flush=True)
+    command = [sys.executable, os.path.abspath(__file__), "--child-run", "SEED",
+               "--n-jobs", str(args.n_jobs), "--generations", str(args.generations),
+               "--population", str(args.population), "--n-samples", str(args.n_samples),
+               "--overlap", str(args.overlap), "--speedup-pair", args.speedup_pair]
+    runs: dict[str, list[dict[str, Any]]] = {"baseline": [], "this": []}
+    for seed in range(repeats):
+        for name in ("baseline", "this") if seed % 2 == 0 else ("this", "baseline"):
+            env = {**os.environ, "PYTHONPATH": trees[name]}
+            out = subprocess.run([str(seed) if c == "SEED" else c for c in command],
+                                 env=env, capture_output=True, text=True, check=True)
+            runs[name].append(json.loads(out.stdout.strip().splitlines()[-1]))
+        old, new = runs["baseline"][-1], runs["this"][-1]
+        if old["digest"] != new["digest"]:
+            raise AssertionError(f"seed {seed}: the two trees gave different datasets")
+        print(f"seed {seed}: baseline {old['wall']:.2f} s, this {new['wall']:.2f} s, "
+              f"x{old['wall'] / new['wall']:.3f}; workers busy {busy(old, args):.3f} / "
+              f"{busy(new, args):.3f}; parent CPU {old['parent']:.2f} / {new['parent']:.2f} s",
+              flush=True)
+    ratios = [o["wall"] / n["wall"] for o, n in zip(runs["baseline"], runs["this"],
+                                                     strict=True)]
+    print(f"median x{statistics.median(ratios):.3f} ({min(ratios):.3f}-{max(ratios):.3f}), "
+          f"{sum(r > 1 for r in ratios)} of {len(ratios)} faster; median walls baseline "
+          f"{statistics.median(r['wall'] for r in runs['baseline']):.2f} s, this "
+          f"{statistics.median(r['wall'] for r in runs['this']):.2f} s; workers busy "
+          f"{statistics.median(busy(r, args) for r in runs['baseline']):.3f} / "
+          f"{statistics.median(busy(r, args) for r in runs['this']):.3f}; same datasets")
+
+
+def busy(run: dict[str, Any], args: argparse.Namespace) -> float:
+    return run["workers"] / (args.n_jobs * run["wall"])
+
+
 def threads_experiment(args: argparse.Namespace, repeats: int) -> None:
     """Evaluation pool with thread caps (the default) against uncapped BLAS/OpenMP."""
     from hawks_deap.algorithms.pool import ProblemPool
@@ -189,10 +256,19 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--threads", type=int, default=0, metavar="REPEATS",
                         help="only time a pool with and without thread caps")
     parser.add_argument("--speedup-pair", default="gmm:single-linkage")
+    parser.add_argument("--baseline", metavar="DIR",
+                        help="with --speedup: n_jobs runs of this tree against those of "
+                             "another checkout, instead of n_jobs=1 against n_jobs")
+    parser.add_argument("--child-run", type=int, metavar="SEED", help=argparse.SUPPRESS)
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args(argv)
+    if args.child_run is not None:
+        child_run(args)
+        return
     if args.speedup or args.threads:
-        if args.speedup:
+        if args.speedup and args.baseline:
+            baseline_experiment(args, args.speedup)
+        elif args.speedup:
             speedup_experiment(args, args.speedup)
         if args.threads:
             threads_experiment(args, args.threads)

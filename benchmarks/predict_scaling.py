@@ -10,17 +10,20 @@ said with the results (memory bandwidth and frequency on a loaded many-core mach
 ``versus``: one Versus run (default GMM vs single-linkage, P = 10, G = 30, the settings
 of ``bench_versus.py --speedup``) evaluated through a timing ``map`` (so the run is
 serial and the parent's own work is measured as the pool's parent does it: no batched
-overlap prefetch). Per generation: the parent's time between two maps, and each
-evaluation's duration. A pool (`ProblemPool`, one task per individual, in order, each to
-the first free worker) gives a generation ``parent + makespan(d_i + c)``; ``c`` is fitted
-to a real ``n_jobs=2`` run of the same seed, and the pool's start is measured. Two
-bounds on the evaluation times: "warm", the serial run's own (its caches hold every
-earlier gene), and "cold", each individual evaluated again by a fresh copy of the
-problem whose caches are empty (a worker that never saw its parents). Two what-ifs, not
-built: "split", an individual's two clusterings as two tasks, and "ordered", each
-generation's tasks longest first (a perfect cost estimate). "bound": no cost per task
-and idle cores, what the generational loop itself allows (a generation waits for its
-slowest evaluation, and evaluates only its changed individuals). With ``--contention S``
+overlap prefetch). Per generation: the parent's time between two maps, each
+evaluation's duration and its loser's clustering's. The pool (`ProblemPool`) sends each
+individual's evaluation as two parts (`VersusProblem.evaluate_part`): the first parts of
+all the generation's individuals (the winner's clustering, the constraints), then their
+second parts (the loser's clustering), each task to the first free worker: "parts", a
+generation ``parent + makespan(p_i + c)``; ``c`` is fitted to a real ``n_jobs=2`` run of
+the same seed, and the pool's start is measured. One task per individual (the pool
+before the parts): "warm", with the serial run's own evaluation times (its caches hold
+every earlier gene), and "cold", each individual evaluated again by a fresh copy of the
+problem whose caches are empty (a worker that never saw its parents); a what-if, not
+built: "ordered", each generation's whole evaluations longest first (a perfect cost
+estimate). "bound": the parts with no cost per task and idle cores, what the
+generational loop allows this pool (a generation waits for its slowest part, and
+evaluates only its changed individuals). With ``--contention S``
 (two busy cores' slowdown, from ``bench_contention.py``) the 2-worker run's excess is
 split into that slowdown and a smaller cost per task: "idle" predicts with the smaller
 cost alone, "busy" with each evaluation S times as long on any core count, and the
@@ -56,9 +59,10 @@ from typing import Any
 import numpy as np
 
 WORKERS = (1, 2, 4, 5, 8, 10, 16)
-#: The Versus rows: the serial run's evaluation times, a cold cache's, an individual's two
-#: clusterings as two tasks (not built), each generation's tasks longest first (not built).
-KINDS = ("warm", "cold", "split", "ordered")
+#: The Versus rows: the pool's tasks (each individual's two parts, the first parts of a
+#: generation first); one task per individual with the serial run's evaluation times, with
+#: a cold cache's, and longest first (not built).
+KINDS = ("parts", "warm", "cold", "ordered")
 
 
 def makespan(durations: Sequence[float], workers: int, start: float = 0.0) -> float:
@@ -204,21 +208,18 @@ def versus_trace(args: argparse.Namespace, seed: int) -> dict[str, Any]:
         previous = end + aside
     tail = t + traced - previous
     traced -= sum(call[4] for call in timing.calls)
-    # what if an individual's two clusterings were two tasks (not built): the first
-    # carries the rest of the evaluation (points, overlap, scores)
+    # the pool's parts: the loser's clustering, and the rest of the evaluation (points,
+    # the winner's clustering, overlap, scores); every first part of a generation first
     n_warm = sum(len(c[2]) for c in timing.calls)
     if len(clustering["winner"]) != n_warm or len(clustering["loser"]) != n_warm:
         raise RuntimeError("not one winner and one loser call per evaluation")
-    loses, split = iter(clustering["loser"]), []
+    loses, parts = iter(clustering["loser"]), []
     for call in timing.calls:
-        tasks = []
-        for d in call[2]:
-            lo = next(loses)
-            tasks += [d - lo, lo]
-        split.append(tasks)
+        second = [next(loses) for _ in call[2]]
+        parts.append([d - lo for d, lo in zip(call[2], second, strict=True)] + second)
     # what if each generation's evaluations went longest first (a perfect cost estimate)
     ordered = [sorted(c[2], reverse=True) for c in timing.calls]
-    return {"walls": walls, "traced": traced, "split": split, "ordered": ordered,
+    return {"walls": walls, "traced": traced, "parts": parts, "ordered": ordered,
             "pool_start": pool_start,
             "parent": sum(gaps) + tail,
             "warm": [c[2] for c in timing.calls], "cold": [c[3] for c in timing.calls]}
@@ -239,15 +240,15 @@ def versus_model(trace: dict[str, Any], workers: int, c: float, which: str,
 
 
 def break_even_slowdown(trace: dict[str, Any], workers: int, c: float,
-                        speedup: float) -> float:
-    """The busy cores' slowdown at which the warm prediction on ``workers`` is ``speedup``
-    (bisection; the prediction falls as the slowdown rises); below 1: not even idle cores
-    reach it."""
-    base = versus_model(trace, 1, 0.0, "warm")
+                        speedup: float, which: str = "parts") -> float:
+    """The busy cores' slowdown at which the ``which`` prediction on ``workers`` is
+    ``speedup`` (bisection; the prediction falls as the slowdown rises); below 1: not even
+    idle cores reach it."""
+    base = versus_model(trace, 1, 0.0, which)
     low, high = 0.5, 4.0
     for _ in range(60):
         mid = (low + high) / 2
-        faster = base / versus_model(trace, workers, c, "warm", mid) > speedup
+        faster = base / versus_model(trace, workers, c, which, mid) > speedup
         low, high = (mid, high) if faster else (low, mid)
     return (low + high) / 2
 
@@ -260,7 +261,7 @@ def run_versus(args: argparse.Namespace) -> None:
     for seed in range(args.seeds):
         trace = versus_trace(args, seed)
         serial = trace["walls"][1]
-        c = fit_overhead(lambda c, trace=trace: versus_model(trace, 2, c, "warm"),
+        c = fit_overhead(lambda c, trace=trace: versus_model(trace, 2, c, "parts"),
                          trace["walls"][2])
         evals = [d for g in trace["warm"] for d in g]
         # a generation on >= P workers waits for its slowest evaluation
@@ -270,22 +271,22 @@ def run_versus(args: argparse.Namespace) -> None:
                "pool_start": trace["pool_start"], "c": c, "evals": len(evals),
                "eval_median": statistics.median(evals)}
         base = versus_model(trace, 1, 0.0, "warm")
-        for which in KINDS if args.cold else KINDS[:1] + KINDS[2:]:
+        for which in KINDS if args.cold else KINDS[:2] + KINDS[3:]:
             for w in WORKERS[1:]:
                 row[f"{which}{w}"] = base / versus_model(trace, w, c, which)
         for w in WORKERS[1:]:  # the generational loop's own bound: no cost, idle cores
-            row[f"bound{w}"] = base / versus_model(trace, w, 0.0, "warm")
+            row[f"bound{w}"] = base / versus_model(trace, w, 0.0, "parts")
         if args.contention is not None:
             # the 2-worker run's excess split: the measured slowdown of two busy cores,
             # and what is left as the cost per task
             s2 = args.contention
             c_s = fit_overhead(
-                lambda c, trace=trace, s2=s2: versus_model(trace, 2, c, "warm", s2),
+                lambda c, trace=trace, s2=s2: versus_model(trace, 2, c, "parts", s2),
                 trace["walls"][2])
             row["c_s"] = c_s
             for w in WORKERS[1:]:
-                row[f"idle{w}"] = base / versus_model(trace, w, c_s, "warm")
-                row[f"busy{w}"] = base / versus_model(trace, w, c_s, "warm", s2)
+                row[f"idle{w}"] = base / versus_model(trace, w, c_s, "parts")
+                row[f"busy{w}"] = base / versus_model(trace, w, c_s, "parts", s2)
             row["even"] = break_even_slowdown(trace, args.target_jobs, c_s, args.target)
         rows.append(row)
         print(f"seed {seed}: serial {serial:.2f} s, n_jobs=2 {trace['walls'][2]:.2f} s "
@@ -299,7 +300,7 @@ def run_versus(args: argparse.Namespace) -> None:
     print()
     print("| evaluation times | " + " | ".join(f"{w} jobs" for w in WORKERS[1:]) + " |")
     print("|---|" + "---|" * (len(WORKERS) - 1))
-    kinds = [*(KINDS if args.cold else KINDS[:1] + KINDS[2:]), "bound"]
+    kinds = [*(KINDS if args.cold else KINDS[:2] + KINDS[3:]), "bound"]
     if args.contention is not None:
         kinds += ["idle", "busy"]
     for which in kinds:

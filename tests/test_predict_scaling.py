@@ -90,11 +90,20 @@ def test_break_even_slowdown_gives_the_target_speed_up():
              "warm": [[0.02 + 0.001 * i for i in range(10)] for _ in range(3)]}
     base = ps.versus_model(trace, 1, 0.0, "warm")
     assert base == pytest.approx(0.1 + 3 * sum(0.02 + 0.001 * i for i in range(10)))
-    slow = ps.break_even_slowdown(trace, 10, 0.001, 4.0)
+    slow = ps.break_even_slowdown(trace, 10, 0.001, 4.0, "warm")
     assert base / ps.versus_model(trace, 10, 0.001, "warm", slow) == pytest.approx(4.0)
     # by hand: on 10 workers a generation takes the slowest evaluation, 0.029 s
     assert ps.versus_model(trace, 10, 0.0, "warm", 2.0) == pytest.approx(
         0.15 + 3 * 2.0 * 0.029)
+    # the same evaluations in two halves each, every first half first: the serial run is
+    # the same; on 10 workers, by hand, the first halves end at 0.010, 0.0105, ...,
+    # 0.0145 s, and the worker free i-th takes the i-th second half: the last ends at
+    # 0.0145 + 0.0145 = 0.029 s
+    trace["parts"] = [[d / 2 for d in g] + [d / 2 for d in g] for g in trace["warm"]]
+    assert ps.versus_model(trace, 1, 0.0, "parts") == pytest.approx(base)
+    assert ps.versus_model(trace, 10, 0.0, "parts") == pytest.approx(0.15 + 3 * 0.029)
+    slow = ps.break_even_slowdown(trace, 10, 0.001, 4.0)
+    assert base / ps.versus_model(trace, 10, 0.001, "parts", slow) == pytest.approx(4.0)
 
 
 @pytest.mark.parametrize(("what", "extra"), [("versus", ["--contention", "1.1"]),

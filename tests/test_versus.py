@@ -22,7 +22,12 @@ from hawks_deap.algorithms import pool as _parallel
 from hawks_deap.algorithms.pool import ProblemPool
 from hawks_deap.clustering import ClusteringAlgorithm, get_algorithm, random_state_from_seed
 from hawks_deap.problems import versus as versus_module
-from hawks_deap.problems.versus import VersusProblem, adjusted_rand_index, role_seeds
+from hawks_deap.problems.versus import (
+    MultiVersusProblem,
+    VersusProblem,
+    adjusted_rand_index,
+    role_seeds,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -341,6 +346,73 @@ def test_pickle_round_trip_evaluates_identically() -> None:
     for module in (pickle, dill):
         copy = module.loads(module.dumps(problem))
         assert copy.evaluate(individual, 1).record == problem.evaluate(individual, 1).record
+
+
+# --------------------------------------------------------------------------- parts
+
+
+def same_evaluation(a, b) -> bool:
+    """Equal values, weights and layout, and the same record, key order included."""
+    return (tuple(a) == tuple(b) and a.record == b.record
+            and list(a.record) == list(b.record) and a.layout_key == b.layout_key)
+
+
+@pytest.mark.parametrize("make, parts", [
+    (lambda: small_problem(), [(0,), (1,)]),
+    # a linkage and its 2K variant cut one tree: one part, the tree built once
+    (lambda: small_problem("average-linkage", "average-linkage-2k"), [(0, 1)]),
+    (lambda: MultiVersusProblem("gmm", ["single-linkage", "average-linkage"],
+                                others=["kmeans++", "average-linkage-2k"], n_samples=240,
+                                n_clusters=3, n_dims=2, constraints=[hd.Overlap(max=0.1)]),
+     [(0,), (1,), (2, 4), (3,)]),
+])
+def test_the_parts_of_an_evaluation_join_to_the_evaluation(make, parts) -> None:
+    problem, individual = prepared(make())
+    assert problem._part_indices() == parts and problem.evaluation_parts() == len(parts)
+    for seed in (5, None):
+        whole = problem.evaluate(individual, seed)
+        results = [problem.evaluate_part(individual, seed, k) for k in range(len(parts))]
+        assert "constraints" in results[0] and all("constraints" not in r for r in results[1:])
+        assert same_evaluation(problem.join_parts(individual, seed, results), whole)
+        assert same_evaluation(problem.join_parts(individual, seed, results[::-1]), whole)
+    with pytest.raises(ValueError, match=f"part must be <= {len(parts) - 1}"):
+        problem.evaluate_part(individual, 5, len(parts))
+    with pytest.raises(TypeError, match="part must be an integer"):
+        problem.evaluate_part(individual, 5, 0.0)
+    if len(parts) > 1:
+        with pytest.raises(ValueError, match="parts must hold the results of all"):
+            problem.join_parts(individual, 5, results[1:])
+
+
+def test_a_problem_of_one_part_evaluates_it_whole() -> None:
+    problem = hd.IndexProblem(n_samples=60, n_clusters=3, n_dims=2, target=0.5)
+    problem, individual = prepared(problem)
+    whole = problem.evaluate(individual)
+    assert problem.evaluation_parts() == 1
+    part = problem.evaluate_part(individual, None, 0)
+    assert same_evaluation(problem.join_parts(individual, None, [part]), whole)
+    with pytest.raises(ValueError, match="part must be 0: IndexProblem"):
+        problem.evaluate_part(individual, None, 1)
+    with pytest.raises(ValueError, match="the one part of IndexProblem"):
+        problem.join_parts(individual, None, [part, part])
+
+
+def test_a_pool_of_two_sends_each_part_as_a_task_and_joins_them(monkeypatch) -> None:
+    problem, _ = prepared(small_problem())
+    individuals = [problem.random_individual(np.random.default_rng(i)) for i in range(5)]
+    items = [(ind, 100 + i) for i, ind in enumerate(individuals)]
+    serial = [problem.evaluate(ind, seed) for ind, seed in items]
+    tasks: list[int] = []
+    run = ProblemPool._run
+    monkeypatch.setattr(ProblemPool, "_run",
+                        lambda self, func, messages: tasks.append(len(messages))
+                        or run(self, func, messages))
+    for n_jobs, sent in ((2, 10), (1, 5)):  # one worker: whole evaluations
+        tasks.clear()
+        with ProblemPool(problem, n_jobs) as pool:
+            pooled = call_with_timeout(lambda pool=pool: pool.evaluate(items), 120)
+        assert tasks == [sent]
+        assert all(same_evaluation(a, b) for a, b in zip(pooled, serial, strict=True))
 
 
 # --------------------------------------------------------------------------- runs

@@ -14,6 +14,13 @@ What the pool adds to a plain ``multiprocess`` pool:
   evaluation of that very problem (`EvaluateTask`, or its bound ``evaluate``) ships the
   individuals alone, written by the C pickler (``dill``'s pure-Python pickler took 25x
   longer on ten genotypes), and their evaluations come back the same way;
+- an evaluation that the problem splits into independent parts
+  (``problem.evaluation_parts()``: a Versus evaluation, one part per clustering
+  algorithm) goes as one task per part when the pool has several workers, the first
+  parts of all the map's individuals first; the parent joins each individual's parts
+  (``problem.join_parts``), which gives what ``evaluate`` gives. A generation of ten
+  costly evaluations then ends with short tasks that fill the workers' last gaps
+  (BENCHMARKS.md, "Versus evaluations in parts");
 - each worker has a pipe of its own, which the calling thread writes and reads: a task
   is one message of bytes each way, with no queue, lock or helper thread between (a
   ``multiprocess`` pool's cost several times what the messages themselves do, and its
@@ -191,14 +198,20 @@ def _install(payload: bytes | None, threads: int | None) -> None:
         _WORKER_LIMITS = threadpool_limits(limits=threads)  # kept for the worker's life
 
 
-def _evaluate_batch(pairs: list[tuple[Any, int | None]]) -> list:
-    """The installed problem's evaluations of a batch (its caches filled together first)."""
+def _installed() -> Any:
+    """The worker's problem; a RuntimeError if it could not be rebuilt."""
     if _WORKER_ERROR is not None:
         raise RuntimeError(f"the problem could not be rebuilt in a worker process: "
                            f"{_WORKER_ERROR}")
+    return _WORKER_PROBLEM
+
+
+def _evaluate_batch(pairs: list[tuple[Any, int | None]]) -> list:
+    """The installed problem's evaluations of a batch (its caches filled together first)."""
+    problem = _installed()
     if len(pairs) > 1:
-        _WORKER_PROBLEM.prefetch([individual for individual, _ in pairs])
-    return [_WORKER_PROBLEM.evaluate(individual, seed) for individual, seed in pairs]
+        problem.prefetch([individual for individual, _ in pairs])
+    return [problem.evaluate(individual, seed) for individual, seed in pairs]
 
 
 # The first byte of a message: how the rest is written (plain pickle or dill), and what a
@@ -238,13 +251,17 @@ def _answer(message: bytes) -> bytes:
 
     `_VALUE` and the value, or `_RAISED` and the exception (as itself where it pickles,
     else as a RuntimeError with its text) with the worker's traceback. ``func`` None: an
-    evaluation batch of the installed problem, answered in the message's pickle.
+    evaluation batch of the installed problem, an int: that part of one evaluation of it
+    (``item`` an ``(individual, eval_seed)`` pair), both answered in the message's pickle.
     """
     try:
         func, item = _unwire(message)
+        plain = message[:1] == _PLAIN
         if func is None:  # an evaluation batch of the installed problem
-            plain = message[:1] == _PLAIN
             return _VALUE + _wire(_evaluate_batch(item), plain)
+        if type(func) is int:  # a part of one evaluation of the installed problem
+            individual, seed = item
+            return _VALUE + _wire(_installed().evaluate_part(individual, seed, func), plain)
         return _VALUE + _wire(func(item), plain=False)
     except BaseException as error:  # noqa: BLE001 - sent to the parent, raised there
         text = traceback.format_exc()
@@ -426,13 +443,23 @@ class ProblemPool:
             return self._run(func, items)
         if not pairs:
             return []
-        n_chunks = len(pairs) if self.per_item else min(len(pairs), self.n_jobs)
-        cuts = [len(pairs) * i // n_chunks for i in range(n_chunks + 1)]
         # classes of __main__ pickle by reference, which a spawned worker cannot follow:
         # dill sends them by value
         plain = all(type(ind).__module__ != "__main__" and
                     type(getattr(ind, "fitness", None)).__module__ != "__main__"
                     for ind, _ in pairs)
+        n_parts = self.problem.evaluation_parts() if self.per_item and self.n_jobs > 1 else 1
+        if n_parts > 1:
+            # every individual's first part, then every second part, ...: the last parts
+            # fill the workers' gaps at a generation's end (BENCHMARKS.md, "Versus
+            # evaluations in parts")
+            answers = self._run(None, [_wire((part, pair), plain)
+                                       for part in range(n_parts) for pair in pairs])
+            n = len(pairs)
+            return [self.problem.join_parts(individual, seed, answers[i::n])
+                    for i, (individual, seed) in enumerate(pairs)]
+        n_chunks = len(pairs) if self.per_item else min(len(pairs), self.n_jobs)
+        cuts = [len(pairs) * i // n_chunks for i in range(n_chunks + 1)]
         chunks = [_wire((None, pairs[a:b]), plain)
                   for a, b in zip(cuts[:-1], cuts[1:], strict=True)]
         return [value for chunk in self._run(None, chunks) for value in chunk]

@@ -466,6 +466,16 @@ class ClusteringAlgorithm:
         """
         return not isinstance(self.func, EstimatorRunner) or self.func.size_parameter is not None
 
+    @property
+    def tree_source(self) -> LibraryCall | None:
+        """The call whose tree this algorithm cuts (None: it builds no tree).
+
+        Two algorithms with the same source (a linkage and its ``-2k`` variant) cut one
+        tree when they are given one ``trees`` dict: what `__call__` keys its trees by.
+        """
+        func = self.func
+        return func if isinstance(func, LibraryCall) and func.tree is not None else None
+
     def __repr__(self) -> str:
         return f"ClusteringAlgorithm({self.name!r}, settings={self.settings!r})"
 
@@ -542,11 +552,12 @@ class ClusteringAlgorithm:
             # code from outside the package gets its own copy: one that wrote into X
             # would change the data of every algorithm and evaluation after it
             return func(np.array(X, copy=True), k, seed)
-        if trees is None or func.tree is None:
+        tree = func.tree
+        if trees is None or tree is None:
             return func(X, k, seed)
-        key = (func, id(X))
+        key = (self.tree_source, id(X))  # the algorithms that share a tree: `tree_source`
         if key not in trees:  # X is kept with its tree, so its id is not reused meanwhile
-            trees[key] = (X, func.tree(X, **dict(func.params)))
+            trees[key] = (X, tree(X, **dict(func.params)))
         return trees[key][1](k)
 
     def _check_labels(self, result: object, n_samples: int) -> np.ndarray:

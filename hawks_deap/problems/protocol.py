@@ -166,6 +166,69 @@ class Problem(ABC):
         """
         raise NotImplementedError(f"{type(self).__name__} has no multi-objective form")
 
+    def evaluation_parts(self) -> int:
+        """Into how many independent tasks a pool may split one evaluation (1: none).
+
+        A pool of several workers sends each part of each individual as a task of its
+        own (`evaluate_part`) and joins the results in the parent (`join_parts`), so that
+        a generation of few costly evaluations keeps every worker busy to its end; the
+        values are those of `evaluate`. The default is one part, the evaluation itself.
+
+        Returns
+        -------
+        int
+            At least 1.
+        """
+        return 1
+
+    def evaluate_part(self, individual: Genotype, eval_seed: int | None = None,
+                      part: int = 0) -> Any:
+        """Part ``part`` of `evaluate`'s work on ``individual`` (picklable).
+
+        The default has the one part, which is `evaluate` itself.
+
+        Parameters
+        ----------
+        individual : Genotype
+            An individual of this problem, under the current layout.
+        eval_seed : int, optional
+            The evaluation's seed, as for `evaluate`.
+        part : int
+            In ``[0, evaluation_parts())``.
+
+        Returns
+        -------
+        object
+            What `join_parts` takes.
+        """
+        if part != 0:
+            raise ValueError(f"part must be 0: {type(self).__name__} evaluates in one part, "
+                             f"got {part!r}")
+        return self.evaluate(individual, eval_seed)
+
+    def join_parts(self, individual: Genotype, eval_seed: int | None,
+                   parts: Sequence[Any]) -> Evaluation:
+        """`evaluate`'s result from the results of all of ``individual``'s parts.
+
+        Parameters
+        ----------
+        individual : Genotype
+            The individual the parts evaluated.
+        eval_seed : int or None
+            The seed they were given.
+        parts : sequence
+            `evaluate_part`'s result for each part.
+
+        Returns
+        -------
+        Evaluation
+            The default: the one part's result.
+        """
+        if len(parts) != 1:
+            raise ValueError(f"parts must hold the one part of {type(self).__name__}'s "
+                             f"evaluations, got {len(parts)}")
+        return parts[0]
+
     def prefetch(self, individuals: Sequence[Genotype]) -> None:
         """Hook before a batch of evaluations (one generation's): fill caches together.
 

@@ -27,14 +27,14 @@ from __future__ import annotations
 
 import contextlib
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
 
 from hawks_deap import metrics
 from hawks_deap._util.threads import check_threads, thread_cap
-from hawks_deap._util.validation import seed_words
+from hawks_deap._util.validation import check_int, seed_words
 from hawks_deap.clustering import (
     AlgorithmSpec,
     ClusteringAlgorithm,
@@ -329,27 +329,132 @@ class VersusProblem(DatasetProblem):
         Evaluation
             The fitness tuple carrying the record.
         """
-        layout = self.require_layout()
+        seed = self._evaluation_seed(individual, eval_seed)
+        everything = tuple(range(len(self._algorithms())))
+        return self.join_parts(individual, seed, [self._run_part(individual, seed, everything)])
+
+    # -- an evaluation in parts (what a pool may spread over its workers)
+
+    def _algorithms(self) -> tuple[ClusteringAlgorithm, ...]:
+        """The evaluation's algorithms, in the order of their seeds (`seed_words`)."""
+        return (self.winner, self.loser)
+
+    def _evaluation_seed(self, individual: Genotype, eval_seed: int | None) -> int:
+        return self.genotype_seed(individual) if eval_seed is None else int(eval_seed)
+
+    def _part_indices(self) -> list[tuple[int, ...]]:
+        """The algorithms of each part, by position; the winner's part first.
+
+        One part per algorithm, except that algorithms cutting one tree (a linkage and its
+        ``-2k`` variant) share a part, so that the tree is still built once.
+        """
+        parts: dict[Any, list[int]] = {}
+        for i, algorithm in enumerate(self._algorithms()):
+            source = algorithm.tree_source
+            parts.setdefault(("own", i) if source is None else source, []).append(i)
+        return [tuple(indices) for indices in parts.values()]
+
+    def evaluation_parts(self) -> int:
+        """Independent parts of one evaluation: one per clustering algorithm.
+
+        A linkage and its ``-2k`` variant count as one, since they cut one tree. A pool
+        of several workers evaluates each individual's parts as separate tasks, the
+        first parts of all individuals first; `join_parts` of all of `evaluate_part`
+        gives what `evaluate` gives (BENCHMARKS.md, "Versus evaluations in parts").
+        """
+        return len(self._part_indices())
+
+    def evaluate_part(self, individual: Genotype, eval_seed: int | None = None,
+                      part: int = 0) -> dict[str, Any]:
+        """The scores of part ``part``'s algorithms (the first part: the constraints too).
+
+        Parameters
+        ----------
+        individual : Genotype
+            A genotype of this problem (current layout).
+        eval_seed : int, optional
+            The evaluation's seed, as for `evaluate`.
+        part : int
+            In ``[0, evaluation_parts())``.
+
+        Returns
+        -------
+        dict
+            ``"scores"``: each of the part's algorithms' score by its position;
+            ``"constraints"`` (first part only): the constraint record. What
+            `join_parts` takes.
+        """
+        indices = self._part_indices()
+        part = check_int("part", part, minimum=0, maximum=len(indices) - 1)
+        return self._run_part(individual, self._evaluation_seed(individual, eval_seed),
+                              indices[part])
+
+    def _run_part(self, individual: Genotype, seed: int, indices: Sequence[int]
+                  ) -> dict[str, Any]:
+        self.require_layout()
         assert self.evaluator is not None  # made with the layout
-        seed = self.genotype_seed(individual) if eval_seed is None else int(eval_seed)
-        winner_seed, loser_seed = role_seeds(seed)
+        algorithms = self._algorithms()
+        seeds = seed_words(seed, len(algorithms))
         X = self.evaluator.points(individual)
         # a linkage and its 2K variant (average-linkage against average-linkage-2k) build
         # one tree: each cut is exactly the labels of a call alone
         trees: dict[Any, Any] = {}
         with self.loop_context():
-            winner_labels = self.winner(X, self.n_clusters, winner_seed, trees=trees)
-            loser_labels = self.loser(X, self.n_clusters, loser_seed, trees=trees)
-        winner_score = self._score(winner_labels, self.winner)
-        loser_score = self._score(loser_labels, self.loser)
+            labels = {i: algorithms[i](X, self.n_clusters, seeds[i], trees=trees)
+                      for i in indices}
+        part: dict[str, Any] = {"scores": {i: self._score(labels[i], algorithms[i])
+                                           for i in indices}}
+        if 0 in indices:
+            # X is passed: one plain overlap pass on the data built for the clustering
+            # calls (in Versus runs genes move a lot, and this beat the per-gene-pair cache)
+            part["constraints"] = self.constraint_record(individual, X)
+        return part
+
+    def join_parts(self, individual: Genotype, eval_seed: int | None,
+                   parts: Sequence[dict[str, Any]]) -> Evaluation:
+        """The evaluation of ``individual`` from the results of all its parts.
+
+        Parameters
+        ----------
+        individual : Genotype
+            The genotype the parts evaluated.
+        eval_seed : int or None
+            The seed the parts were given.
+        parts : sequence of dict
+            `evaluate_part`'s results for every part, in any order.
+
+        Returns
+        -------
+        Evaluation
+            What `evaluate` returns.
+        """
+        layout = self.require_layout()
+        algorithms = self._algorithms()
+        scores: dict[int, float] = {}
+        constraints: dict[str, Any] | None = None
+        for part in parts:
+            scores.update(part["scores"])
+            constraints = part.get("constraints", constraints)
+        if sorted(scores) != list(range(len(algorithms))) or constraints is None:
+            raise ValueError(f"parts must hold the results of all {self.evaluation_parts()} "
+                             f"parts of an evaluation, got the scores of algorithms "
+                             f"{sorted(scores)} of {len(algorithms)}"
+                             + ("" if constraints is not None else " and no constraints"))
+        seed = self._evaluation_seed(individual, eval_seed)
+        values, record = self._objectives([scores[i] for i in range(len(algorithms))])
+        record.update(constraints)
+        seeds = seed_words(seed, len(algorithms))
+        record["seeds"] = self._seed_record(seeds)
+        return Evaluation(values, record, layout.key, self.fitness_class.weights)
+
+    def _objectives(self, scores: list[float]) -> tuple[list[float], dict[str, Any]]:
+        """The fitness values and the record's scores from each algorithm's score."""
+        winner_score, loser_score = scores
         gap = winner_score - loser_score if self.higher_is_better else loser_score - winner_score
-        record: dict[str, Any] = {"winner_score": winner_score, "loser_score": loser_score}
-        # X is passed: one plain overlap pass on the data built for the clustering calls
-        # (in Versus runs genes move a lot, and this beat the per-gene-pair cache).
-        record.update(self.constraint_record(individual, X))
-        record["seeds"] = {"winner": winner_seed, "loser": loser_seed}
-        return Evaluation((gap,), record, layout.key,
-                          self.fitness_class.weights)
+        return [gap], {"winner_score": winner_score, "loser_score": loser_score}
+
+    def _seed_record(self, seeds: list[int]) -> dict[str, int]:
+        return {"winner": seeds[0], "loser": seeds[1]}
 
     def parameters(self) -> dict[str, Any]:
         """JSON-ready description of the problem."""
@@ -475,32 +580,27 @@ class MultiVersusProblem(VersusProblem):
             The gaps in the order of ``losers``, then the spread if ``others`` are
             given, carrying the record.
         """
-        layout = self.require_layout()
-        assert self.evaluator is not None  # made with the layout
-        seed = self.genotype_seed(individual) if eval_seed is None else int(eval_seed)
-        algorithms = (self.winner, *self.losers, *self.others)
-        seeds = seed_words(seed, len(algorithms))
-        X = self.evaluator.points(individual)
-        scores = {}
-        trees: dict[Any, Any] = {}  # each linkage's tree built once, cut for K and 2K
-        with self.loop_context():
-            for algorithm, s in zip(algorithms, seeds, strict=True):
-                scores[algorithm.name] = self._score(
-                    algorithm(X, self.n_clusters, s, trees=trees), algorithm)
+        return super().evaluate(individual, eval_seed)
+
+    def _algorithms(self) -> tuple[ClusteringAlgorithm, ...]:
+        return (self.winner, *self.losers, *self.others)
+
+    def _objectives(self, scores: list[float]) -> tuple[list[float], dict[str, Any]]:
+        by_name = {a.name: score for a, score in zip(self._algorithms(), scores, strict=True)}
         sign = 1.0 if self.higher_is_better else -1.0
-        w = scores[self.winner.name]
-        values = [sign * (w - scores[a.name]) for a in self.losers]
+        w = by_name[self.winner.name]
+        values = [sign * (w - by_name[a.name]) for a in self.losers]
         record: dict[str, Any] = {"winner_score": w,
-                                  "loser_score": scores[self.losers[0].name]}
-        record.update({f"score_{name}": value for name, value in scores.items()})
+                                  "loser_score": by_name[self.losers[0].name]}
+        record.update({f"score_{name}": value for name, value in by_name.items()})
         if self.others:
-            spread = float(np.std([scores[a.name] for a in self.others]))
+            spread = float(np.std([by_name[a.name] for a in self.others]))
             values.append(spread)
             record["spread"] = spread
-        record.update(self.constraint_record(individual, X))
-        record["seeds"] = {a.name: s for a, s in zip(algorithms, seeds, strict=True)}
-        return Evaluation(values, record, layout.key,
-                          self.fitness_class.weights)
+        return values, record
+
+    def _seed_record(self, seeds: list[int]) -> dict[str, int]:
+        return {a.name: s for a, s in zip(self._algorithms(), seeds, strict=True)}
 
     def parameters(self) -> dict[str, Any]:
         """JSON-ready description of the problem."""
