@@ -365,10 +365,13 @@ def same_evaluation(a, b) -> bool:
                                 others=["kmeans++", "average-linkage-2k"], n_samples=240,
                                 n_clusters=3, n_dims=2, constraints=[hd.Overlap(max=0.1)]),
      [(0,), (1,), (2, 4), (3,)]),
+    # NSGA's form: the base's parts, the constraint objectives added at the join
+    (lambda: small_problem().as_multiobjective(), [(0,), (1,)]),
 ])
 def test_the_parts_of_an_evaluation_join_to_the_evaluation(make, parts) -> None:
     problem, individual = prepared(make())
-    assert problem._part_indices() == parts and problem.evaluation_parts() == len(parts)
+    base = getattr(problem, "base", problem)
+    assert base._part_indices() == parts and problem.evaluation_parts() == len(parts)
     for seed in (5, None):
         whole = problem.evaluate(individual, seed)
         results = [problem.evaluate_part(individual, seed, k) for k in range(len(parts))]

@@ -200,7 +200,54 @@ class MultiObjectiveProblem(Problem):
             measured value (its violation for a two-sided bound), with the base record
             and layout key unchanged.
         """
-        ev = self.base.evaluate(individual, eval_seed)
+        return self._extended(self.base.evaluate(individual, eval_seed))
+
+    def evaluation_parts(self) -> int:
+        """The base problem's `evaluation_parts`."""
+        return self.base.evaluation_parts()
+
+    def evaluate_part(self, individual: Genotype, eval_seed: int | None = None,
+                      part: int = 0) -> Any:
+        """The base problem's `evaluate_part`.
+
+        Parameters
+        ----------
+        individual : Genotype
+            An individual of the base problem, under its current layout.
+        eval_seed : int, optional
+            Passed to the base problem.
+        part : int
+            In ``[0, evaluation_parts())``.
+
+        Returns
+        -------
+        object
+            What `join_parts` takes.
+        """
+        return self.base.evaluate_part(individual, eval_seed, part)
+
+    def join_parts(self, individual: Genotype, eval_seed: int | None,
+                   parts: Sequence[Any]) -> Evaluation:
+        """The base problem's `join_parts`, with one value per added objective.
+
+        Parameters
+        ----------
+        individual : Genotype
+            The individual the parts evaluated.
+        eval_seed : int or None
+            The seed they were given.
+        parts : sequence
+            `evaluate_part`'s result for each part.
+
+        Returns
+        -------
+        Evaluation
+            What `evaluate` returns.
+        """
+        return self._extended(self.base.join_parts(individual, eval_seed, parts))
+
+    def _extended(self, ev: Evaluation) -> Evaluation:
+        """A base evaluation with the added objectives' values."""
         extra = []
         for name, violation in zip(self.objectives, self._use_violation, strict=True):
             value = ev.record[name]
