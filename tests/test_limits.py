@@ -371,7 +371,7 @@ def test_versus_processes_whose_distances_cannot_fit_are_refused(tmp_path, capsy
     assert loop._default_n_jobs(problem, None, 10) == 1
     monkeypatch.setattr(_memory, "total_memory", lambda: 3 * per)
     assert loop._default_n_jobs(problem, None, 10) == 3
-    assert loop._default_n_jobs(problem, None, 2) == 2
+    assert loop._default_n_jobs(problem, None, 1) == 2  # one individual: its two clusterings
     # the command line: exit 2, one line, no folder
     code, _, err = run_main(capsys, "versus", "kmeans++", "average-linkage", "--n-samples", n,
                             "--n-clusters", 3, "--n-jobs", 4, "--out", tmp_path / "v")
@@ -381,8 +381,8 @@ def test_versus_processes_whose_distances_cannot_fit_are_refused(tmp_path, capsy
     checkpoint = tmp_path / "run.pkl"
     hd.evolve(problem, population_size=4, generations=1, seed=0, n_jobs=1,
               checkpoint=checkpoint)
-    with pytest.raises(ValueError, match=r"^n_jobs=4: 4 evaluations"):
-        hd.resume(checkpoint, generations=2, n_jobs=8)
+    with pytest.raises(ValueError, match=r"^n_jobs=8: 8 evaluations"):
+        hd.resume(checkpoint, generations=2, n_jobs=9)  # 4 individuals: 8 clusterings
     # problems that declare nothing are not bounded
     index = hd.IndexProblem(n, 3, 2, target=0.5)
     assert index.evaluation_bytes == 0

@@ -426,6 +426,22 @@ def run_csv(problem: VersusProblem, **kwargs) -> tuple[str, list]:
     return result.best_dataset().to_csv_text(), [dict(row) for row in result.logbook]
 
 
+@pytest.mark.parametrize("n_jobs, started", [(20, 8), (5, 5), (None, 3)])
+def test_a_versus_run_starts_a_process_per_clustering_at_most(monkeypatch, n_jobs,
+                                                              started) -> None:
+    """P = 4 individuals, two clusterings each: 8 tasks a generation at most; the default
+    is one process per usable core (3 here). Index mode: one per individual."""
+    from hawks_deap.algorithms import loop
+
+    monkeypatch.setattr(loop, "usable_cores", lambda: 3)
+    seen = []
+    monkeypatch.setattr(loop._Run, "execute", lambda self, *, n_jobs, **k: seen.append(n_jobs))
+    hd.evolve(small_problem(), population_size=4, generations=1, seed=0, n_jobs=n_jobs)
+    hd.evolve(hd.IndexProblem(60, 2, 2, target=0.5), population_size=4, generations=1,
+              seed=0, n_jobs=20)
+    assert seen == [started, 4]
+
+
 def test_n_jobs_1_and_2_give_identical_results() -> None:
     serial = run_csv(small_problem(), n_jobs=1)
     parallel = call_with_timeout(lambda: run_csv(small_problem(), n_jobs=2), 120)

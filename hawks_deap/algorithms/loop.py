@@ -155,10 +155,12 @@ def evolve(problem: Problem, *, population_size: int = 10, generations: int = 10
     n_jobs : int, optional
         With no ``map``: the number of processes that evaluate, kept for the whole run
         (1: serial; at most `hawks_deap._util.workers.MAX_WORKERS`, else ``ValueError``;
-        at most one per individual are started). Default: serial, except for problems
+        at most one per individual are started, or one per part of each evaluation a
+        pool sends as a task: a Versus individual's clusterings, ``evaluation_parts()``).
+        Default: serial, except for problems
         whose evaluations are expensive (``parallel_by_default``: Versus mode), which get
         one process per core this process may run on (its CPU affinity: a batch job's
-        or ``taskset``'s cores, not the machine's), at most one per individual, and
+        or ``taskset``'s cores, not the machine's), at most that many, and
         no more than the machine's memory holds evaluations of at once (the problem's
         ``evaluation_bytes``: a pairwise linkage's distances; an explicit ``n_jobs``
         beyond that is a ``ValueError`` naming how many fit). An
@@ -223,8 +225,8 @@ def evolve(problem: Problem, *, population_size: int = 10, generations: int = 10
     progress = check_bool("progress", progress)
     p_crossover = check_probability("p_crossover", p_crossover)
     p_f = check_probability("p_f", p_f)
-    n_jobs = (_default_n_jobs(problem, map, population_size) if n_jobs is None  # at most
-              else min(check_workers("n_jobs", n_jobs), population_size))  # 1 per individual
+    n_jobs = (_default_n_jobs(problem, map, population_size) if n_jobs is None
+              else min(check_workers("n_jobs", n_jobs), most_jobs(problem, population_size)))
     check_evaluation_memory(problem, map, n_jobs)
     hall_of_fame_size = check_int("hall_of_fame_size", hall_of_fame_size, minimum=1)
     checkpoint_every = check_int("checkpoint_every", checkpoint_every, minimum=1)
@@ -292,7 +294,7 @@ def resume(checkpoint: str | os.PathLike, *, generations: int | None = None,
     progress = check_bool("progress", progress)
     check_map(map, n_jobs)
     payload = read_checkpoint(checkpoint)  # (a file that is no checkpoint: refused here)
-    n_jobs = min(n_jobs, payload["settings"]["population_size"])
+    n_jobs = min(n_jobs, most_jobs(payload["problem"], payload["settings"]["population_size"]))
     check_evaluation_memory(payload["problem"], map, n_jobs)
     if save_to is None:
         check_checkpoint_path(checkpoint)
@@ -325,17 +327,39 @@ def _check_callbacks(callbacks: Iterable[Any]) -> list[Callable]:
     return callbacks
 
 
+def most_jobs(problem: Problem, population_size: int) -> int:
+    """The most processes a run can keep busy: the tasks of a generation's evaluations.
+
+    One per individual, times the parts a pool sends of each evaluation
+    (``problem.evaluation_parts()``: a Versus evaluation's clusterings), so that a Versus
+    run with P = 10 may use 20 cores.
+
+    Parameters
+    ----------
+    problem : Problem
+        The run's problem.
+    population_size : int
+        P, the individuals evaluated per generation at most.
+
+    Returns
+    -------
+    int
+    """
+    return population_size * problem.evaluation_parts()
+
+
 def _default_n_jobs(problem: Problem, map_fn: Callable | None, population_size: int) -> int:
     """Default ``n_jobs``: 1, or one process per core for expensive problems.
 
     Problems with ``parallel_by_default`` (Versus mode) run without ``map=`` get one
-    process per core this process may use (`usable_cores`), at most one per individual
-    and at most as many as the machine's memory holds evaluations of at once.
+    process per core this process may use (`usable_cores`), at most `most_jobs` and at
+    most as many as the machine's memory holds evaluations of at once.
     """
     if map_fn is not None or not problem.parallel_by_default:
         return 1
     fit = fitting_processes(problem.evaluation_bytes)  # None: no bound
-    return max(1, min(usable_cores(), population_size, *([] if fit is None else [fit])))
+    return max(1, min(usable_cores(), most_jobs(problem, population_size),
+                      *([] if fit is None else [fit])))
 
 
 def check_evaluation_memory(problem: Problem, map_fn: Callable | None, n_jobs: int) -> None:

@@ -475,8 +475,8 @@ class GASettings(_Section):
         A preset of `hawks_deap.presets` applied under the given settings.
     n_jobs : int, optional
         Evaluation processes (None: `hawks_deap.evolve`'s default, one per core, at most
-        one per individual, for problems that evaluate in parallel by default, as Versus
-        mode; 1 otherwise). Results do not depend on it.
+        one per individual (per clustering in Versus mode), for problems that evaluate in
+        parallel by default, as Versus mode; 1 otherwise). Results do not depend on it.
     p_mean, p_cov : float, optional
         Per-gene mutation probabilities (HAWKS configs only; None: 1/K).
     mean_kwargs, cov_kwargs : mapping, optional
@@ -509,7 +509,8 @@ class GASettings(_Section):
                                  "win over it", choices=preset_names, nullable=True)
     n_jobs: int | None = _option("ga", "n_jobs", "int", None,
                                  "processes that evaluate (a pool of n_jobs workers, at most "
-                                 "one per individual; 1: this process; none: one per core "
+                                 "one per individual, in Versus mode one per clustering of an "
+                                 "individual; 1: this process; none: one per core "
                                  "in Versus mode, 1 otherwise, as hawks_deap.evolve; an "
                                  "Index-mode run too small for a pool to pay evaluates in "
                                  "this process and says so)", low=1,
