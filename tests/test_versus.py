@@ -382,6 +382,15 @@ def test_the_parts_of_an_evaluation_join_to_the_evaluation(make, parts) -> None:
         problem.evaluate_part(individual, 5, len(parts))
     with pytest.raises(TypeError, match="part must be an integer"):
         problem.evaluate_part(individual, 5, 0.0)
+    results = [problem.evaluate_part(individual, 5, k) for k in range(len(parts))]
+    with pytest.raises(ValueError, match="parts must hold each part once"):
+        problem.join_parts(individual, 5, [*results, results[-1]])
+    with pytest.raises(ValueError, match="parts must be evaluated with the seed given here, 6"):
+        problem.join_parts(individual, 6, results)
+    with pytest.raises(TypeError, match="parts must hold results of evaluate_part, got int"):
+        problem.join_parts(individual, 5, [*results[:-1], 3])
+    with pytest.raises(TypeError, match="eval_seed must be an integer, got 1.5"):
+        problem.evaluate_part(individual, 1.5, 0)
     if len(parts) > 1:
         with pytest.raises(ValueError, match="parts must hold the results of all"):
             problem.join_parts(individual, 5, results[1:])
@@ -396,6 +405,8 @@ def test_a_problem_of_one_part_evaluates_it_whole() -> None:
     assert same_evaluation(problem.join_parts(individual, None, [part]), whole)
     with pytest.raises(ValueError, match="part must be 0: IndexProblem"):
         problem.evaluate_part(individual, None, 1)
+    with pytest.raises(TypeError, match="part must be an integer, got 0.0"):
+        problem.evaluate_part(individual, None, 0.0)
     with pytest.raises(ValueError, match="the one part of IndexProblem"):
         problem.join_parts(individual, None, [part, part])
 
@@ -424,6 +435,57 @@ def test_a_pool_of_two_sends_each_part_as_a_task_and_joins_them(monkeypatch) -> 
 def run_csv(problem: VersusProblem, **kwargs) -> tuple[str, list]:
     result = hd.evolve(problem, population_size=6, generations=4, p_f=0.75, seed=7, **kwargs)
     return result.best_dataset().to_csv_text(), [dict(row) for row in result.logbook]
+
+
+def test_a_deap_script_with_the_pool_as_its_map_takes_the_fast_path(monkeypatch) -> None:
+    """DEAP's eaSimple with `ProblemPool(problem, 2).map` as ``toolbox.map``: the toolbox
+    evaluates through its snapshot of the problem, which the pool recognises (individuals
+    alone, in parts), with the serial results; a snapshot changed since is sent whole."""
+    import random
+
+    from deap import algorithms, tools
+
+    def run(pool=None):
+        problem = small_problem()
+        random.seed(3)
+        toolbox = hd.make_toolbox(problem, seed=None)
+        if pool is not None:
+            toolbox.register("map", pool(problem).map)
+        population = toolbox.population(6)
+        stats = tools.Statistics(lambda ind: ind.fitness.values[0])
+        stats.register("max", max)
+        population, logbook = algorithms.eaSimple(population, toolbox, cxpb=0.7, mutpb=0.5,
+                                                  ngen=2, stats=stats, verbose=False)
+        return [ind.fitness.values for ind in population], list(logbook)
+
+    serial = run()
+    sent: list[tuple[bool, int]] = []
+    real = ProblemPool._run
+    monkeypatch.setattr(ProblemPool, "_run", lambda self, func, items: sent.append(
+        (func is None, len(items))) or real(self, func, items))
+    pools: list[ProblemPool] = []
+
+    def make_pool(problem):
+        pools.append(ProblemPool(problem, 2))
+        return pools[-1]
+
+    try:
+        parallel = call_with_timeout(lambda: run(make_pool), 120)
+    finally:
+        for pool in pools:
+            pool.close()
+    assert parallel == serial
+    assert sent[0] == (True, 12)  # the 6 initial individuals, two parts each
+    assert all(parts for parts, _ in sent)
+    problem = small_problem()
+    toolbox = hd.make_toolbox(problem, seed=0)
+    toolbox.problem.loser = get_algorithm("kmeans++")  # no longer the installed problem
+    individual = toolbox.population(1)[0]
+    sent.clear()
+    with ProblemPool(problem, 2) as pool:
+        assert (pool.map(toolbox.evaluate, [individual])[0].record
+                == toolbox.evaluate(individual).record)
+    assert sent == [(False, 1)]
 
 
 @pytest.mark.parametrize("n_jobs, started", [(20, 8), (5, 5), (None, 3)])

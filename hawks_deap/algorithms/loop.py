@@ -155,10 +155,10 @@ def evolve(problem: Problem, *, population_size: int = 10, generations: int = 10
     n_jobs : int, optional
         With no ``map``: the number of processes that evaluate, kept for the whole run
         (1: serial; at most `hawks_deap._util.workers.MAX_WORKERS`, else ``ValueError``;
-        at most one per individual are started, or one per part of each evaluation a
-        pool sends as a task: a Versus individual's clusterings, ``evaluation_parts()``).
-        Default: serial, except for problems
-        whose evaluations are expensive (``parallel_by_default``: Versus mode), which get
+        at most one per task of a generation are started: one per individual, or per
+        part of its evaluation where the problem has several, ``evaluation_parts()``, as
+        a Versus individual's clusterings). Default: serial, except for problems whose
+        evaluations are expensive (``parallel_by_default``: Versus mode), which get
         one process per core this process may run on (its CPU affinity: a batch job's
         or ``taskset``'s cores, not the machine's), at most that many, and
         no more than the machine's memory holds evaluations of at once (the problem's

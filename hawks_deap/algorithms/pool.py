@@ -305,9 +305,12 @@ class ProblemPool:
     Parameters
     ----------
     problem : Problem or None
-        Must already have its layout (``problem.prepare``); it is copied into each worker
-        once, with its layout, so the workers' evaluations equal the parent's. None for a
-        pool of plain tasks.
+        A prepared problem (``problem.prepare``: `hawks_deap.make_toolbox` prepares it); it
+        is copied into each worker once, with its layout, so the workers' evaluations
+        equal the parent's. Its evaluations (and those of the toolbox's copy of it) then
+        ship the individuals alone; a problem not prepared yet, or prepared again since
+        the pool started, is sent with every task instead (the same results, slower).
+        None for a pool of plain tasks.
     n_jobs : int
         Number of worker processes, in [1, `MAX_WORKERS`].
     start_method : str, optional
@@ -401,12 +404,29 @@ class ProblemPool:
             return None  # the generic path sends the problem (its current layout) along
         if isinstance(func, partial) and not func.args and not func.keywords:
             func = func.func  # what deap.base.Toolbox.register makes of a function
-        if isinstance(func, EvaluateTask) and func.problem is self.problem:
+        if isinstance(func, EvaluateTask) and self._installed_as(func.problem):
             return items
-        if getattr(func, "__self__", None) is self.problem and \
+        if self._installed_as(getattr(func, "__self__", None)) and \
                 getattr(func, "__name__", "") == "evaluate":
             return [(individual, None) for individual in items]
         return None
+
+    def _installed_as(self, owner: Any) -> bool:
+        """Whether ``owner`` evaluates as the installed problem does.
+
+        It does if it is that problem, or a copy holding the very same attributes
+        (`Problem.snapshot`, as the toolbox of `hawks_deap.make_toolbox` holds, so that a
+        DEAP user's ``toolbox.evaluate`` takes the fast path); a copy whose attributes
+        were changed since does not.
+        """
+        problem = self.problem
+        if owner is problem:
+            return True
+        if type(owner) is not type(problem):
+            return False
+        mine, theirs = vars(problem), getattr(owner, "__dict__", None)
+        return (theirs is not None and theirs.keys() == mine.keys()
+                and all(theirs[name] is value for name, value in mine.items()))
 
     def map(self, func: Callable, iterable: Iterable) -> list:
         """``[func(x) for x in iterable]`` in the workers, in order (DEAP's ``map``).

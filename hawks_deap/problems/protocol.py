@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from hawks_deap._util.threads import blas_thread_limit
+from hawks_deap._util.validation import check_int
 from hawks_deap.genome.genotype import Evaluation, Genotype, Layout, RecordFitness
 from hawks_deap.problems.constraints import Constraint
 
@@ -201,7 +202,7 @@ class Problem(ABC):
         object
             What `join_parts` takes.
         """
-        if part != 0:
+        if check_int("part", part, minimum=0) != 0:
             raise ValueError(f"part must be 0: {type(self).__name__} evaluates in one part, "
                              f"got {part!r}")
         return self.evaluate(individual, eval_seed)

@@ -340,7 +340,9 @@ class VersusProblem(DatasetProblem):
         return (self.winner, self.loser)
 
     def _evaluation_seed(self, individual: Genotype, eval_seed: int | None) -> int:
-        return self.genotype_seed(individual) if eval_seed is None else int(eval_seed)
+        if eval_seed is None:
+            return self.genotype_seed(individual)
+        return check_int("eval_seed", eval_seed, minimum=0)
 
     def _part_indices(self) -> list[tuple[int, ...]]:
         """The algorithms of each part, by position; the winner's part first.
@@ -380,9 +382,11 @@ class VersusProblem(DatasetProblem):
         Returns
         -------
         dict
-            ``"scores"``: each of the part's algorithms' score by its position;
-            ``"constraints"`` (first part only): the constraint record. What
-            `join_parts` takes.
+            ``"scores"``: the score of each of the part's algorithms, by its position in
+            the evaluation (winner 0, loser 1; `MultiVersusProblem`: the winner, the
+            losers, then the others, in order); ``"constraints"`` (first part only): the
+            constraint record; ``"seed"``: the evaluation's seed. What `join_parts`
+            takes.
         """
         indices = self._part_indices()
         part = check_int("part", part, minimum=0, maximum=len(indices) - 1)
@@ -402,7 +406,8 @@ class VersusProblem(DatasetProblem):
         with self.loop_context():
             labels = {i: algorithms[i](X, self.n_clusters, seeds[i], trees=trees)
                       for i in indices}
-        part: dict[str, Any] = {"scores": {i: self._score(labels[i], algorithms[i])
+        part: dict[str, Any] = {"seed": seed,
+                                "scores": {i: self._score(labels[i], algorithms[i])
                                            for i in indices}}
         if 0 in indices:
             # X is passed: one plain overlap pass on the data built for the clustering
@@ -421,18 +426,35 @@ class VersusProblem(DatasetProblem):
         eval_seed : int or None
             The seed the parts were given.
         parts : sequence of dict
-            `evaluate_part`'s results for every part, in any order.
+            `evaluate_part`'s results for every part, each once, in any order.
 
         Returns
         -------
         Evaluation
             What `evaluate` returns.
+
+        Raises
+        ------
+        TypeError
+            If a part is not a result of `evaluate_part`.
+        ValueError
+            If a part is missing or given twice, or was evaluated with another seed.
         """
         layout = self.require_layout()
         algorithms = self._algorithms()
+        seed = self._evaluation_seed(individual, eval_seed)
         scores: dict[int, float] = {}
         constraints: dict[str, Any] | None = None
         for part in parts:
+            if not (isinstance(part, dict) and isinstance(part.get("scores"), dict)):
+                raise TypeError(f"parts must hold results of evaluate_part, got "
+                                f"{type(part).__name__} {part!r:.80}")
+            if part.get("seed") != seed:
+                raise ValueError(f"parts must be evaluated with the seed given here, "
+                                 f"{seed}; got a part of seed {part.get('seed')!r}")
+            if scores.keys() & part["scores"].keys():
+                raise ValueError(f"parts must hold each part once, got the scores of "
+                                 f"algorithms {sorted(part['scores'])} twice")
             scores.update(part["scores"])
             constraints = part.get("constraints", constraints)
         if sorted(scores) != list(range(len(algorithms))) or constraints is None:
@@ -440,7 +462,6 @@ class VersusProblem(DatasetProblem):
                              f"parts of an evaluation, got the scores of algorithms "
                              f"{sorted(scores)} of {len(algorithms)}"
                              + ("" if constraints is not None else " and no constraints"))
-        seed = self._evaluation_seed(individual, eval_seed)
         values, record = self._objectives([scores[i] for i in range(len(algorithms))])
         record.update(constraints)
         seeds = seed_words(seed, len(algorithms))
