@@ -2,10 +2,12 @@
 
 Each checkout runs in a fresh interpreter: a Versus problem (GMM vs single-linkage,
 N = 2000, K = 5, D = 2, as ``bench_versus.py``) whose ``evaluate`` returns one evaluation
-made beforehand, so that a map of P individuals through ``ProblemPool(problem, 2)`` costs
-only what the pool adds: writing the individuals, sending them, rebuilding them in a
-worker, and the evaluations' way back. Reported per map (median of the rounds): the wall
-time, the parent's CPU time (all its threads) and that of its calling thread; and a
+made beforehand (and whose evaluation parts do nothing), so that a map of P individuals
+through ``ProblemPool(problem, 2)`` costs only what the pool adds: writing the individuals,
+sending them, rebuilding them in a worker, and the evaluations' way back. Reported per map
+(median of the rounds): the wall time (and a task's share of a worker's time, 2 x wall /
+tasks: a task per individual, or per part of its evaluation), the parent's CPU time (all
+its threads) and that of its calling thread; and a
 genotype's ``pickle.dumps`` and ``pickle.loads``. Checkouts alternate round by round.
 
     python benchmarks/bench_pool_messages.py [--baseline <checkout>] [--rounds 5]
@@ -37,7 +39,12 @@ rng = np.random.default_rng(1)
 individuals = [problem.random_individual(rng) for _ in range(population)]
 done = problem.evaluate(individuals[0], 1)
 type(problem).evaluate = lambda self, individual, eval_seed=None: done  # before the fork
-out = {"file": hd.__file__}
+# a pool that sends an evaluation in parts (since c1f8c76: one task per clustering) sends
+# parts that do nothing either, and joins them into the same evaluation
+type(problem).evaluate_part = lambda self, individual, eval_seed=None, part=0: None
+type(problem).join_parts = lambda self, individual, eval_seed, parts: done
+parts = problem.evaluation_parts() if hasattr(problem, "evaluation_parts") else 1
+out = {"file": hd.__file__, "tasks": population * parts}
 with ProblemPool(problem, 2) as pool:
     task = EvaluateTask(problem)
     pool.map(task, [(ind, 0) for ind in individuals])
@@ -93,16 +100,18 @@ def main() -> None:
             rows[name].append(run(trees[name], args.maps, args.population))
     print(f"# ProblemPool(problem, 2): {args.maps} maps of {args.population} evaluations "
           f"that do nothing, {args.rounds} rounds alternating; {os.cpu_count()} CPUs")
-    print("| checkout | wall ms a map | parent CPU ms a map | calling thread ms a map | "
-          "genotype dumps us | genotype loads us |")
-    print("|---|---|---|---|---|---|")
+    print("| checkout | tasks a map | wall ms a map | a worker's ms a task | parent CPU ms a map | "
+          "calling thread ms a map | genotype dumps us | genotype loads us |")
+    print("|---|---|---|---|---|---|---|---|")
     for name, runs in rows.items():
         def med(key: str, scale: float, runs: list[dict] = runs) -> str:
             values = [r[key] * scale for r in runs]
             return (f"{statistics.median(values):.2f} "
                     f"({min(values):.2f}-{max(values):.2f})")
 
-        print(f"| {name} | {med('wall', 1e3)} | {med('cpu', 1e3)} | {med('thread', 1e3)} | "
+        tasks = runs[0].get("tasks", args.population)  # (an older checkout: one each)
+        print(f"| {name} | {tasks} | {med('wall', 1e3)} | {med('wall', 2e3 / tasks)} | "
+              f"{med('cpu', 1e3)} | {med('thread', 1e3)} | "
               f"{med('dumps', 1e6)} | {med('loads', 1e6)} |")
 
 

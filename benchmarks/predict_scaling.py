@@ -27,7 +27,10 @@ evaluates only its changed individuals). With ``--contention S``
 (two busy cores' slowdown, from ``bench_contention.py``) the 2-worker run's excess is
 split into that slowdown and a smaller cost per task: "idle" predicts with the smaller
 cost alone, "busy" with each evaluation S times as long on any core count, and the
-slowdown at which ``--target`` on ``--target-jobs`` still holds is printed.
+slowdown at which ``--target`` on ``--target-jobs`` still holds is printed. With
+``--task-cost MS`` (what ``bench_pool_messages.py`` measures a task's messages at) the row
+"measured" predicts the parts with that cost instead of a fitted one, which absorbs any
+drift of the machine's speed between the traced run and the measured one.
 
 ``suite``: the grid of ``bench_suite.py`` (12 configurations, N = 1000, G = 100) with
 ``--runs`` runs each, run with 1 worker in this process to time each run (after a
@@ -276,6 +279,10 @@ def run_versus(args: argparse.Namespace) -> None:
                 row[f"{which}{w}"] = base / versus_model(trace, w, c, which)
         for w in WORKERS[1:]:  # the generational loop's own bound: no cost, idle cores
             row[f"bound{w}"] = base / versus_model(trace, w, 0.0, "parts")
+        if args.task_cost is not None:  # a measured cost per task instead of a fitted one
+            for w in WORKERS[1:]:
+                row[f"measured{w}"] = base / versus_model(trace, w, args.task_cost / 1e3,
+                                                          "parts")
         if args.contention is not None:
             # the 2-worker run's excess split: the measured slowdown of two busy cores,
             # and what is left as the cost per task
@@ -303,6 +310,8 @@ def run_versus(args: argparse.Namespace) -> None:
     kinds = [*(KINDS if args.cold else KINDS[:2] + KINDS[3:]), "bound"]
     if args.contention is not None:
         kinds += ["idle", "busy"]
+    if args.task_cost is not None:
+        kinds += ["measured"]
     for which in kinds:
         cells = [statistics.median(r[f"{which}{w}"] for r in rows) for w in WORKERS[1:]]
         spread = [(min(r[f"{which}{w}"] for r in rows), max(r[f"{which}{w}"] for r in rows))
@@ -474,6 +483,10 @@ def main() -> None:
     parser.add_argument("--contention", type=float, default=None,
                         help="versus: two busy cores' slowdown (bench_contention.py); "
                              "adds the rows that separate it from the cost per task")
+    parser.add_argument("--task-cost", type=float, default=None, metavar="MS",
+                        help="versus: a cost per task measured apart (bench_pool_messages.py's "
+                             "'a worker's ms a task'); adds the row 'measured', the parts with "
+                             "it on idle cores")
     parser.add_argument("--target", type=float, default=7.0,
                         help="versus, with --contention: the speed-up whose break-even "
                              "slowdown is printed (default 7, the issue's)")
