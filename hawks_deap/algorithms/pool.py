@@ -424,8 +424,9 @@ class ProblemPool:
             return True
         if type(owner) is not type(problem):
             return False
-        mine, theirs = vars(problem), getattr(owner, "__dict__", None)
-        return (theirs is not None and theirs.keys() == mine.keys()
+        # (a problem without a __dict__, one of __slots__, is recognised only as itself)
+        mine, theirs = getattr(problem, "__dict__", None), getattr(owner, "__dict__", None)
+        return (mine is not None and theirs is not None and theirs.keys() == mine.keys()
                 and all(theirs[name] is value for name, value in mine.items()))
 
     def map(self, func: Callable, iterable: Iterable) -> list:
