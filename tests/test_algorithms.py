@@ -167,6 +167,8 @@ def test_nsga2_on_two_objective_form():
     (dict(p_f=-0.1), "p_f"),
     (dict(mean_mutation="levy"), "'pso-informed'"),
     (dict(n_jobs=0), "n_jobs"),
+    (dict(n_jobs=-1), r"n_jobs must be an integer in \[1, 1024\], got -1 \(a number of "
+                      r"processes: -1 for every core is scikit-learn's convention"),
     (dict(p_mean=2.0), "p_mean"),
 ])
 def test_evolve_bad_input(kwargs, match):

@@ -80,6 +80,11 @@ def check_workers(name: str, value: object) -> int:
     The message above the bound is the option schema's (``[ga] n_jobs``, ``--workers``),
     with ``name`` first, so the Python API and the command line say the same.
     """
+    value = check_int(name, value)
+    if value < 0:  # scikit-learn's and joblib's habit
+        raise ValueError(f"{name} must be an integer in [1, {MAX_WORKERS}], got {value} (a "
+                         f"number of processes: -1 for every core is scikit-learn's "
+                         f"convention, not this package's; give os.cpu_count())")
     value = check_int(name, value, minimum=1)
     if value > MAX_WORKERS:
         raise ValueError(f"{name} must be an integer in [1, {MAX_WORKERS}], got {value!r}")
