@@ -11,10 +11,11 @@ said with the results (memory bandwidth and frequency on a loaded many-core mach
 of ``bench_versus.py --speedup``) evaluated through a timing ``map`` (so the run is
 serial and the parent's own work is measured as the pool's parent does it: no batched
 overlap prefetch). Per generation: the parent's time between two maps, each
-evaluation's duration and its loser's clustering's. The pool (`ProblemPool`) sends each
-individual's evaluation as two parts (`VersusProblem.evaluate_part`): the first parts of
-all the generation's individuals (the winner's clustering, the constraints), then their
-second parts (the loser's clustering), each task to the first free worker: "parts", a
+evaluation's duration, its loser's clustering's and its constraints'. The pool
+(`ProblemPool`) sends each individual's evaluation as three parts
+(`VersusProblem.evaluate_part`): the first parts of all the generation's individuals (the
+winner's clustering), then their second parts (the loser's clustering), then the third
+(the constraints), each task to the first free worker: "parts", a
 generation ``parent + makespan(p_i + c)``; ``c`` is fitted to a real ``n_jobs=2`` run of
 the same seed, and the pool's start is measured. One task per individual (the pool
 before the parts): "warm", with the serial run's own evaluation times (its caches hold
@@ -62,7 +63,7 @@ from typing import Any
 import numpy as np
 
 WORKERS = (1, 2, 4, 5, 8, 10, 16)
-#: The Versus rows: the pool's tasks (each individual's two parts, the first parts of a
+#: The Versus rows: the pool's tasks (each individual's three parts, the first parts of a
 #: generation first); one task per individual with the serial run's evaluation times, with
 #: a cold cache's, and longest first (not built).
 KINDS = ("parts", "warm", "cold", "ordered")
@@ -189,6 +190,9 @@ def versus_trace(args: argparse.Namespace, seed: int) -> dict[str, Any]:
     clustering: dict[str, list[float]] = {"winner": [], "loser": []}
     p.winner = TimedAlgorithm(p.winner, clustering["winner"])  # type: ignore[assignment]
     p.loser = TimedAlgorithm(p.loser, clustering["loser"])  # type: ignore[assignment]
+    constraints: list[float] = []  # each evaluation's constraint record, timed
+    p.constraint_record = TimedAlgorithm(p.constraint_record,  # type: ignore[method-assign]
+                                         constraints)
     original_prepare = p.prepare
 
     def prepare(*a: Any, **k: Any) -> Any:  # capture the prepared problem, caches empty
@@ -211,15 +215,18 @@ def versus_trace(args: argparse.Namespace, seed: int) -> dict[str, Any]:
         previous = end + aside
     tail = t + traced - previous
     traced -= sum(call[4] for call in timing.calls)
-    # the pool's parts: the loser's clustering, and the rest of the evaluation (points,
-    # the winner's clustering, overlap, scores); every first part of a generation first
+    # the pool's parts: the winner's clustering (the rest of the evaluation: points,
+    # clustering, score), the loser's, the constraints (the overlap); every first part of
+    # a generation first, then every second part, then the constraints
     n_warm = sum(len(c[2]) for c in timing.calls)
-    if len(clustering["winner"]) != n_warm or len(clustering["loser"]) != n_warm:
-        raise RuntimeError("not one winner and one loser call per evaluation")
-    loses, parts = iter(clustering["loser"]), []
+    if not len(clustering["winner"]) == len(clustering["loser"]) == len(constraints) == n_warm:
+        raise RuntimeError("not one winner, loser and constraint call per evaluation")
+    loses, checks, parts = iter(clustering["loser"]), iter(constraints), []
     for call in timing.calls:
         second = [next(loses) for _ in call[2]]
-        parts.append([d - lo for d, lo in zip(call[2], second, strict=True)] + second)
+        third = [next(checks) for _ in call[2]]
+        parts.append([d - lo - co for d, lo, co in zip(call[2], second, third, strict=True)]
+                     + second + third)
     # what if each generation's evaluations went longest first (a perfect cost estimate)
     ordered = [sorted(c[2], reverse=True) for c in timing.calls]
     return {"walls": walls, "traced": traced, "parts": parts, "ordered": ordered,

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import itertools
 import os
 import pickle
 import signal
@@ -357,43 +358,51 @@ def same_evaluation(a, b) -> bool:
             and list(a.record) == list(b.record) and a.layout_key == b.layout_key)
 
 
-@pytest.mark.parametrize("make, parts", [
-    (lambda: small_problem(), [(0,), (1,)]),
+@pytest.mark.parametrize("make, plan", [
+    # each algorithm, then the constraints (a part of their own)
+    (lambda: small_problem(), [((0,), False), ((1,), False), ((), True)]),
+    # without constraints, their (empty) record comes with the first part
+    (lambda: small_problem(constraints=[]), [((0,), True), ((1,), False)]),
     # a linkage and its 2K variant cut one tree: one part, the tree built once
-    (lambda: small_problem("average-linkage", "average-linkage-2k"), [(0, 1)]),
+    (lambda: small_problem("average-linkage", "average-linkage-2k"),
+     [((0, 1), False), ((), True)]),
     (lambda: MultiVersusProblem("gmm", ["single-linkage", "average-linkage"],
                                 others=["kmeans++", "average-linkage-2k"], n_samples=240,
                                 n_clusters=3, n_dims=2, constraints=[hd.Overlap(max=0.1)]),
-     [(0,), (1,), (2, 4), (3,)]),
+     [((0,), False), ((1,), False), ((2, 4), False), ((3,), False), ((), True)]),
     # NSGA's form: the base's parts, the constraint objectives added at the join
-    (lambda: small_problem().as_multiobjective(), [(0,), (1,)]),
+    (lambda: small_problem().as_multiobjective(),
+     [((0,), False), ((1,), False), ((), True)]),
 ])
-def test_the_parts_of_an_evaluation_join_to_the_evaluation(make, parts) -> None:
+def test_the_parts_of_an_evaluation_join_to_the_evaluation(make, plan) -> None:
     problem, individual = prepared(make())
     base = getattr(problem, "base", problem)
-    assert base._part_indices() == parts and problem.evaluation_parts() == len(parts)
+    parts = len(plan)
+    assert base._part_plan() == plan and problem.evaluation_parts() == parts
     for seed in (5, None):
         whole = problem.evaluate(individual, seed)
-        results = [problem.evaluate_part(individual, seed, k) for k in range(len(parts))]
-        assert "constraints" in results[0] and all("constraints" not in r for r in results[1:])
-        assert same_evaluation(problem.join_parts(individual, seed, results), whole)
-        assert same_evaluation(problem.join_parts(individual, seed, results[::-1]), whole)
-    with pytest.raises(ValueError, match=f"part must be <= {len(parts) - 1}"):
-        problem.evaluate_part(individual, 5, len(parts))
+        results = [problem.evaluate_part(individual, seed, k) for k in range(parts)]
+        assert [("constraints" in r, sorted(r["scores"])) for r in results] == [
+            (with_constraints, list(indices)) for indices, with_constraints in plan]
+        for order in itertools.permutations(results):
+            assert same_evaluation(problem.join_parts(individual, seed, order), whole)
+    with pytest.raises(ValueError, match=f"part must be <= {parts - 1}"):
+        problem.evaluate_part(individual, 5, parts)
     with pytest.raises(TypeError, match="part must be an integer"):
         problem.evaluate_part(individual, 5, 0.0)
-    results = [problem.evaluate_part(individual, 5, k) for k in range(len(parts))]
-    with pytest.raises(ValueError, match="parts must hold each part once"):
-        problem.join_parts(individual, 5, [*results, results[-1]])
+    results = [problem.evaluate_part(individual, 5, k) for k in range(parts)]
+    for k in range(parts):  # each part twice: the scores, or the constraints
+        with pytest.raises(ValueError, match="parts must hold each part once"):
+            problem.join_parts(individual, 5, [*results, results[k]])
     with pytest.raises(ValueError, match="parts must be evaluated with the seed given here, 6"):
         problem.join_parts(individual, 6, results)
     with pytest.raises(TypeError, match="parts must hold results of evaluate_part, got int"):
         problem.join_parts(individual, 5, [*results[:-1], 3])
     with pytest.raises(TypeError, match="eval_seed must be an integer, got 1.5"):
         problem.evaluate_part(individual, 1.5, 0)
-    if len(parts) > 1:
+    for k in range(parts):  # any part missing
         with pytest.raises(ValueError, match="parts must hold the results of all"):
-            problem.join_parts(individual, 5, results[1:])
+            problem.join_parts(individual, 5, results[:k] + results[k + 1:])
 
 
 def test_a_problem_of_one_part_evaluates_it_whole() -> None:
@@ -421,7 +430,7 @@ def test_a_pool_of_two_sends_each_part_as_a_task_and_joins_them(monkeypatch) -> 
     monkeypatch.setattr(ProblemPool, "_run",
                         lambda self, func, messages: tasks.append(len(messages))
                         or run(self, func, messages))
-    for n_jobs, sent in ((2, 10), (1, 5)):  # one worker: whole evaluations
+    for n_jobs, sent in ((2, 15), (1, 5)):  # one worker: whole evaluations
         tasks.clear()
         with ProblemPool(problem, n_jobs) as pool:
             pooled = call_with_timeout(lambda pool=pool: pool.evaluate(items), 120)
@@ -475,7 +484,7 @@ def test_a_deap_script_with_the_pool_as_its_map_takes_the_fast_path(monkeypatch)
         for pool in pools:
             pool.close()
     assert parallel == serial
-    assert sent[0] == (True, 12)  # the 6 initial individuals, two parts each
+    assert sent[0] == (True, 18)  # the 6 initial individuals, three parts each
     assert all(parts for parts, _ in sent)
     problem = small_problem()
     toolbox = hd.make_toolbox(problem, seed=0)
@@ -488,11 +497,12 @@ def test_a_deap_script_with_the_pool_as_its_map_takes_the_fast_path(monkeypatch)
     assert sent == [(False, 1)]
 
 
-@pytest.mark.parametrize("n_jobs, started", [(20, 8), (5, 5), (None, 3)])
-def test_a_versus_run_starts_a_process_per_clustering_at_most(monkeypatch, n_jobs,
-                                                              started) -> None:
-    """P = 4 individuals, two clusterings each: 8 tasks a generation at most; the default
-    is one process per usable core (3 here). Index mode: one per individual."""
+@pytest.mark.parametrize("n_jobs, started", [(20, 12), (5, 5), (None, 3)])
+def test_a_versus_run_starts_a_process_per_part_at_most(monkeypatch, n_jobs,
+                                                        started) -> None:
+    """P = 4 individuals, three parts each (two clusterings, the constraints): 12 tasks a
+    generation at most; the default is one process per usable core (3 here). Index mode:
+    one per individual."""
     from hawks_deap.algorithms import loop
 
     monkeypatch.setattr(loop, "usable_cores", lambda: 3)

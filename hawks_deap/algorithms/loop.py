@@ -157,7 +157,7 @@ def evolve(problem: Problem, *, population_size: int = 10, generations: int = 10
         (1: serial; at most `hawks_deap._util.workers.MAX_WORKERS`, else ``ValueError``;
         at most one per task of a generation are started: one per individual, or per
         part of its evaluation where the problem has several, ``evaluation_parts()``, as
-        a Versus individual's clusterings). Default: serial, except for problems whose
+        a Versus individual's clusterings and its constraints). Default: serial, except for problems whose
         evaluations are expensive (``parallel_by_default``: Versus mode), which get
         one process per core this process may run on (its CPU affinity: a batch job's
         or ``taskset``'s cores, not the machine's), at most that many, and
@@ -331,8 +331,8 @@ def most_jobs(problem: Problem, population_size: int) -> int:
     """The most processes a run can keep busy: the tasks of a generation's evaluations.
 
     One per individual, times the parts a pool sends of each evaluation
-    (``problem.evaluation_parts()``: a Versus evaluation's clusterings), so that a Versus
-    run with P = 10 may use 20 cores.
+    (``problem.evaluation_parts()``: a Versus evaluation's clusterings and its
+    constraints), so that a Versus run with P = 10 and constraints may use 30 cores.
 
     Parameters
     ----------

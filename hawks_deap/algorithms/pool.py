@@ -16,7 +16,7 @@ What the pool adds to a plain ``multiprocess`` pool:
   longer on ten genotypes), and their evaluations come back the same way;
 - an evaluation that the problem splits into independent parts
   (``problem.evaluation_parts()``: a Versus evaluation, one part per clustering
-  algorithm) goes as one task per part when the pool has several workers, the first
+  algorithm and one for the constraints) goes as one task per part when the pool has several workers, the first
   parts of all the map's individuals first; the parent joins each individual's parts
   (``problem.join_parts``), which gives what ``evaluate`` gives. A generation of ten
   costly evaluations then ends with short tasks that fill the workers' last gaps

@@ -331,7 +331,8 @@ class VersusProblem(DatasetProblem):
         """
         seed = self._evaluation_seed(individual, eval_seed)
         everything = tuple(range(len(self._algorithms())))
-        return self.join_parts(individual, seed, [self._run_part(individual, seed, everything)])
+        return self.join_parts(individual, seed,
+                               [self._run_part(individual, seed, everything, True)])
 
     # -- an evaluation in parts (what a pool may spread over its workers)
 
@@ -344,31 +345,39 @@ class VersusProblem(DatasetProblem):
             return self.genotype_seed(individual)
         return check_int("eval_seed", eval_seed, minimum=0)
 
-    def _part_indices(self) -> list[tuple[int, ...]]:
-        """The algorithms of each part, by position; the winner's part first.
+    def _part_plan(self) -> list[tuple[tuple[int, ...], bool]]:
+        """Each part's algorithms (by position) and whether it measures the constraints.
 
-        One part per algorithm, except that algorithms cutting one tree (a linkage and its
-        ``-2k`` variant) share a part, so that the tree is still built once.
+        One part per algorithm, the winner's first, except that algorithms cutting one
+        tree (a linkage and its ``-2k`` variant) share a part, so that the tree is still
+        built once; then the constraints, a part of their own (the overlap's nearest
+        neighbours are about 6 % of a Versus evaluation: alone, they keep it off the
+        slowest clustering's worker, BENCHMARKS.md). A problem without constraints
+        records its empty ones in the first part.
         """
-        parts: dict[Any, list[int]] = {}
+        groups: dict[Any, list[int]] = {}
         for i, algorithm in enumerate(self._algorithms()):
             source = algorithm.tree_source
-            parts.setdefault(("own", i) if source is None else source, []).append(i)
-        return [tuple(indices) for indices in parts.values()]
+            groups.setdefault(("own", i) if source is None else source, []).append(i)
+        plan = [(tuple(indices), False) for indices in groups.values()]
+        if self.constraints:
+            return [*plan, ((), True)]
+        return [(plan[0][0], True), *plan[1:]]
 
     def evaluation_parts(self) -> int:
-        """Independent parts of one evaluation: one per clustering algorithm.
+        """Independent parts of one evaluation: one per clustering, and the constraints.
 
-        A linkage and its ``-2k`` variant count as one, since they cut one tree. A pool
-        of several workers evaluates each individual's parts as separate tasks, the
-        first parts of all individuals first; `join_parts` of all of `evaluate_part`
-        gives what `evaluate` gives (BENCHMARKS.md, "Versus evaluations in parts").
+        A linkage and its ``-2k`` variant count as one, since they cut one tree; the
+        constraints are a part of their own if the problem has any. A pool of several
+        workers evaluates each individual's parts as separate tasks, the first parts of
+        all individuals first; `join_parts` of all of `evaluate_part` gives what
+        `evaluate` gives (BENCHMARKS.md, "Versus evaluations in parts").
         """
-        return len(self._part_indices())
+        return len(self._part_plan())
 
     def evaluate_part(self, individual: Genotype, eval_seed: int | None = None,
                       part: int = 0) -> dict[str, Any]:
-        """The scores of part ``part``'s algorithms (the first part: the constraints too).
+        """The scores of part ``part``'s algorithms, or the constraints.
 
         Parameters
         ----------
@@ -384,17 +393,18 @@ class VersusProblem(DatasetProblem):
         dict
             ``"scores"``: the score of each of the part's algorithms, by its position in
             the evaluation (winner 0, loser 1; `MultiVersusProblem`: the winner, the
-            losers, then the others, in order); ``"constraints"`` (first part only): the
-            constraint record; ``"seed"``: the evaluation's seed. What `join_parts`
-            takes.
+            losers, then the others, in order), empty in the constraints' part;
+            ``"constraints"`` (the constraints' part only: the last part, or the first if
+            the problem has no constraints): the constraint record; ``"seed"``: the
+            evaluation's seed. What `join_parts` takes.
         """
-        indices = self._part_indices()
-        part = check_int("part", part, minimum=0, maximum=len(indices) - 1)
+        plan = self._part_plan()
+        part = check_int("part", part, minimum=0, maximum=len(plan) - 1)
         return self._run_part(individual, self._evaluation_seed(individual, eval_seed),
-                              indices[part])
+                              *plan[part])
 
-    def _run_part(self, individual: Genotype, seed: int, indices: Sequence[int]
-                  ) -> dict[str, Any]:
+    def _run_part(self, individual: Genotype, seed: int, indices: Sequence[int],
+                  constraints: bool) -> dict[str, Any]:
         self.require_layout()
         assert self.evaluator is not None  # made with the layout
         algorithms = self._algorithms()
@@ -409,7 +419,7 @@ class VersusProblem(DatasetProblem):
         part: dict[str, Any] = {"seed": seed,
                                 "scores": {i: self._score(labels[i], algorithms[i])
                                            for i in indices}}
-        if 0 in indices:
+        if constraints:
             # X is passed: one plain overlap pass on the data built for the clustering
             # calls (in Versus runs genes move a lot, and this beat the per-gene-pair cache)
             part["constraints"] = self.constraint_record(individual, X)
@@ -455,6 +465,8 @@ class VersusProblem(DatasetProblem):
             if scores.keys() & part["scores"].keys():
                 raise ValueError(f"parts must hold each part once, got the scores of "
                                  f"algorithms {sorted(part['scores'])} twice")
+            if "constraints" in part and constraints is not None:
+                raise ValueError("parts must hold each part once, got the constraints twice")
             scores.update(part["scores"])
             constraints = part.get("constraints", constraints)
         if sorted(scores) != list(range(len(algorithms))) or constraints is None:
