@@ -157,11 +157,11 @@ def evolve(problem: Problem, *, population_size: int = 10, generations: int = 10
         (1: serial; at most `hawks_deap._util.workers.MAX_WORKERS`, else ``ValueError``;
         at most one per task of a generation are started: one per individual, or per
         part of its evaluation where the problem has several, ``evaluation_parts()``, as
-        a Versus individual's clusterings and its constraints). Default: serial, except for problems whose
-        evaluations are expensive (``parallel_by_default``: Versus mode), which get
-        one process per core this process may run on (its CPU affinity: a batch job's
-        or ``taskset``'s cores, not the machine's), at most that many, and
-        no more than the machine's memory holds evaluations of at once (the problem's
+        a Versus individual's clusterings and its constraints). Default: serial, except
+        for problems whose evaluations are expensive (``parallel_by_default``: Versus
+        mode), which get one process per core this process may run on (its CPU
+        affinity: a batch job's or ``taskset``'s cores, not the machine's), at most
+        that many, and no more than the machine's memory holds evaluations of at once (the problem's
         ``evaluation_bytes``: a pairwise linkage's distances; an explicit ``n_jobs``
         beyond that is a ``ValueError`` naming how many fit). An
         Index-mode run too small

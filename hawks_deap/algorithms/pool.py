@@ -16,11 +16,13 @@ What the pool adds to a plain ``multiprocess`` pool:
   longer on ten genotypes), and their evaluations come back the same way;
 - an evaluation that the problem splits into independent parts
   (``problem.evaluation_parts()``: a Versus evaluation, one part per clustering
-  algorithm and one for the constraints) goes as one task per part when the pool has several workers, the first
-  parts of all the map's individuals first; the parent joins each individual's parts
-  (``problem.join_parts``), which gives what ``evaluate`` gives. A generation of ten
-  costly evaluations then ends with short tasks that fill the workers' last gaps
-  (BENCHMARKS.md, "Versus evaluations in parts");
+  algorithm and one for the constraints) goes as one task per part when the pool has
+  several workers, the first parts of all the map's individuals first; the parent joins
+  each individual's parts (``problem.join_parts``), which gives what ``evaluate`` gives.
+  A generation of ten costly evaluations then ends with short tasks that fill the
+  workers' last gaps, and its slowest clustering's worker does nothing else
+  (BENCHMARKS.md, "Versus evaluations in parts", "The constraints, a part of their
+  own");
 - each worker has a pipe of its own, which the calling thread writes and reads: a task
   is one message of bytes each way, with no queue, lock or helper thread between (a
   ``multiprocess`` pool's cost several times what the messages themselves do, and its
