@@ -13,14 +13,16 @@ serial and the parent's own work is measured as the pool's parent does it: no ba
 overlap prefetch). Per generation: the parent's time between two maps, each
 evaluation's duration, its loser's clustering's and its constraints'. The pool
 (`ProblemPool`) sends each individual's evaluation as three parts
-(`VersusProblem.evaluate_part`): the first parts of all the generation's individuals (the
-winner's clustering), then their second parts (the loser's clustering), then the third
-(the constraints), each task to the first free worker: "parts", a
+(`VersusProblem.evaluate_part`): the winner's clustering, the loser's and the
+constraints, each task to the first free worker, every individual's part of the kind
+that took longest in all in the map before first, then the next (from the third map on;
+until then the winner's, the loser's, the constraints): "parts", a
 generation ``parent + makespan(p_i + c)``; ``c`` is fitted to a real ``n_jobs=2`` run of
 the same seed, and the pool's start is measured. One task per individual (the pool
 before the parts): "warm", with the serial run's own evaluation times (its caches hold
 every earlier gene), and "cold", each individual evaluated again by a fresh copy of the
-problem whose caches are empty (a worker that never saw its parents); a what-if, not
+problem whose caches are empty (a worker that never saw its parents); "fixed", the
+parts always in the problem's order (the pool before the order by time); a what-if, not
 built: "ordered", each generation's whole evaluations longest first (a perfect cost
 estimate). "bound": the parts with no cost per task and idle cores, what the
 generational loop allows this pool (a generation waits for its slowest part, and
@@ -63,10 +65,11 @@ from typing import Any
 import numpy as np
 
 WORKERS = (1, 2, 4, 5, 8, 10, 16)
-#: The Versus rows: the pool's tasks (each individual's three parts, the first parts of a
-#: generation first); one task per individual with the serial run's evaluation times, with
-#: a cold cache's, and longest first (not built).
-KINDS = ("parts", "warm", "cold", "ordered")
+#: The Versus rows: the pool's tasks (each individual's three parts, the kind that took
+#: longest in the map before first); the parts always in the problem's order (the pool
+#: before 2026-12-07's fifteenth session); one task per individual with the serial run's
+#: evaluation times, with a cold cache's, and longest first (not built).
+KINDS = ("parts", "fixed", "warm", "cold", "ordered")
 
 
 def makespan(durations: Sequence[float], workers: int, start: float = 0.0) -> float:
@@ -216,20 +219,27 @@ def versus_trace(args: argparse.Namespace, seed: int) -> dict[str, Any]:
     tail = t + traced - previous
     traced -= sum(call[4] for call in timing.calls)
     # the pool's parts: the winner's clustering (the rest of the evaluation: points,
-    # clustering, score), the loser's, the constraints (the overlap); every first part of
-    # a generation first, then every second part, then the constraints
+    # clustering, score), the loser's, the constraints (the overlap); every individual's
+    # longest part first (by the last map's sums, from the third map on), then ...
     n_warm = sum(len(c[2]) for c in timing.calls)
     if not len(clustering["winner"]) == len(clustering["loser"]) == len(constraints) == n_warm:
         raise RuntimeError("not one winner, loser and constraint call per evaluation")
-    loses, checks, parts = iter(clustering["loser"]), iter(constraints), []
-    for call in timing.calls:
+    loses, checks, parts, fixed = iter(clustering["loser"]), iter(constraints), [], []
+    last: list[float] = []
+    for k, call in enumerate(timing.calls):
         second = [next(loses) for _ in call[2]]
         third = [next(checks) for _ in call[2]]
-        parts.append([d - lo - co for d, lo, co in zip(call[2], second, third, strict=True)]
-                     + second + third)
+        blocks = [[d - lo - co for d, lo, co in zip(call[2], second, third, strict=True)],
+                  second, third]
+        order = sorted(range(3), key=lambda b: -last[b]) if last else range(3)
+        parts.append([d for b in order for d in blocks[b]])
+        fixed.append([d for block in blocks for d in block])
+        if k >= 1:  # the pool times its maps from the second on
+            last = [sum(block) for block in blocks]
     # what if each generation's evaluations went longest first (a perfect cost estimate)
     ordered = [sorted(c[2], reverse=True) for c in timing.calls]
-    return {"walls": walls, "traced": traced, "parts": parts, "ordered": ordered,
+    return {"walls": walls, "traced": traced, "parts": parts, "fixed": fixed,
+            "ordered": ordered,
             "pool_start": pool_start,
             "parent": sum(gaps) + tail,
             "warm": [c[2] for c in timing.calls], "cold": [c[3] for c in timing.calls]}
@@ -281,7 +291,7 @@ def run_versus(args: argparse.Namespace) -> None:
                "pool_start": trace["pool_start"], "c": c, "evals": len(evals),
                "eval_median": statistics.median(evals)}
         base = versus_model(trace, 1, 0.0, "warm")
-        for which in KINDS if args.cold else KINDS[:2] + KINDS[3:]:
+        for which in [k for k in KINDS if args.cold or k != "cold"]:
             for w in WORKERS[1:]:
                 row[f"{which}{w}"] = base / versus_model(trace, w, c, which)
         for w in WORKERS[1:]:  # the generational loop's own bound: no cost, idle cores
@@ -314,7 +324,7 @@ def run_versus(args: argparse.Namespace) -> None:
     print()
     print("| evaluation times | " + " | ".join(f"{w} jobs" for w in WORKERS[1:]) + " |")
     print("|---|" + "---|" * (len(WORKERS) - 1))
-    kinds = [*(KINDS if args.cold else KINDS[:2] + KINDS[3:]), "bound"]
+    kinds = [*(k for k in KINDS if args.cold or k != "cold"), "bound"]
     if args.contention is not None:
         kinds += ["idle", "busy"]
     if args.task_cost is not None:

@@ -438,6 +438,39 @@ def test_a_pool_of_two_sends_each_part_as_a_task_and_joins_them(monkeypatch) -> 
         assert all(same_evaluation(a, b) for a, b in zip(pooled, serial, strict=True))
 
 
+def slow_kmeans(X: np.ndarray, n_clusters: int, seed: int | None) -> np.ndarray:
+    """K-means after a pause: a clustering that takes longer than single linkage."""
+    from sklearn.cluster import KMeans
+
+    time.sleep(0.03)
+    return KMeans(n_clusters, n_init=1, random_state=seed).fit_predict(X)
+
+
+def test_a_pool_sends_the_part_that_took_longest_first(monkeypatch) -> None:
+    """The loser's clustering is the slow one: once a map has been timed after the first
+    (the workers' start), every individual's loser part goes first; the evaluations are
+    `evaluate`'s."""
+    from hawks_deap.algorithms.pool import _unwire
+
+    problem, _ = prepared(small_problem("single-linkage", slow_kmeans))
+    items = [(problem.random_individual(np.random.default_rng(i)), 100 + i)
+             for i in range(4)]
+    serial = [problem.evaluate(ind, seed) for ind, seed in items]
+    sent: list[list[int]] = []
+    run = ProblemPool._run
+    monkeypatch.setattr(ProblemPool, "_run", lambda self, func, messages: sent.append(
+        [_unwire(m)[0] for m in messages]) or run(self, func, messages))
+    with ProblemPool(problem, 2) as pool:
+        for _ in range(3):
+            pooled = call_with_timeout(lambda: pool.evaluate(items), 120)
+            assert all(same_evaluation(a, b) for a, b in zip(pooled, serial, strict=True))
+    assert sent[0] == sent[1] == [0] * 4 + [1] * 4 + [2] * 4
+    # then the loser's first; the two short parts, each in a block, in either order
+    second, rest = sent[2][:4], sent[2][4:]
+    assert second == [1] * 4 and sorted(rest) == [0] * 4 + [2] * 4
+    assert len(set(rest[:4])) == 1 and len(set(rest[4:])) == 1
+
+
 # --------------------------------------------------------------------------- runs
 
 

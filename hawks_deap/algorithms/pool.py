@@ -17,12 +17,12 @@ What the pool adds to a plain ``multiprocess`` pool:
 - an evaluation that the problem splits into independent parts
   (``problem.evaluation_parts()``: a Versus evaluation, one part per clustering
   algorithm and one for the constraints) goes as one task per part when the pool has
-  several workers, the first parts of all the map's individuals first; the parent joins
-  each individual's parts (``problem.join_parts``), which gives what ``evaluate`` gives.
-  A generation of ten costly evaluations then ends with short tasks that fill the
-  workers' last gaps, and its slowest clustering's worker does nothing else
+  several workers, every individual's part of the kind that took longest in the map
+  before first; the parent joins each individual's parts (``problem.join_parts``), which
+  gives what ``evaluate`` gives. A generation of ten costly evaluations then starts its
+  slowest clusterings first and ends with short tasks that fill the workers' last gaps
   (BENCHMARKS.md, "Versus evaluations in parts", "The constraints, a part of their
-  own");
+  own", "The longest part first");
 - each worker has a pipe of its own, which the calling thread writes and reads: a task
   is one message of bytes each way, with no queue, lock or helper thread between (a
   ``multiprocess`` pool's cost several times what the messages themselves do, and its
@@ -377,6 +377,11 @@ class ProblemPool:
         self._closed = False
         self._broken: str | None = None  # why the pool can take no more work
         self._lock = threading.Lock()  # one call at a time on the pipes (threads may share)
+        self._seconds: list[float] = []  # each task's time of the last `_run`, send to answer
+        # each part's summed seconds in the last map of evaluations in parts but the first
+        # (whose tasks carry the workers' start and the libraries' first calls)
+        self._part_seconds: list[float] = []
+        self._part_maps = 0
         self._workers: list[Any] = []
         self._conns: list[Any] = []
         try:
@@ -473,12 +478,19 @@ class ProblemPool:
                     for ind, _ in pairs)
         n_parts = self.problem.evaluation_parts() if self.per_item and self.n_jobs > 1 else 1
         if n_parts > 1:
-            # every individual's first part, then every second part, ...: the last parts
-            # fill the workers' gaps at a generation's end (BENCHMARKS.md, "Versus
-            # evaluations in parts")
+            # every individual's longest part, then every second longest, ...: a
+            # generation waits for its slowest part, and the short ones fill the workers'
+            # gaps at its end (BENCHMARKS.md, "Versus evaluations in parts", "The longest
+            # part first")
+            order = self._part_order(n_parts)
             answers = self._run(None, [_wire((part, pair), plain)
-                                       for part in range(n_parts) for pair in pairs])
-            n = len(pairs)
+                                       for part in order for pair in pairs])
+            n, took = len(pairs), self._seconds
+            self._part_maps += 1
+            if self._part_maps > 1 and len(took) == n * n_parts:  # (not another thread's)
+                self._part_seconds = [0.0] * n_parts
+                for rank, part in enumerate(order):
+                    self._part_seconds[part] = sum(took[rank * n:(rank + 1) * n])
             return [self.problem.join_parts(individual, seed, answers[i::n])
                     for i, (individual, seed) in enumerate(pairs)]
         n_chunks = len(pairs) if self.per_item else min(len(pairs), self.n_jobs)
@@ -486,6 +498,19 @@ class ProblemPool:
         chunks = [_wire((None, pairs[a:b]), plain)
                   for a, b in zip(cuts[:-1], cuts[1:], strict=True)]
         return [value for chunk in self._run(None, chunks) for value in chunk]
+
+    def _part_order(self, n_parts: int) -> list[int]:
+        """The parts, the longest in the last timed map first (else the problem's order).
+
+        A map's tasks are timed from the second on (the first carries the workers' start
+        and the libraries' first calls). Which of a Versus evaluation's clusterings takes
+        longer depends on the algorithms and on the data they evolve (single linkage
+        against GMM: the loser's); the order changes only which worker computes what,
+        never a value.
+        """
+        if len(self._part_seconds) != n_parts:
+            return list(range(n_parts))
+        return sorted(range(n_parts), key=lambda part: -self._part_seconds[part])
 
     def evaluate(self, items: Iterable[tuple[Any, int | None]]) -> list:
         """Evaluate ``(individual, eval_seed)`` pairs with the installed problem, in order.
@@ -525,6 +550,7 @@ class ProblemPool:
         messages = items if func is None else [_wire((func, item), plain=False)
                                                for item in items]
         results: list[Any] = [None] * len(messages)
+        self._seconds = took = [0.0] * len(messages)
         raised: dict[int, bytes] = {}
         busy: dict[Any, int] = {}  # a worker's end of the pipe -> the task it holds
         queue = iter(range(len(messages)))
@@ -533,6 +559,7 @@ class ProblemPool:
         def give(conn: Any) -> None:
             index = None if raised else next(queue, None)  # none after a task raised
             if index is not None:
+                took[index] = time.perf_counter()
                 conn.send_bytes(messages[index])
                 busy[conn] = index
 
@@ -551,6 +578,7 @@ class ProblemPool:
                 for conn in [r for r in ready if r in busy]:
                     index = busy.pop(conn)
                     answer = conn.recv_bytes()
+                    took[index] = time.perf_counter() - took[index]
                     if answer[:1] == _VALUE:
                         results[index] = answer[1:]
                     else:
