@@ -218,7 +218,9 @@ class Problem(ABC):
         eval_seed : int or None
             The seed they were given.
         parts : sequence
-            `evaluate_part`'s result for each part.
+            `evaluate_part`'s result for each part, in any order (a pool sends the parts
+            in an order of its own: the kind that took longest first), so the result
+            must not depend on it.
 
         Returns
         -------

@@ -369,9 +369,10 @@ class VersusProblem(DatasetProblem):
 
         A linkage and its ``-2k`` variant count as one, since they cut one tree; the
         constraints are a part of their own if the problem has any. A pool of several
-        workers evaluates each individual's parts as separate tasks, the first parts of
-        all individuals first; `join_parts` of all of `evaluate_part` gives what
-        `evaluate` gives (BENCHMARKS.md, "Versus evaluations in parts").
+        workers evaluates each individual's parts as separate tasks, every individual's
+        part of the kind that took longest first (`ProblemPool`); `join_parts` of all of
+        `evaluate_part`, in any order, gives what `evaluate` gives (BENCHMARKS.md,
+        "Versus evaluations in parts").
         """
         return len(self._part_plan())
 
