@@ -408,18 +408,18 @@ class VersusProblem(DatasetProblem):
                   constraints: bool) -> dict[str, Any]:
         self.require_layout()
         assert self.evaluator is not None  # made with the layout
-        algorithms = self._algorithms()
-        seeds = seed_words(seed, len(algorithms))
         X = self.evaluator.points(individual)
-        # a linkage and its 2K variant (average-linkage against average-linkage-2k) build
-        # one tree: each cut is exactly the labels of a call alone
-        trees: dict[Any, Any] = {}
-        with self.loop_context():
-            labels = {i: algorithms[i](X, self.n_clusters, seeds[i], trees=trees)
-                      for i in indices}
-        part: dict[str, Any] = {"seed": seed,
-                                "scores": {i: self._score(labels[i], algorithms[i])
-                                           for i in indices}}
+        part: dict[str, Any] = {"seed": seed, "scores": {}}
+        if indices:  # (the constraints' part clusters nothing: no seeds, no thread limits)
+            algorithms = self._algorithms()
+            seeds = seed_words(seed, len(algorithms))
+            # a linkage and its 2K variant (average-linkage against average-linkage-2k)
+            # build one tree: each cut is exactly the labels of a call alone
+            trees: dict[Any, Any] = {}
+            with self.loop_context():
+                labels = {i: algorithms[i](X, self.n_clusters, seeds[i], trees=trees)
+                          for i in indices}
+            part["scores"] = {i: self._score(labels[i], algorithms[i]) for i in indices}
         if constraints:
             # X is passed: one plain overlap pass on the data built for the clustering
             # calls (in Versus runs genes move a lot, and this beat the per-gene-pair cache)
