@@ -772,6 +772,11 @@ def test_ctrl_c_while_a_suites_workers_start_prints_one_line(tmp_path):
                                      capture_output=True, text=True).stdout.split()
         assert len(workers) == 2, "the suite's workers did not start"
         assert all(ignores_sigint(pid) for pid in workers)  # still importing, already deaf
+        # the suite ignores Ctrl-C while it starts them, until a moment after they exist
+        # (`interrupts_ignored_by_workers`): a Ctrl-C from then on must reach it
+        hears = time.monotonic() + 10
+        while ignores_sigint(str(process.pid)) and time.monotonic() < hears:
+            time.sleep(0.001)
         assert not ignores_sigint(str(process.pid))  # the suite itself hears it
         os.killpg(process.pid, signal.SIGINT)
         _, err = process.communicate(timeout=90)
