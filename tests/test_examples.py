@@ -121,16 +121,23 @@ def test_the_papers_table_i_shares_are_counts_of_448_datasets():
         assert abs(counts[name] / 448 - share) <= 0.0005 + 1e-12, name
 
 
-def test_bench_contention_times_a_run_alone_and_two_side_by_side(tmp_path):
+def test_bench_contention_times_a_run_alone_two_side_by_side_and_a_pool(tmp_path):
     root = Path(__file__).parent.parent
     r = subprocess.run([sys.executable, str(root / "benchmarks" / "bench_contention.py"),
-                        "--workloads", "a", "--seeds", "1", "--generations", "2"],
+                        "--workloads", "a", "--seeds", "1", "--generations", "2", "--pool"],
                        capture_output=True, text=True, cwd=tmp_path, timeout=600)
     assert r.returncode == 0, r.stdout + r.stderr
     row = next(line for line in r.stdout.splitlines() if line.startswith("| a | 2 |"))
-    alone, pair = (float(cell) for cell in row.split("|")[3:5])
+    cells = [cell.strip() for cell in row.split("|")[1:-1]]
+    alone, pair = float(cells[2]), float(cells[3])
     assert alone > 0 and pair > 0
-    assert row.rstrip().endswith("x |")  # the two-process ceiling
+    assert cells[6].endswith("x")  # the two-process ceiling
+    speedup, share = float(cells[7].split("x")[0]), float(cells[8].split()[0])
+    assert speedup > 0 and share > 0
+    # the pool's share of the seed's ceiling is its speed-up over that ceiling
+    seed_line = next(line for line in r.stderr.splitlines() if line.startswith("a seed 0:"))
+    ceiling = float(seed_line.split("(ceiling ")[1].split("x")[0])
+    assert share == pytest.approx(speedup / ceiling, abs=0.02)
 
 
 def test_bench_pool_messages_times_empty_maps_against_a_checkout(tmp_path):
