@@ -10,8 +10,8 @@ Each run is a fresh child process that imports, warms up (one run of a few gener
 so that imports, compiled kernels and the clustering libraries are loaded), reports ready
 and waits; the parent then starts the timed run of one child ("alone") or of two children
 at the same instant ("pair", both the same seed). Alone and pair alternate seed by seed;
-each child times its own run (wall and CPU, from inside), and all three runs of a seed
-must give the same dataset (checked).
+each child times its own run (wall and CPU, from inside), and every run of a seed must
+give the same dataset (checked).
 
     python benchmarks/bench_contention.py [--workloads a c versus scale] [--seeds 3]
                                           [--repeats 1] [--generations G] [--pool]
@@ -165,14 +165,14 @@ def main() -> None:
                 pair.extend(r["wall"] for r in two)
                 wall_ratio.extend(r["wall"] / one["wall"] for r in two)
                 cpu_ratio.extend(r["cpu"] / one["cpu"] for r in two)
+                ceiling = 2 * one["wall"] / max(r["wall"] for r in two)  # this seed's
                 line = (f"{workload} seed {seed}: alone {one['wall']:.2f} s, pair "
                         f"{two[0]['wall']:.2f} / {two[1]['wall']:.2f} s (ceiling "
-                        f"{2 * one['wall'] / max(r['wall'] for r in two):.2f}x)")
+                        f"{ceiling:.2f}x)")
                 if args.pool:
                     pooled = runs["pool"][0]["wall"]
                     speedup.append(one["wall"] / pooled)
-                    share.append(speedup[-1] * max(r["wall"] for r in two)
-                                 / (2 * one["wall"]))
+                    share.append(speedup[-1] / ceiling)
                     line += f", pool {pooled:.2f} s (x{speedup[-1]:.2f}, {share[-1]:.2f} " \
                             "of the ceiling)"
                 print(line, file=sys.stderr, flush=True)
