@@ -318,6 +318,43 @@ def test_suite_json_records_the_environment_and_still_resumes(tmp_path):
     assert provenance.verify(run).identical
 
 
+def test_verify_of_a_suite_folder_repeats_each_of_its_runs(tmp_path, capsys):
+    """`verify SUITE` reads the folder as `features`, `plot` and `export` do: every run
+    under its runs/, in order; a folder of no runs, or holding a battery, is refused."""
+    grid = tmp_path / "grid.toml"
+    grid.write_text("[dataset]\nn_samples = 90\nn_clusters = 3\n[ga]\ngenerations = 2\n"
+                    "population_size = 4\n[suite]\nruns = 2\nseed = 5\n")
+    out = tmp_path / "s"
+    assert main(["suite", str(grid), "--out", str(out), "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["verify", str(out)]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert [line.split(":")[0] for line in lines] == [
+        str(out / "runs" / name) for name in ("c000-r00", "c000-r01")]
+    assert all("identical" in line for line in lines)
+    # a changed run among them fails the whole command, and is named
+    data = out / "runs" / "c000-r01" / "data.csv"
+    text = data.read_text().splitlines()
+    first = text[1].split(",")
+    first[0] = repr(float(first[0]) + 1.0)
+    data.write_text("\n".join([text[0], ",".join(first), *text[2:]]) + "\n")
+    assert main(["verify", str(out)]) == 1
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert "identical" in lines[0] and "identical" not in lines[1]
+    # neither a run nor a folder of runs: one line, exit 2, before any work
+    (tmp_path / "empty").mkdir()
+    assert main(["verify", str(tmp_path / "empty")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "is neither a run directory" in err[0] and "empty" in err[0]
+    from hawks_deap.io.batteries import write_battery
+
+    dataset = hd.Dataset.load(out / "runs" / "c000-r00")
+    write_battery([dataset], tmp_path / "mixed", battery="bat", names=["one"])
+    assert main(["verify", str(tmp_path / "mixed")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "battery" in err[0]
+
+
 # OpenBLAS kernels and the CPU flags they need
 _KERNELS = {"Haswell": {"avx2", "fma"}, "Sandybridge": {"avx"}, "Nehalem": {"sse4_2"}}
 

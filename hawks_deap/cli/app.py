@@ -148,7 +148,8 @@ SUBCOMMANDS: dict[str, Subcommand] = {
     "verify": Subcommand(
         "run saved runs again and compare (reproducibility)",
         "Evolve each run directory again from the settings and seed its metadata.json "
-        "records (written by generate, versus, target, a suite or a fill) and compare every "
+        "records (written by generate, versus, target, a suite or a fill; a suite's output "
+        "folder stands for every run under its runs/) and compare every "
         "file it wrote: 'identical' (the same bytes), 'same path, values within the "
         "tolerance' (the evolutionary path is the same, the last bits differ: another BLAS "
         "kernel or library version), DIFFERENT or INCOMPLETE; with what differs in the "

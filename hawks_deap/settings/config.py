@@ -217,7 +217,9 @@ COMMAND_LINE_OPTIONS: tuple[Option, ...] = (
     Option(None, "seed", "int", 0, "suite seed of the runs", low=0, commands=("fill",)),
     # verify
     Option(None, "runs", "str", None, "a run directory written by generate, versus, "
-           "target, a suite or a fill (their runs/NAME)", positional=True, metavar="RUN", nargs="+",
+           "target, a suite or a fill (their runs/NAME), or a folder of them: a suite's "
+           "output folder stands for every run under its runs/", positional=True,
+           metavar="RUN", nargs="+",
            commands=("verify",)),
     Option(None, "n_jobs", "int", None, "evaluation processes for each repeat (the result "
            "does not depend on it; none: one per core for a Versus run, 1 otherwise, as "
