@@ -531,6 +531,24 @@ def test_evaluator_accepts_data_arrays_and_pickles_without_cache():
     assert clone.silhouette(ind) == ev.silhouette(ind)
 
 
+@pytest.mark.parametrize("n_dims", [2, 3])
+def test_the_overlap_of_a_data_array_is_the_exact_reference_ties_included(n_dims):
+    """What a Versus evaluation measures (its data built for the clustering calls) is
+    the reference's count, bit for bit: in 2-D through the compiled grid pass where it
+    was built; data on a coarse lattice make ties and duplicate points."""
+    from hawks_deap.evaluation.reference import overlap_flags
+
+    p = hd.IndexProblem(400, 4, n_dims, 0.5, constraints=[hd.Overlap(max=0.1)])
+    p.prepare(np.random.default_rng(4))
+    ev = p.evaluator
+    rng = np.random.default_rng(5)
+    for step in range(12):
+        X = ev.points(p.random_individual(rng))
+        if step % 2:
+            X = np.round(X * 2.0) / 2.0  # a lattice: equal distances, repeated points
+        assert ev.overlap(X) == float(np.mean(overlap_flags(X, ev.store.codes)))
+
+
 def test_evaluator_choice_is_validated():
     with pytest.raises(ValueError, match="unknown evaluator 'slow'.*'fast', 'naive'"):
         hd.IndexProblem(100, 3, 2, 0.5, evaluator="slow")

@@ -19,12 +19,16 @@ from hawks_deap._util.threads import blas_thread_limit
 from hawks_deap._util.validation import check_choice, check_int, check_X
 from hawks_deap.evaluation import _compiled
 from hawks_deap.evaluation._cache import ByteLRU, GeneStore, Tuning
-from hawks_deap.evaluation._overlap import grid_pass, overlap, prefetch_overlap
+from hawks_deap.evaluation._overlap import (
+    grid_pass,
+    overlap,
+    overlap_of_points,
+    prefetch_overlap,
+)
 from hawks_deap.evaluation._silhouette import silhouette_eu, silhouette_sq
 from hawks_deap.evaluation.reference import (
     SILHOUETTE_METRICS,
     NaiveEvaluator,
-    overlap_flags,
     silhouette_from_sums,
     silhouette_sums_euclidean,
     silhouette_sums_sqeuclidean,
@@ -169,7 +173,8 @@ class Evaluator:
             A genotype (fast path, cached) or its data X (plain computation).
         """
         if isinstance(data, np.ndarray):
-            return float(np.mean(overlap_flags(self._layout_data(data), self.store.codes)))
+            # the whole-data pass an Index evaluation takes (the compiled grid in 2-D)
+            return overlap_of_points(self.store, self._layout_data(data))
         with self.limit_threads():
             return overlap(self.store, data)
 

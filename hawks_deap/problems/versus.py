@@ -422,7 +422,9 @@ class VersusProblem(DatasetProblem):
             part["scores"] = {i: self._score(labels[i], algorithms[i]) for i in indices}
         if constraints:
             # X is passed: one plain overlap pass on the data built for the clustering
-            # calls (in Versus runs genes move a lot, and this beat the per-gene-pair cache)
+            # calls (in Versus runs genes move a lot, and this beat the per-gene-pair
+            # cache), the compiled grid pass in 2-D (BENCHMARKS.md, "The Versus
+            # constraints through the grid pass")
             part["constraints"] = self.constraint_record(individual, X)
         return part
 
