@@ -531,23 +531,24 @@ def grid_pass(store: GeneStore) -> bool:
 
 def _overlap_full(store: GeneStore, genes: list[GeneEntry]) -> float:
     """Overlap from one plain pass over the whole dataset (no pair is cached)."""
-    X = store.points(genes)
-    if not grid_pass(store):
-        # a KD-tree pass tests each point against its 3 nearest: 3 N candidates towards
-        # the switch to numba's sweeps (for later evaluations' pairs)
-        _compiled.available(3 * X.shape[0])
-    return overlap_of_points(store, X)
+    return overlap_of_points(store, store.points(genes), pairs_follow=True)
 
 
-def overlap_of_points(store: GeneStore, X: np.ndarray) -> float:
+def overlap_of_points(store: GeneStore, X: np.ndarray, *, pairs_follow: bool = False
+                      ) -> float:
     """Overlap of the layout's data ``X`` (rows in slot order), in one plain pass.
 
     The compiled grid pass where `grid_pass` holds; otherwise `overlap_flags`: one
     KD-tree, the 3 nearest neighbours of every point (more only for ties and
     duplicates). Both are equivalent to the pair criterion ``0 < s(x, y) <= o(x)`` for a
-    foreign y, and need no ``o``: the same flags, bit for bit.
+    foreign y, and need no ``o``: the same flags, bit for bit. ``pairs_follow``: later
+    evaluations may compute gene pairs (Index mode), so a KD-tree pass counts its 3 N
+    candidates towards the switch to numba's sweeps; a Versus evaluation's never does.
     """
-    flags = _compiled.grid_overlap_flags(X, store.codes) if grid_pass(store) else None
+    grid = grid_pass(store)
+    if not grid and pairs_follow:
+        _compiled.available(3 * X.shape[0])
+    flags = _compiled.grid_overlap_flags(X, store.codes) if grid else None
     if flags is None:
         flags = overlap_flags(X, store.codes)
     return float(np.count_nonzero(flags) / X.shape[0])
